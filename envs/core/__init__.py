@@ -1,0 +1,1 @@
+"""What all five games share: cards, the trick, the rules-core protocol, the AEC adapter, records."""

@@ -1,0 +1,160 @@
+"""What every rules core provides, and how options are checked.
+
+A rules core (``envs/<game>/rules.py``) is plain Python: no numpy, no
+gymnasium, no PettingZoo.  It knows seats, phases, the legal actions as a
+bitmask over the game's flat action ids, how to apply one, when the game is
+over and the scores.  Randomness enters only through the deck orders drawn
+at the start (see :meth:`Game.deal`), so a state plus the same actions
+always replays the same game, and a clone can be simulated forward without
+touching any random generator.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass, fields
+from typing import Any, ClassVar
+
+from envs.core.cards import Deck, bit_list
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in the current state."""
+
+
+class GameState:
+    """Base of every rules core's state.
+
+    Subclasses set ``num_players``, ``current_player`` (-1 when nobody is
+    to act), ``over``, ``truncated``, ``totals`` (the running game score per
+    seat) and ``history`` (every decision as ``(seat, action)``), and
+    implement :meth:`legal_mask`, :meth:`apply` and :meth:`clone`.
+    """
+
+    game: Game
+    num_players: int
+    current_player: int
+    over: bool
+    truncated: bool
+    totals: list
+    history: list[tuple[int, int]]
+    log: list[dict] | None
+    #: score change per seat caused by the last applied action (None: none)
+    last_deltas: list | None = None
+
+    def legal_mask(self) -> int:  # pragma: no cover - abstract
+        """Bitmask over action ids of the legal actions of ``current_player``."""
+        raise NotImplementedError
+
+    def apply(self, action: int) -> None:  # pragma: no cover - abstract
+        """Apply a legal action of ``current_player`` (unchecked: the hot path)."""
+        raise NotImplementedError
+
+    def clone(self) -> GameState:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- shared behaviour -------------------------------------------------
+
+    def legal_actions(self) -> list[int]:
+        return bit_list(self.legal_mask())
+
+    def step(self, action: int) -> None:
+        """Apply ``action`` after checking it; an illegal one changes nothing."""
+        if self.over or self.truncated:
+            raise IllegalActionError(f"the game is over; no action {action!r} can be taken")
+        legal = self.legal_mask()
+        if not isinstance(action, int) or action < 0 or not (legal >> action) & 1:
+            labels = ", ".join(f"{a} ({self.game.action_label(a)})" for a in bit_list(legal))
+            what = (
+                f"{action} ({self.game.action_label(action)})"
+                if isinstance(action, int) and 0 <= action < self.game.num_actions
+                else repr(action)
+            )
+            raise IllegalActionError(
+                f"illegal action {what} for player_{self.current_player} in phase "
+                f"{self.phase_name}; legal actions: {labels}"
+            )
+        self.apply(action)
+
+    @property
+    def phase_name(self) -> str:  # pragma: no cover - overridden
+        return "?"
+
+    def winners(self) -> list[int]:
+        """Seats with the highest total; equal totals share the win."""
+        best = max(self.totals)
+        return [s for s, t in enumerate(self.totals) if t == best]
+
+
+def build_options(cls: type, game: str, kwargs: dict[str, Any], extra_known=()):
+    """Instantiate an options dataclass, naming unknown options clearly."""
+    known = [f.name for f in fields(cls)] + list(extra_known)
+    unknown = sorted(set(kwargs) - set(known))
+    if unknown:
+        raise ValueError(
+            f"unknown option(s) {', '.join(map(repr, unknown))} for {game}; "
+            f"known options: {', '.join(known)}"
+        )
+    return cls(**kwargs)
+
+
+def check_choice(game: str, name: str, value: Any, choices) -> None:
+    if value not in choices:
+        raise ValueError(
+            f"{game}: option {name}={value!r} is not allowed; choose one of {list(choices)}"
+        )
+
+
+def check_int(game: str, name: str, value: Any, lo: int, hi: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ValueError(f"{game}: option {name}={value!r} must be an integer in {lo}..{hi}")
+
+
+@dataclass(frozen=True)
+class Options:
+    """Base of each game's options; frozen so a game cannot change under a state."""
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+
+
+class Game:
+    """One game under fixed options: its deck, action layout and factory.
+
+    The env, the bots and the record replayer all go through this object, so
+    there is one place that says how many actions the game has and how a
+    state is made.
+    """
+
+    name: ClassVar[str]
+    version: ClassVar[int]
+    deck: Deck
+    num_actions: int
+    num_players: int
+    options: Options
+
+    def deal(self, rng: random.Random) -> list[list[int]]:  # pragma: no cover - abstract
+        """Every shuffle the game will need, drawn up front (one deck order each)."""
+        raise NotImplementedError
+
+    def new_state(self, deck_orders: list[list[int]], *, log: bool = False) -> GameState:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def action_label(self, action: int) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def parse_action(self, label: str) -> int:
+        """Inverse of :meth:`action_label`."""
+        for a in range(self.num_actions):
+            if self.action_label(a) == label:
+                return a
+        raise ValueError(f"{self.name}: unknown action {label!r}")
+
+    def new_game(self, seed: int | None = None, *, log: bool = False) -> GameState:
+        """A fresh state shuffled from ``seed`` (pure Python, no numpy)."""
+        return self.new_state(self.deal(random.Random(seed)), log=log)
+
+    @property
+    def env_id(self) -> str:
+        return f"{self.name}_v{self.version}"

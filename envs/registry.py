@@ -1,0 +1,40 @@
+"""The games by name, and their registration with PettingZoo's registry.
+
+Registration uses entry-point strings, so listing the games imports no
+game module; ``pettingzoo.make("aec", "stichzoo/wizard-v0")`` works after
+``import envs``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+#: game name -> (env module, rules module:Game class)
+GAMES: dict[str, tuple[str, str]] = {
+    "wizard": ("envs.wizard_v0", "envs.wizard.rules:WizardGame"),
+}
+
+ENV_IDS = tuple(f"{name}_v0" for name in GAMES)
+
+
+def game_class(name: str):
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
+    module, _, attr = GAMES[name][1].partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def env_module(name: str):
+    """The PettingZoo-style module (``env``, ``raw_env``) of a game."""
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
+    return importlib.import_module(GAMES[name][0])
+
+
+def register_with_pettingzoo() -> None:
+    from pettingzoo import aec_registry, register
+
+    for name, (module, _) in GAMES.items():
+        env_id = f"stichzoo/{name}-v0"
+        if env_id not in aec_registry:
+            register("aec", env_id, entry_point=f"{module}:env")

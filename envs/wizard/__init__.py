@@ -1,0 +1,1 @@
+"""Wizard: rules (rules.py), observation encoding (encode.py), PettingZoo env (env.py)."""

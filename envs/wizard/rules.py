@@ -1,0 +1,431 @@
+"""Wizard - the rules, as the rule book tells them (3 to 6 players).
+
+Deck.  60 cards: the numbers 1..13 in four suits - blue (B, humans), red
+(R, dwarves), green (G, elves), yellow (Y, giants) - plus four Wizards
+(W, highest) and four Jesters (N for "Narr", lowest).  Card ids: suit card
+``suit * 13 + number - 1`` (0..51), Wizards 52..55, Jesters 56..59; names
+``"R7"``, ``"W1"``..``"W4"``, ``"N1"``..``"N4"`` (bare ``"W"``/``"N"`` parse
+as the next unused copy).
+
+Rounds.  ``60 / n`` rounds (3: 20, 4: 15, 5: 12, 6: 10); round ``r``
+(1-based) deals ``r`` cards to each player.  Seat 0 deals first; the deal
+moves one seat left each round.  (Option ``rounds``: play only the listed
+hand sizes, e.g. ``(5,)`` for one round of five cards.)
+
+Trump.  After dealing, the top card of the rest is turned: a suit card
+makes its suit trump; a Jester means no trump; a Wizard lets the dealer
+choose one of the four suits (a decision; "no trump" is not allowed).  When
+no card is left (the last round) there is no trump.
+
+Bidding.  Starting left of the dealer, each player bids ``0..r`` tricks,
+publicly.  Option ``dealer_bid_restriction`` (off by default): the dealer,
+bidding last, may not make the sum of bids equal ``r``.
+
+Play.  Left of the dealer leads the first trick; a trick's winner leads the
+next.  A Wizard or a Jester may always be played.  The suit to follow is
+the suit of the first non-Jester card; if that card is a Wizard, nothing
+has to be followed in this trick.  Holding the suit to follow, a player
+must play that suit (or a Wizard or a Jester).
+
+Trick winner.  The first Wizard; else the highest trump; else the highest
+card of the suit to follow; if only Jesters were played, the first Jester.
+
+Score per round.  Bid met exactly: ``20 + 10 * tricks``; otherwise
+``-10 * |tricks - bid|``.  Highest total after the last round wins; equal
+totals share the win.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from envs.core.cards import Deck, bit_list
+from envs.core.game import Game, GameState, Options, check_int
+from envs.core.tricks import Trick, follow_mask
+
+# -- the deck ------------------------------------------------------------------
+
+SUITS = "BRGY"
+SUIT_NAMES = ("blue", "red", "green", "yellow")
+NUM_SUITS = 4
+NUMBERS = 13
+WIZARD0 = 52  # ids 52..55
+JESTER0 = 56  # ids 56..59
+DECK_SIZE = 60
+
+_names = [f"{SUITS[s]}{r}" for s in range(NUM_SUITS) for r in range(1, NUMBERS + 1)]
+_names += [f"W{i}" for i in range(1, 5)] + [f"N{i}" for i in range(1, 5)]
+DECK = Deck(_names, aliases={"W": range(WIZARD0, WIZARD0 + 4), "N": range(JESTER0, JESTER0 + 4)})
+
+WIZARDS = 0xF << WIZARD0
+JESTERS = 0xF << JESTER0
+FREE = WIZARDS | JESTERS  # may always be played
+SUIT_MASK = tuple(((1 << NUMBERS) - 1) << (s * NUMBERS) for s in range(NUM_SUITS))
+
+#: per card: suit 0..3, or -1 for Wizards and Jesters
+CARD_SUIT = tuple(c // NUMBERS if c < WIZARD0 else -1 for c in range(DECK_SIZE))
+#: per card: its number 1..13 (Wizards 14, Jesters 0: only used for display)
+CARD_NUMBER = tuple(c % NUMBERS + 1 if c < WIZARD0 else (14 if c < JESTER0 else 0)
+                    for c in range(DECK_SIZE))
+
+
+def is_wizard(card: int) -> bool:
+    return WIZARD0 <= card < JESTER0
+
+
+def is_jester(card: int) -> bool:
+    return card >= JESTER0
+
+
+# -- phases and the suit to follow ----------------------------------------------
+
+CHOOSE_TRUMP, BID, PLAY, GAME_OVER = range(4)
+PHASE_NAMES = ("choose_trump", "bid", "play", "game_over")
+
+NO_TRUMP = -1
+TRUMP_PENDING = -2  # a Wizard was turned; the dealer has not chosen yet
+
+LEAD_NONE = -1  # nothing but Jesters so far: the next non-Jester sets the suit
+LEAD_FREE = -2  # the first non-Jester was a Wizard: nothing to follow
+
+
+def trick_winner(cards: list[int], trump: int) -> int:
+    """Position (in play order) of the card that wins the trick.
+
+    The first Wizard; else the highest trump; else the highest card of the
+    suit to follow (first non-Jester); if only Jesters, the first Jester.
+    """
+    for i, c in enumerate(cards):
+        if WIZARD0 <= c < JESTER0:
+            return i
+    if trump >= 0:
+        best = -1
+        for i, c in enumerate(cards):
+            if CARD_SUIT[c] == trump and (best < 0 or c > cards[best]):
+                best = i
+        if best >= 0:
+            return best
+    lead = -1
+    best = 0
+    for i, c in enumerate(cards):
+        if c < WIZARD0:
+            if lead < 0:
+                lead, best = CARD_SUIT[c], i
+            elif CARD_SUIT[c] == lead and c > cards[best]:
+                best = i
+    return best  # only Jesters: position 0, the first Jester
+
+
+def round_score(bid: int, tricks: int) -> int:
+    return 20 + 10 * tricks if bid == tricks else -10 * abs(tricks - bid)
+
+
+# -- options --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WizardOptions(Options):
+    num_players: int = 4
+    #: hand sizes of the rounds to play; None: the full game 1..60/n
+    rounds: tuple[int, ...] | None = None
+    dealer_bid_restriction: bool = False
+    #: seat that deals the first round
+    first_dealer: int = 0
+
+    def __post_init__(self):
+        check_int("wizard", "num_players", self.num_players, 3, 6)
+        max_hand = DECK_SIZE // self.num_players
+        if self.rounds is not None:
+            if isinstance(self.rounds, int) or not all(isinstance(r, int) for r in self.rounds):
+                raise ValueError(f"wizard: option rounds={self.rounds!r} must be a list of hand "
+                                 f"sizes such as [5] (or None for the full game)")
+            if not self.rounds:
+                raise ValueError("wizard: option rounds must not be empty")
+            for r in self.rounds:
+                check_int("wizard", "rounds (hand size)", r, 1, max_hand)
+            object.__setattr__(self, "rounds", tuple(self.rounds))
+        if not isinstance(self.dealer_bid_restriction, bool):
+            raise ValueError("wizard: option dealer_bid_restriction must be True or False")
+        check_int("wizard", "first_dealer", self.first_dealer, 0, self.num_players - 1)
+
+
+# -- the game -------------------------------------------------------------------
+
+
+class WizardGame(Game):
+    """Wizard under fixed options; the flat action layout lives here.
+
+    Actions: ``0..59`` play that card; ``60 + b`` bid ``b`` (``0..60/n``);
+    then four actions choosing blue, red, green, yellow as trump.
+    """
+
+    name = "wizard"
+    version = 0
+    Options = WizardOptions
+    deck = DECK
+
+    def __init__(self, options: WizardOptions):
+        self.options = options
+        self.num_players = n = options.num_players
+        self.max_hand = DECK_SIZE // n
+        self.round_sizes = options.rounds or tuple(range(1, self.max_hand + 1))
+        self.bid0 = DECK_SIZE
+        self.trump0 = self.bid0 + self.max_hand + 1
+        self.num_actions = self.trump0 + NUM_SUITS
+
+    def deal(self, rng: random.Random) -> list[list[int]]:
+        orders = []
+        for _ in self.round_sizes:
+            order = list(range(DECK_SIZE))
+            rng.shuffle(order)
+            orders.append(order)
+        return orders
+
+    def new_state(self, deck_orders, *, log: bool = False) -> WizardState:
+        if len(deck_orders) != len(self.round_sizes):
+            raise ValueError(f"wizard: {len(self.round_sizes)} deck orders needed, "
+                             f"got {len(deck_orders)}")
+        for order in deck_orders:
+            if sorted(order) != list(range(DECK_SIZE)):
+                raise ValueError("wizard: a deck order must hold each of the 60 cards once")
+        return WizardState(self, [tuple(o) for o in deck_orders], log)
+
+    def action_label(self, action: int) -> str:
+        if 0 <= action < DECK_SIZE:
+            return DECK.names[action]
+        if self.bid0 <= action < self.trump0:
+            return f"bid {action - self.bid0}"
+        if self.trump0 <= action < self.num_actions:
+            return f"trump {SUITS[action - self.trump0]}"
+        return f"<invalid {action}>"
+
+
+class WizardState(GameState):
+    """A Wizard game in progress.  Plain attributes; cheap to clone."""
+
+    __slots__ = (
+        "bids",
+        "current_player",
+        "dealer",
+        "deck_orders",
+        "follow",
+        "game",
+        "hand_size",
+        "hands",
+        "history",
+        "last_deltas",
+        "log",
+        "num_players",
+        "over",
+        "phase",
+        "played",
+        "round_index",
+        "round_scores",
+        "totals",
+        "trick",
+        "tricks_won",
+        "trump",
+        "trump_card",
+        "truncated",
+        "voids",
+    )
+
+    def __init__(self, game: WizardGame, deck_orders: list[tuple[int, ...]], log: bool):
+        self.game = game
+        self.num_players = game.num_players
+        self.deck_orders = deck_orders
+        self.totals = [0] * self.num_players
+        self.round_scores: list[list[int]] = []
+        self.history: list[tuple[int, int]] = []
+        self.log: list[dict] | None = [] if log else None
+        self.over = False
+        self.truncated = False
+        self.last_deltas = None
+        self._deal(0)
+
+    # -- round set-up -------------------------------------------------------
+
+    def _deal(self, round_index: int) -> None:
+        g, n = self.game, self.num_players
+        self.round_index = round_index
+        r = self.hand_size = g.round_sizes[round_index]
+        self.dealer = (g.options.first_dealer + round_index) % n
+        order = self.deck_orders[round_index]
+        hands = [0] * n
+        for k in range(n * r):  # one card at a time, starting left of the dealer
+            hands[(self.dealer + 1 + k) % n] |= 1 << order[k]
+        self.hands = hands
+        self.bids = [-1] * n
+        self.tricks_won = [0] * n
+        self.played = 0
+        self.voids = [0] * n
+        self.trick = Trick((self.dealer + 1) % n, n)
+        self.follow = LEAD_NONE
+        if n * r < DECK_SIZE:
+            self.trump_card = order[n * r]
+            if is_wizard(self.trump_card):
+                self.trump = TRUMP_PENDING
+            elif is_jester(self.trump_card):
+                self.trump = NO_TRUMP
+            else:
+                self.trump = CARD_SUIT[self.trump_card]
+        else:  # last round: no card left to turn
+            self.trump_card = -1
+            self.trump = NO_TRUMP
+        if self.trump == TRUMP_PENDING:
+            self.phase = CHOOSE_TRUMP
+            self.current_player = self.dealer
+        else:
+            self.phase = BID
+            self.current_player = (self.dealer + 1) % n
+        if self.log is not None:
+            self.log.append({
+                "round": round_index, "hand_size": r, "dealer": self.dealer,
+                "hands": [DECK.format_mask(h) for h in hands],
+                "trump_card": DECK.names[self.trump_card] if self.trump_card >= 0 else None,
+                "trump": SUITS[self.trump] if self.trump >= 0 else None,
+                "bids": [], "tricks": [], "tricks_won": None, "scores": None, "totals": None,
+            })
+
+    # -- the rules ------------------------------------------------------------
+
+    @property
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase]
+
+    def forbidden_bid(self) -> int:
+        """The bid the dealer may not make under the restriction, else -1."""
+        if (self.game.options.dealer_bid_restriction and self.phase == BID
+                and self.current_player == self.dealer):
+            rest = self.hand_size - sum(self.bids) - 1  # the dealer's own -1 counted
+            return rest if rest >= 0 else -1
+        return -1
+
+    def legal_mask(self) -> int:
+        phase = self.phase
+        if phase == PLAY:
+            hand = self.hands[self.current_player]
+            follow = self.follow
+            if follow < 0:
+                return hand
+            return follow_mask(hand, SUIT_MASK[follow], FREE)
+        if phase == BID:
+            g = self.game
+            mask = ((1 << (self.hand_size + 1)) - 1) << g.bid0
+            forbidden = self.forbidden_bid()
+            if forbidden >= 0:
+                mask &= ~(1 << (g.bid0 + forbidden))
+            return mask
+        if phase == CHOOSE_TRUMP:
+            return 0xF << self.game.trump0
+        return 0
+
+    def apply(self, action: int) -> None:
+        self.last_deltas = None
+        seat = self.current_player
+        self.history.append((seat, action))
+        phase = self.phase
+        if phase == PLAY:
+            self._play(seat, action)
+        elif phase == BID:
+            self._bid(seat, action - self.game.bid0)
+        elif phase == CHOOSE_TRUMP:
+            self.trump = action - self.game.trump0
+            self.phase = BID
+            self.current_player = (self.dealer + 1) % self.num_players
+            if self.log is not None:
+                self.log[-1]["trump"] = SUITS[self.trump]
+
+    def _bid(self, seat: int, bid: int) -> None:
+        self.bids[seat] = bid
+        if self.log is not None:
+            self.log[-1]["bids"].append({"seat": seat, "bid": bid})
+        nxt = (seat + 1) % self.num_players
+        if seat == self.dealer:  # the dealer bids last
+            self.phase = PLAY
+            nxt = self.trick.leader
+        self.current_player = nxt
+
+    def _play(self, seat: int, card: int) -> None:
+        self.hands[seat] ^= 1 << card
+        self.played |= 1 << card
+        trick = self.trick
+        follow = self.follow
+        if follow >= 0:
+            if CARD_SUIT[card] >= 0 and CARD_SUIT[card] != follow:
+                self.voids[seat] |= 1 << follow  # showed out of the suit to follow
+        elif follow == LEAD_NONE and card < JESTER0:
+            self.follow = LEAD_FREE if card >= WIZARD0 else CARD_SUIT[card]
+        trick.cards.append(card)
+        n = self.num_players
+        if len(trick.cards) < n:
+            self.current_player = (seat + 1) % n
+            return
+        winner = trick.seat_of(trick_winner(trick.cards, self.trump))
+        self.tricks_won[winner] += 1
+        if self.log is not None:
+            rec = trick.as_dict(DECK.names)
+            rec["winner"] = winner
+            self.log[-1]["tricks"].append(rec)
+        if self.hands[winner]:
+            self.trick = Trick(winner, n)
+            self.follow = LEAD_NONE
+            self.current_player = winner
+        else:
+            self._score_round()
+
+    def _score_round(self) -> None:
+        scores = [round_score(b, t) for b, t in zip(self.bids, self.tricks_won)]
+        self.round_scores.append(scores)
+        totals = self.totals
+        for s in range(self.num_players):
+            totals[s] += scores[s]
+        self.last_deltas = scores
+        if self.log is not None:
+            rec = self.log[-1]
+            rec["tricks_won"] = self.tricks_won[:]
+            rec["scores"] = scores
+            rec["totals"] = totals[:]
+        if self.round_index + 1 < len(self.game.round_sizes):
+            self._deal(self.round_index + 1)
+        else:
+            self.phase = GAME_OVER
+            self.over = True
+            self.current_player = -1
+
+    # -- copying --------------------------------------------------------------
+
+    def clone(self) -> WizardState:
+        """An independent copy for search; the copy keeps no game log."""
+        c = WizardState.__new__(WizardState)
+        c.game = self.game
+        c.num_players = self.num_players
+        c.deck_orders = self.deck_orders  # immutable tuples: shared
+        c.totals = self.totals[:]
+        c.round_scores = self.round_scores[:]
+        c.history = self.history[:]
+        c.log = None
+        c.over = self.over
+        c.truncated = self.truncated
+        c.last_deltas = self.last_deltas
+        c.round_index = self.round_index
+        c.hand_size = self.hand_size
+        c.dealer = self.dealer
+        c.hands = self.hands[:]
+        c.bids = self.bids[:]
+        c.tricks_won = self.tricks_won[:]
+        c.played = self.played
+        c.voids = self.voids[:]
+        c.trick = self.trick.copy()
+        c.follow = self.follow
+        c.trump_card = self.trump_card
+        c.trump = self.trump
+        c.phase = self.phase
+        c.current_player = self.current_player
+        return c
+
+    # -- views used by encoders, bots and tests ---------------------------------
+
+    def legal_cards(self) -> list[int]:
+        return bit_list(self.legal_mask()) if self.phase == PLAY else []

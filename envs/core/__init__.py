@@ -1,1 +1,1 @@
-"""What all five games share: cards, the trick, the rules-core protocol, the AEC adapter, records."""
+"""What all five games share: cards, the trick, rules protocol, AEC adapter, records."""

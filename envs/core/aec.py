@@ -91,7 +91,7 @@ class CardGameEnv(AECEnv):
     # -- lifecycle ------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self.np_random, np_seed = seeding.np_random(seed)
+        self.np_random, _ = seeding.np_random(seed)
         # The rules core shuffles with a pure-Python RNG seeded from the env's
         # generator: same seed -> same deck orders, independent of numpy.
         self.seed_ = int(self.np_random.integers(2**63 - 1))

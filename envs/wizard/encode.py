@@ -33,7 +33,7 @@ SCORE_SCALE = 100.0
 
 def observation_layout(n: int, max_hand: int) -> Layout:
     return Layout([
-        Piece("hand", DECK_SIZE, doc="own cards (card id order: B1..B13, R.., G.., Y.., W1-4, N1-4)"),
+        Piece("hand", DECK_SIZE, doc="own cards, by card id (B1..B13, R.., G.., Y.., W1-4, N1-4)"),
         Piece("trump_suit", NUM_SUITS + 1, doc="trump B, R, G, Y, or no trump; all 0 while the "
                                                "dealer still chooses"),
         Piece("trump_card", DECK_SIZE + 1, doc="the turned card, or the last slot: none turned"),
@@ -57,7 +57,8 @@ class WizardEncoder:
         self.game = game
         n, h = game.num_players, game.max_hand
         self.layout = observation_layout(n, h)
-        self.state_layout = Layout(list(self.layout.pieces) + [
+        self.state_layout = Layout([
+            *self.layout.pieces,
             Piece("all_hands", n * DECK_SIZE, doc="every seat's hand, absolute seat order"),
             Piece("to_act", n, doc="absolute seat to act"),
         ])

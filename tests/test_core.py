@@ -1,0 +1,94 @@
+"""The shared core: card notation, the one follow-suit function, the trick, layouts, options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs.core.cards import Deck, bit_list, bits, mask_of
+from envs.core.game import build_options
+from envs.core.observation import Layout, Piece, mask_bits_into, put_bits
+from envs.core.tricks import Trick, follow_mask
+from envs.wizard.rules import WizardOptions
+
+DECK = Deck(["7h", "8h", "7s", "8s", "J1", "J2"], aliases={"J": [4, 5]})
+
+
+def test_bits_and_masks():
+    assert bit_list(0b101001) == [0, 3, 5] == list(bits(0b101001))
+    assert mask_of([0, 3, 5]) == 0b101001
+    assert bit_list(0) == []
+
+
+def test_deck_notation_round_trip_and_aliases():
+    assert DECK.parse("7h 8s") == [0, 3]
+    assert DECK.parse("J, J") == [4, 5]
+    assert DECK.format(DECK.parse("8h J2")) == ["8h", "J2"]
+    assert DECK.format_mask(DECK.mask("8s 7h")) == ["7h", "8s"]
+    with pytest.raises(ValueError, match="unknown card"):
+        DECK.parse("9h")
+    with pytest.raises(ValueError, match="twice"):
+        DECK.parse("7h 7h")
+    with pytest.raises(ValueError, match="more often"):
+        DECK.parse("J J J")
+
+
+HEARTS = DECK.mask("7h 8h")
+
+
+def test_follow_holding_the_suit_must_follow():
+    assert follow_mask(DECK.mask("7h 7s 8s"), HEARTS) == DECK.mask("7h")
+
+
+def test_follow_void_plays_anything():
+    hand = DECK.mask("7s 8s J1")
+    assert follow_mask(hand, HEARTS) == hand
+
+
+def test_follow_nothing_to_follow():
+    hand = DECK.mask("7h 7s")
+    assert follow_mask(hand, 0) == hand
+
+
+def test_follow_free_cards_always_allowed():
+    jokers = DECK.mask("J1 J2")
+    assert follow_mask(DECK.mask("7h 7s J1"), HEARTS, free=jokers) == DECK.mask("7h J1")
+
+
+def test_follow_forced_card_when_void():
+    jokers = DECK.mask("J1 J2")
+    assert follow_mask(DECK.mask("7s J1"), HEARTS, forced_if_void=jokers) == DECK.mask("J1")
+    # holding the suit, the forced card is not forced (and not allowed)
+    assert follow_mask(DECK.mask("7h J1"), HEARTS, forced_if_void=jokers) == DECK.mask("7h")
+
+
+def test_trick_seats_and_completion():
+    t = Trick(leader=2, num_players=3)
+    assert t.empty and t.next_seat == 2
+    t.play(0)
+    t.play(3)
+    assert t.seat_of(1) == 0 and t.next_seat == 1 and not t.complete
+    assert t.card_of(0) == 3 and t.card_of(1) is None
+    c = t.copy()
+    t.play(5)
+    assert t.complete and not c.complete
+    assert t.as_dict(DECK.names) == {"leader": 2, "cards": ["7h", "8s", "J2"], "seats": [2, 0, 1]}
+
+
+def test_layout_offsets_bounds_and_bits():
+    lay = Layout([Piece("a", 3), Piece("b", 2, low=-5, high=5)])
+    assert lay.size == 5 and lay.offsets == {"a": 0, "b": 3}
+    assert list(lay.low) == [0, 0, 0, -5, -5]
+    buf = np.zeros(lay.size, np.float32)
+    put_bits(buf, 0, 0b101)
+    assert list(buf) == [1, 0, 1, 0, 0]
+    m = np.zeros(11, np.int8)
+    mask_bits_into(m, (1 << 10) | 1)
+    assert list(np.flatnonzero(m)) == [0, 10]
+    with pytest.raises(ValueError, match="duplicate"):
+        Layout([Piece("a", 1), Piece("a", 1)])
+
+
+def test_unknown_option_is_named():
+    with pytest.raises(ValueError, match=r"unknown option\(s\) 'colour'.*known options"):
+        build_options(WizardOptions, "wizard", {"colour": 1})

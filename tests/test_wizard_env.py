@@ -1,0 +1,292 @@
+"""Wizard through the PettingZoo API: api/seed tests, leaks, fuzz, records, errors."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pettingzoo
+import pytest
+
+import envs
+from envs import wizard_v0
+from envs.core.cards import bit_list
+from envs.core.record import replay
+from envs.wizard.rules import DECK_SIZE, PLAY, WizardGame, WizardOptions
+from tests.helpers import assert_no_leak, play_env, random_playout, strict_api_test
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_api_and_seed(n):
+    strict_api_test(lambda: wizard_v0.env(num_players=n), "wizard_v0", num_cycles=600)
+
+
+def test_api_single_round_and_win_reward():
+    strict_api_test(lambda: wizard_v0.env(num_players=4, rounds=[5], reward="win"),
+                    "wizard_v0", num_cycles=200)
+
+
+def test_registered_with_pettingzoo():
+    assert "wizard_v0" in envs.ENV_IDS
+    env = pettingzoo.make("aec", "stichzoo/wizard-v0", num_players=5)
+    env.reset(seed=0)
+    assert env.num_agents == 5 and str(env.unwrapped) == "wizard_v0"
+
+
+def test_spaces():
+    env = wizard_v0.env(num_players=4)
+    env.reset(seed=0)
+    obs_space = env.observation_space("player_0")
+    assert obs_space["observation"].dtype == np.float32
+    assert obs_space["action_mask"].dtype == np.int8
+    assert env.action_space("player_0").n == 60 + 16 + 4
+    assert env.unwrapped.state().shape == env.unwrapped.state_space.shape
+
+
+def _resample_hidden(state, seat, rng):
+    """Swap every card ``seat`` cannot see: other hands, undealt cards, future deals."""
+    n = state.num_players
+    order = list(state.deck_orders[state.round_index])
+    r = state.hand_size
+    visible = state.hands[seat] | state.played
+    if state.trump_card >= 0:
+        visible |= 1 << state.trump_card
+    hidden = [c for c in range(DECK_SIZE) if not (visible >> c) & 1]
+    rng.shuffle(hidden)
+    for s in range(n):
+        if s == seat:
+            continue
+        k = state.hands[s].bit_count()
+        state.hands[s] = sum(1 << c for c in hidden[:k])
+        del hidden[:k]
+    del order, r
+    future = []
+    for i, o in enumerate(state.deck_orders):
+        if i <= state.round_index:
+            future.append(o)
+        else:
+            o = list(o)
+            rng.shuffle(o)
+            future.append(tuple(o))
+    state.deck_orders = future
+    return state
+
+
+@pytest.mark.parametrize("n", [3, 4, 6])
+def test_no_leak(n):
+    checks = assert_no_leak(lambda: wizard_v0.raw_env(num_players=n), _resample_hidden,
+                            games=2, seed=10 * n)
+    assert checks > 100
+
+
+def test_no_leak_would_catch_a_leak():
+    """The leak check itself must fail when an encoder reads another hand."""
+    raw = wizard_v0.raw_env(num_players=4)
+    original = raw.encoder.encode
+
+    def leaky(state, seat, out):
+        original(state, seat, out)
+        out[0] = float(state.hands[(seat + 1) % 4] & 1)
+
+    raw.encoder.encode = leaky
+    with pytest.raises(AssertionError, match="hidden information"):
+        assert_no_leak(lambda: raw, _resample_hidden, games=3, seed=0)
+
+
+def test_observation_shows_own_hand_and_public_trick():
+    raw = wizard_v0.raw_env(num_players=4, rounds=[3])
+    raw.reset(seed=3)
+    s = raw.state_
+    while s.phase != PLAY:
+        s.step(s.legal_actions()[0])
+    lay = raw.encoder.layout
+    obs = raw.observe(f"player_{s.current_player}")["observation"]
+    hand = obs[lay.slice("hand")]
+    assert bit_list(s.hands[s.current_player]) == list(np.flatnonzero(hand))
+    leader = s.current_player
+    card = s.legal_actions()[0]
+    s.step(card)
+    # the next player sees the leader's card at relative seat n-1
+    obs = raw.observe(f"player_{s.current_player}")["observation"]
+    trick = obs[lay.slice("current_trick")].reshape(4, 60)
+    assert trick[(leader - s.current_player) % 4, card] == 1.0
+    assert trick.sum() == 1.0
+
+
+def test_fuzz_invariants():
+    """Thousands of random games on the rules core: conservation and scoring hold."""
+    rng = random.Random(123)
+    games = 0
+    for n in (3, 4, 5, 6):
+        full = WizardGame(WizardOptions(num_players=n))
+        short = WizardGame(WizardOptions(num_players=n, rounds=(1, 2, 3)))
+        for g in range(600):
+            game = full if g < 40 else short
+            s = game.new_game(seed=rng.randrange(1 << 30), log=True)
+            steps = 0
+            while not s.over:
+                legal = s.legal_actions()
+                assert legal, "a player to act always has a legal action"
+                # card conservation: hands + played + unseen = 60, no overlap
+                seen = s.played
+                for h in s.hands:
+                    assert not seen & h
+                    seen |= h
+                assert s.played.bit_count() + sum(h.bit_count() for h in s.hands) == \
+                    s.num_players * s.hand_size
+                s.step(rng.choice(legal))
+                steps += 1
+            assert steps < 10_000
+            for rec, scores in zip(s.log, s.round_scores):
+                assert sum(rec["tricks_won"]) == rec["hand_size"] == len(rec["tricks"])
+                cards = [c for t in rec["tricks"] for c in t["cards"]]
+                assert len(cards) == len(set(cards)) == n * rec["hand_size"]
+                assert rec["scores"] == scores
+            assert s.totals == [sum(col) for col in zip(*s.round_scores)]
+            assert len(s.round_scores) == len(game.round_sizes)
+            games += 1
+    assert games == 2400
+
+
+def test_env_rewards_sum_to_totals():
+    env = wizard_v0.env(num_players=4)
+    rewards = play_env(env, seed=7)
+    totals = env.unwrapped.state_.totals
+    assert [rewards[f"player_{i}"] for i in range(4)] == totals
+
+
+def test_reward_scale_and_win_mode():
+    env = wizard_v0.env(num_players=3, rounds=[2, 3], reward_scale=0.01)
+    rewards = play_env(env, seed=4)
+    totals = env.unwrapped.state_.totals
+    assert np.allclose([rewards[f"player_{i}"] for i in range(3)], np.array(totals) * 0.01)
+    env = wizard_v0.env(num_players=3, rounds=[2, 3], reward="win")
+    rewards = play_env(env, seed=4)
+    winners = env.unwrapped.state_.winners()
+    assert sum(rewards.values()) == pytest.approx(1.0)
+    for i in range(3):
+        assert rewards[f"player_{i}"] == pytest.approx(1 / len(winners) if i in winners else 0)
+
+
+def test_same_seed_same_game_byte_for_byte():
+    records = []
+    for _ in range(2):
+        env = wizard_v0.env(num_players=5)
+        play_env(env, seed=99, rng=random.Random(5))
+        records.append(json.dumps(env.unwrapped.record(), sort_keys=True))
+    assert records[0] == records[1]
+    env = wizard_v0.env(num_players=5)
+    play_env(env, seed=100, rng=random.Random(5))
+    assert json.dumps(env.unwrapped.record(), sort_keys=True) != records[0]
+
+
+def test_record_replays_to_same_scores():
+    for n, seed in ((3, 1), (4, 2), (6, 3)):
+        env = wizard_v0.env(num_players=n, dealer_bid_restriction=True)
+        play_env(env, seed=seed)
+        record = json.loads(json.dumps(env.unwrapped.record()))
+        state = replay(record)
+        assert state.totals == record["totals"] and state.over
+        assert record["winners"] == state.winners()
+        rnd = record["rounds"][2]
+        assert set(rnd) >= {"hand_size", "dealer", "hands", "trump_card", "trump", "bids",
+                            "tricks", "scores", "totals"}
+        assert rnd["tricks"][0]["winner"] in range(n)
+
+
+def test_replay_rejects_a_tampered_record():
+    env = wizard_v0.env(num_players=4, rounds=[2])
+    play_env(env, seed=1)
+    record = env.unwrapped.record()
+    record["totals"] = [0, 0, 0, 1]
+    with pytest.raises(ValueError, match="totals"):
+        replay(record)
+    record = env.unwrapped.record()
+    record["decisions"][0]["seat"] = 3 if record["decisions"][0]["seat"] != 3 else 2
+    with pytest.raises(ValueError, match="decision 0"):
+        replay(record)
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    raw = wizard_v0.raw_env(num_players=4, rounds=[4])
+    raw.reset(seed=11)
+    s = raw.state_
+    while s.phase != PLAY:
+        s.step(s.legal_actions()[-1])
+    before = json.dumps(raw.record(), sort_keys=True)
+    agent = raw.agent_selection
+    not_held = next(c for c in range(60) if not (s.hands[s.current_player] >> c) & 1)
+    with pytest.raises(ValueError, match=rf"illegal action {not_held} .*{agent}.*legal actions"):
+        raw.step(not_held)
+    with pytest.raises(ValueError, match="illegal action"):
+        raw.step(10_000)
+    with pytest.raises(ValueError, match="not an integer"):
+        raw.step("R7")
+    assert json.dumps(raw.record(), sort_keys=True) == before
+    assert raw.agent_selection == agent
+
+
+def test_illegal_action_under_env_ends_game_for_offender(caplog):
+    env = wizard_v0.env(num_players=3, rounds=[3])
+    env.reset(seed=0)
+    agent = env.agent_selection
+    obs, *_ = env.last()
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    env.step(illegal)
+    assert "illegal move" in caplog.text.lower()  # PettingZoo's warning, via its logger
+    assert all(env.terminations.values())
+    assert env.rewards[agent] == -1
+
+
+@pytest.mark.parametrize("kwargs,msg", [
+    ({"num_players": 2}, "num_players"),
+    ({"num_players": 7}, "num_players"),
+    ({"players": 4}, "unknown option.*'players'"),
+    ({"reward": "points"}, "reward"),
+    ({"reward_scale": -1}, "reward_scale"),
+    ({"render_mode": "rgb_array"}, "render_mode"),
+    ({"rounds": [99]}, "rounds"),
+])
+def test_bad_options_raise_clear_errors(kwargs, msg):
+    with pytest.raises(ValueError, match=msg):
+        wizard_v0.env(**kwargs)
+
+
+def test_render_ansi_and_human(capsys):
+    env = wizard_v0.env(num_players=3, rounds=[3], render_mode="ansi")
+    env.reset(seed=2)
+    s = env.unwrapped.state_
+    while s.phase != PLAY:
+        obs, *_ = env.last()
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    text = env.render()
+    assert "trump" in text and "bid" in text and f"hand of player_{s.current_player}" in text
+    assert text.count("hand of") == 1
+    env.unwrapped.show_all_hands = True
+    assert env.render().count("hand of") == 3
+    human = wizard_v0.env(num_players=3, rounds=[1], render_mode="human")
+    human.reset(seed=2)
+    assert human.render() is None
+    assert "Wizard - round 1/1" in capsys.readouterr().out
+
+
+def test_random_games_run_through_aec_api():
+    for n in (3, 4, 5, 6):
+        env = wizard_v0.env(num_players=n)
+        play_env(env, seed=n)
+        assert env.unwrapped.state_.over
+        assert env.agents == []
+
+
+def test_clone_is_independent():
+    game = WizardGame(WizardOptions(num_players=4))
+    s = game.new_game(seed=3)
+    rng = random.Random(0)
+    for _ in range(30):
+        s.step(rng.choice(s.legal_actions()))
+    c = s.clone()
+    snapshot = (list(s.hands), list(s.bids), list(s.trick.cards), list(s.totals))
+    random_playout(c, rng)
+    assert (list(s.hands), list(s.bids), list(s.trick.cards), list(s.totals)) == snapshot
+    assert c.over and not s.over

@@ -1,0 +1,1 @@
+"""Hoch & Tief: rules (rules.py), observation encoding (encode.py), PettingZoo env (env.py)."""

@@ -1,0 +1,401 @@
+"""Hoch & Tief - the rules, as this project reads them (3 to 6 players).
+
+The original is a short German review of an unnamed trick game; "Hoch &
+Tief" ("high & low") is this project's name for it.
+
+Deck.  Five suits, each numbered 1..18.  Only the numbers ``1..3n`` are used
+(``n`` players), so that every player gets exactly 15 cards: 3 players use
+1-9, 4 use 1-12, 5 use 1-15, 6 use 1-18.  All used cards are dealt.
+
+Card notation.  The suits have no names in the original; here they are the
+letters ``A B C D E``, and a card is its suit letter followed by its number:
+``"A7"``, ``"E12"``.  With ``m = 3n`` numbers per suit the card id is
+``suit * m + number - 1`` (``0 .. 15n - 1``), so ids and names depend on the
+player count: ``"A10"`` exists with four players but not with three.
+
+Rounds.  ``n`` rounds by default, so that everybody deals once (option
+``rounds``).  Seat ``first_dealer`` (default 0) deals the first round, the
+deal moves one seat left each round.  The cards are dealt one at a time
+starting left of the dealer; the player left of the dealer leads the first
+trick.
+
+Play.  Each player in turn (to the left) plays one card.  The led suit must
+be followed if possible; a player without it plays any card.
+
+Trick outcome.  When all have played, suits no longer matter:
+- the *highest* card is the one with the highest number; among equal
+  numbers the one played last counts highest;
+- the *lowest* card is the one with the lowest number; among equal numbers
+  the one played last counts lowest;
+- the player of the lowest card takes the highest card, face up;
+- the player of the highest card takes all the other cards, face up, and
+  leads the next trick.
+If every card shows the same number, the last card played is both the
+highest and the lowest, so its player takes the whole trick (and leads).
+Otherwise the two cards differ and the trick is split between two seats
+(which may be neighbours or far apart).  Taken cards lie face up: everybody
+sees who holds what.
+
+Score per round.  For each player and each suit, over the cards taken this
+round: 1 or 2 cards of a suit score their printed numbers; 3 or more cards
+of the suit score 1 point each; none score nothing.  So a third card in a
+suit can ruin a high score (A17 + A18 = 35, but A1 + A17 + A18 = 3).  After
+the last round the highest total wins; equal totals share the win.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from envs.core.cards import Deck, bit_list, bits
+from envs.core.game import Game, GameState, Options, check_int
+from envs.core.tricks import Trick, follow_mask
+
+# -- the deck ------------------------------------------------------------------
+
+SUITS = "ABCDE"
+NUM_SUITS = 5
+MAX_NUMBER = 18
+HAND_SIZE = 15  # every player gets 15 cards whatever the player count
+MAX_ROUNDS = 50  # upper bound of option ``rounds`` (keeps observation bounds finite)
+
+PLAY, GAME_OVER = range(2)
+PHASE_NAMES = ("play", "game_over")
+
+
+class CardTables:
+    """Everything about one player count's deck, computed once.
+
+    ``numbers = 3n`` numbers per suit; ``number[c]`` is the printed number
+    1..3n of card ``c``; ``suit[c]`` its suit 0..4; ``suit_mask[s]`` the
+    bitmask of the cards of suit ``s``.
+    """
+
+    def __init__(self, num_players: int):
+        m = self.numbers = 3 * num_players
+        self.size = NUM_SUITS * m
+        self.deck = Deck([f"{SUITS[s]}{v}" for s in range(NUM_SUITS) for v in range(1, m + 1)])
+        self.number: tuple[int, ...] = tuple(c % m + 1 for c in range(self.size))
+        self.suit: tuple[int, ...] = tuple(c // m for c in range(self.size))
+        self.suit_mask: tuple[int, ...] = tuple(((1 << m) - 1) << (s * m)
+                                                for s in range(NUM_SUITS))
+
+
+_TABLES = {n: CardTables(n) for n in range(3, 7)}
+
+
+def tables(num_players: int) -> CardTables:
+    """The shared card tables for ``num_players`` (3..6)."""
+    return _TABLES[num_players]
+
+
+# -- the pure rules --------------------------------------------------------------
+
+
+def high_low(numbers: list[int]) -> tuple[int, int]:
+    """Positions (in play order) of the highest and the lowest card of a trick.
+
+    Suits are ignored.  Ties go to the card played last, for the highest as
+    for the lowest (hence ``>=`` and ``<=``); when all numbers are equal both
+    positions are the last one.
+    """
+    hi = lo = 0
+    top = low = numbers[0]
+    for i in range(1, len(numbers)):
+        v = numbers[i]
+        if v >= top:
+            hi, top = i, v
+        if v <= low:
+            lo, low = i, v
+    return hi, lo
+
+
+def score_taken(taken: int, t: CardTables) -> int:
+    """Round score of one player's taken cards (bitmask).
+
+    Per suit: 1 or 2 cards score their printed numbers, 3 or more score one
+    point each.
+    """
+    total = 0
+    number = t.number
+    for sm in t.suit_mask:
+        s = taken & sm
+        if s:
+            k = s.bit_count()
+            if k >= 3:
+                total += k
+            else:
+                for c in bits(s):
+                    total += number[c]
+    return total
+
+
+# -- options --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HochTiefOptions(Options):
+    num_players: int = 4
+    #: rounds to play; None: one per player (everybody deals once)
+    rounds: int | None = None
+    #: seat that deals the first round
+    first_dealer: int = 0
+
+    def __post_init__(self):
+        check_int("hoch_tief", "num_players", self.num_players, 3, 6)
+        if self.rounds is not None:
+            check_int("hoch_tief", "rounds", self.rounds, 1, MAX_ROUNDS)
+        check_int("hoch_tief", "first_dealer", self.first_dealer, 0, self.num_players - 1)
+
+
+# -- the game -------------------------------------------------------------------
+
+
+class HochTiefGame(Game):
+    """Hoch & Tief under fixed options.
+
+    Actions: ``0 .. 15n - 1`` play that card (the only decision in the game).
+    """
+
+    name = "hoch_tief"
+    version = 0
+    Options = HochTiefOptions
+
+    def __init__(self, options: HochTiefOptions):
+        self.options = options
+        self.num_players = n = options.num_players
+        self.tables = tables(n)
+        self.deck = self.tables.deck
+        self.num_rounds = options.rounds if options.rounds is not None else n
+        self.num_actions = self.tables.size
+
+    def deal(self, rng: random.Random) -> list[list[int]]:
+        orders = []
+        for _ in range(self.num_rounds):
+            order = list(range(self.tables.size))
+            rng.shuffle(order)
+            orders.append(order)
+        return orders
+
+    def new_state(self, deck_orders, *, log: bool = False) -> HochTiefState:
+        if len(deck_orders) != self.num_rounds:
+            raise ValueError(f"hoch_tief: {self.num_rounds} deck orders needed, "
+                             f"got {len(deck_orders)}")
+        size = self.tables.size
+        for order in deck_orders:
+            if sorted(order) != list(range(size)):
+                raise ValueError(f"hoch_tief: a deck order must hold each of the {size} "
+                                 f"cards once")
+        return HochTiefState(self, [tuple(o) for o in deck_orders], log)
+
+    def action_label(self, action: int) -> str:
+        if 0 <= action < self.num_actions:
+            return self.deck.names[action]
+        return f"<invalid {action}>"
+
+
+class HochTiefState(GameState):
+    """A Hoch & Tief game in progress.  Plain attributes; cheap to clone.
+
+    ``hands[s]`` and ``taken[s]`` are bitmasks; ``taken`` is public (face up).
+    ``voids[s]`` is a bitmask over suits that seat ``s`` showed out of this
+    round (public: everybody saw it not follow).
+    """
+
+    __slots__ = (
+        "current_player",
+        "dealer",
+        "deck_orders",
+        "game",
+        "hands",
+        "history",
+        "last_deltas",
+        "log",
+        "num_players",
+        "over",
+        "phase",
+        "round_index",
+        "round_scores",
+        "tables",
+        "taken",
+        "totals",
+        "trick",
+        "tricks_played",
+        "truncated",
+        "voids",
+    )
+
+    def __init__(self, game: HochTiefGame, deck_orders: list[tuple[int, ...]], log: bool):
+        self.game = game
+        self.tables = game.tables
+        self.num_players = game.num_players
+        self.deck_orders = deck_orders
+        self.totals = [0] * self.num_players
+        self.round_scores: list[list[int]] = []
+        self.history: list[tuple[int, int]] = []
+        self.log: list[dict] | None = [] if log else None
+        self.over = False
+        self.truncated = False
+        self.last_deltas = None
+        self.phase = PLAY
+        self._deal(0)
+
+    # -- round set-up -------------------------------------------------------
+
+    def _deal(self, round_index: int) -> None:
+        n = self.num_players
+        self.round_index = round_index
+        self.dealer = (self.game.options.first_dealer + round_index) % n
+        order = self.deck_orders[round_index]
+        hands = [0] * n
+        for k, c in enumerate(order):  # one at a time, starting left of the dealer
+            hands[(self.dealer + 1 + k) % n] |= 1 << c
+        self.hands = hands
+        self.taken = [0] * n
+        self.voids = [0] * n
+        self.tricks_played = 0
+        leader = (self.dealer + 1) % n
+        self.trick = Trick(leader, n)
+        self.current_player = leader
+        if self.log is not None:
+            self.log.append({
+                "round": round_index, "dealer": self.dealer,
+                "hands": [self.tables.deck.format_mask(h) for h in hands],
+                "tricks": [], "taken": None, "scores": None, "totals": None,
+            })
+
+    # -- the rules ------------------------------------------------------------
+
+    @property
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase]
+
+    def led_suit(self) -> int:
+        """Suit of the first card of the current trick, or -1 if none is led yet."""
+        cards = self.trick.cards
+        return self.tables.suit[cards[0]] if cards else -1
+
+    def legal_mask(self) -> int:
+        if self.phase != PLAY:
+            return 0
+        hand = self.hands[self.current_player]
+        cards = self.trick.cards
+        if not cards:
+            return hand
+        t = self.tables
+        return follow_mask(hand, t.suit_mask[t.suit[cards[0]]])
+
+    def apply(self, card: int) -> None:
+        self.last_deltas = None
+        seat = self.current_player
+        self.history.append((seat, card))
+        self.hands[seat] ^= 1 << card
+        trick = self.trick
+        cards = trick.cards
+        t = self.tables
+        if cards:
+            led = t.suit[cards[0]]
+            if t.suit[card] != led:
+                self.voids[seat] |= 1 << led  # showed out of the led suit
+        cards.append(card)
+        n = self.num_players
+        if len(cards) < n:
+            self.current_player = (seat + 1) % n
+            return
+        self._resolve(trick)
+
+    def _resolve(self, trick: Trick) -> None:
+        """Hand the finished trick's cards to the two seats it goes to."""
+        cards = trick.cards
+        n = self.num_players
+        number = self.tables.number
+        hi, lo = high_low([number[c] for c in cards])
+        high_card = cards[hi]
+        high_seat = (trick.leader + hi) % n
+        low_seat = (trick.leader + lo) % n
+        rest = 0
+        for c in cards:
+            rest |= 1 << c
+        rest ^= 1 << high_card
+        self.taken[low_seat] |= 1 << high_card
+        self.taken[high_seat] |= rest  # same seat when all numbers are equal: whole trick
+        self.tricks_played += 1
+        if self.log is not None:
+            names = self.tables.deck.names
+            rec = trick.as_dict(names)
+            rec.update({"high": names[high_card], "high_seat": high_seat,
+                        "low": names[cards[lo]], "low_seat": low_seat,
+                        "high_card_to": low_seat, "rest_to": high_seat, "winner": high_seat})
+            self.log[-1]["tricks"].append(rec)
+        if self.hands[high_seat]:
+            self.trick = Trick(high_seat, n)
+            self.current_player = high_seat
+        else:
+            self._score_round()
+
+    def _score_round(self) -> None:
+        t = self.tables
+        scores = [score_taken(tk, t) for tk in self.taken]
+        self.round_scores.append(scores)
+        totals = self.totals
+        for s in range(self.num_players):
+            totals[s] += scores[s]
+        self.last_deltas = scores
+        if self.log is not None:
+            rec = self.log[-1]
+            rec["taken"] = [t.deck.format_mask(tk) for tk in self.taken]
+            rec["scores"] = scores
+            rec["totals"] = totals[:]
+        if self.round_index + 1 < self.game.num_rounds:
+            self._deal(self.round_index + 1)
+        else:
+            self.phase = GAME_OVER
+            self.over = True
+            self.current_player = -1
+
+    # -- copying --------------------------------------------------------------
+
+    def clone(self) -> HochTiefState:
+        """An independent copy for search; the copy keeps no game log."""
+        c = HochTiefState.__new__(HochTiefState)
+        c.game = self.game
+        c.tables = self.tables
+        c.num_players = self.num_players
+        c.deck_orders = self.deck_orders  # immutable tuples: shared
+        c.totals = self.totals[:]
+        c.round_scores = self.round_scores[:]
+        c.history = self.history[:]
+        c.log = None
+        c.over = self.over
+        c.truncated = self.truncated
+        c.last_deltas = self.last_deltas
+        c.phase = self.phase
+        c.round_index = self.round_index
+        c.dealer = self.dealer
+        c.hands = self.hands[:]
+        c.taken = self.taken[:]
+        c.voids = self.voids[:]
+        c.tricks_played = self.tricks_played
+        c.trick = self.trick.copy()
+        c.current_player = self.current_player
+        return c
+
+    # -- views used by encoders, bots and tests ---------------------------------
+
+    def legal_cards(self) -> list[int]:
+        return bit_list(self.legal_mask())
+
+    def taken_scores(self) -> list[int]:
+        """What each seat's face-up cards would score if the round ended now (public)."""
+        t = self.tables
+        return [score_taken(tk, t) for tk in self.taken]
+
+    def played_mask(self) -> int:
+        """Every card played this round: all taken cards plus the current trick."""
+        m = 0
+        for tk in self.taken:
+            m |= tk
+        for c in self.trick.cards:
+            m |= 1 << c
+        return m

@@ -1,0 +1,1 @@
+"""Wunder Punkt: rules (rules.py), observation encoding (encode.py), PettingZoo env (env.py)."""

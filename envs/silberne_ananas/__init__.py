@@ -1,0 +1,1 @@
+"""Silberne Ananas: rules (rules.py), observation encoding (encode.py), PettingZoo env (env.py)."""

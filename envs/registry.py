@@ -12,6 +12,10 @@ import importlib
 #: game name -> (env module, rules module:Game class)
 GAMES: dict[str, tuple[str, str]] = {
     "wizard": ("envs.wizard_v0", "envs.wizard.rules:WizardGame"),
+    "wunder_punkt": ("envs.wunder_punkt_v0", "envs.wunder_punkt.rules:WunderPunktGame"),
+    "silberne_ananas": ("envs.silberne_ananas_v0",
+                        "envs.silberne_ananas.rules:SilberneAnanasGame"),
+    "hoch_tief": ("envs.hoch_tief_v0", "envs.hoch_tief.rules:HochTiefGame"),
 }
 
 ENV_IDS = tuple(f"{name}_v0" for name in GAMES)

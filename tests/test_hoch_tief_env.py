@@ -1,0 +1,353 @@
+"""Hoch & Tief through the PettingZoo API: api/seed tests, leaks, records, errors."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pettingzoo
+import pytest
+
+import envs
+from envs import hoch_tief_v0
+from envs.core.cards import bit_list
+from envs.core.record import replay
+from envs.core.tricks import Trick
+from envs.hoch_tief.encode import SCORE_SCALE
+from envs.hoch_tief.rules import MAX_ROUNDS, NUM_SUITS
+from tests.helpers import assert_no_leak, play_env, strict_api_test
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_api_and_seed(n):
+    strict_api_test(lambda: hoch_tief_v0.env(num_players=n), "hoch_tief_v0", num_cycles=600)
+
+
+def test_api_single_round_and_win_reward():
+    strict_api_test(lambda: hoch_tief_v0.env(num_players=4, rounds=1, reward="win"),
+                    "hoch_tief_v0", num_cycles=200)
+
+
+def test_registered_with_pettingzoo():
+    assert "hoch_tief_v0" in envs.ENV_IDS
+    assert envs.game_class("hoch_tief").name == "hoch_tief"
+    env = pettingzoo.make("aec", "stichzoo/hoch_tief-v0", num_players=5)
+    env.reset(seed=0)
+    assert env.num_agents == 5 and str(env.unwrapped) == "hoch_tief_v0"
+
+
+@pytest.mark.parametrize("n", [3, 6])
+def test_spaces(n):
+    env = hoch_tief_v0.env(num_players=n)
+    env.reset(seed=0)
+    raw = env.unwrapped
+    obs_space = env.observation_space("player_0")
+    assert obs_space["observation"].dtype == np.float32
+    assert obs_space["observation"].shape == (raw.encoder.layout.size,)
+    assert obs_space["action_mask"].dtype == np.int8
+    assert env.action_space("player_0").n == 15 * n
+    assert raw.state().shape == raw.state_space.shape
+    assert "Observation Space" in hoch_tief_v0.__doc__
+
+
+def test_score_bounds_hold_for_longest_game():
+    """The Box bounds of the score pieces cover the most a game can score."""
+    lay = hoch_tief_v0.raw_env(num_players=6).encoder.layout
+    best_round = NUM_SUITS * (18 + 17)  # two highest cards of every suit
+    assert best_round / SCORE_SCALE <= lay.piece("taken_score").high
+    assert MAX_ROUNDS * best_round / SCORE_SCALE <= lay.piece("scores").high
+
+
+def _resample_hidden(state, seat, rng):
+    """Swap what ``seat`` cannot see: the other hands and the deals of later rounds."""
+    n = state.num_players
+    hidden = [c for s in range(n) if s != seat for c in bit_list(state.hands[s])]
+    rng.shuffle(hidden)
+    for s in range(n):
+        if s == seat:
+            continue
+        k = state.hands[s].bit_count()
+        state.hands[s] = sum(1 << c for c in hidden[:k])
+        del hidden[:k]
+    future = []
+    for i, o in enumerate(state.deck_orders):
+        if i > state.round_index:
+            o = list(o)
+            rng.shuffle(o)
+            o = tuple(o)
+        future.append(o)
+    state.deck_orders = future
+    return state
+
+
+@pytest.mark.parametrize("n", [3, 4, 6])
+def test_no_leak(n):
+    checks = assert_no_leak(lambda: hoch_tief_v0.raw_env(num_players=n, rounds=2),
+                            _resample_hidden, games=1, seed=10 * n)
+    assert checks == 2 * 15 * n * n
+
+
+def test_no_leak_would_catch_a_leak():
+    """The leak check itself must fail when an encoder reads another hand."""
+    raw = hoch_tief_v0.raw_env(num_players=4, rounds=1)
+    original = raw.encoder.encode
+
+    def leaky(state, seat, out):
+        original(state, seat, out)
+        out[0] = float(state.hands[(seat + 1) % 4] & 1)
+
+    raw.encoder.encode = leaky
+    with pytest.raises(AssertionError, match="hidden information"):
+        assert_no_leak(lambda: raw, _resample_hidden, games=2, seed=0)
+
+
+def test_observation_shows_own_hand_and_current_trick_relative():
+    raw = hoch_tief_v0.raw_env(num_players=4, rounds=1)
+    raw.reset(seed=3)
+    s = raw.state_
+    lay = raw.encoder.layout
+    seat = s.current_player
+    obs = raw.observe(f"player_{seat}")["observation"]
+    assert bit_list(s.hands[seat]) == list(np.flatnonzero(obs[lay.slice("hand")]))
+    assert obs[lay.slice("trick_leader")][0] == 1.0  # I lead
+    assert obs[lay.slice("led_suit")].sum() == 0.0
+    card = s.legal_actions()[0]
+    s.step(card)
+    nxt = s.current_player
+    obs = raw.observe(f"player_{nxt}")["observation"]
+    trick = obs[lay.slice("current_trick")].reshape(4, 60)
+    assert trick[(seat - nxt) % 4, card] == 1.0 and trick.sum() == 1.0
+    assert obs[lay.slice("led_suit")][card // 12] == 1.0
+    assert obs[lay.slice("trick_leader")][(seat - nxt) % 4] == 1.0
+
+
+def test_taken_cards_are_in_every_observation():
+    """Taken cards lie face up: every seat sees every seat's, at the right relative seat."""
+    raw = hoch_tief_v0.raw_env(num_players=3, rounds=1)
+    raw.reset(seed=0)
+    s = raw.state_
+    deck = raw.game.deck
+    s.hands = [deck.mask("A3 B1"), deck.mask("A9 B2"), deck.mask("A1 B3")]
+    s.trick = Trick(0, 3)
+    s.current_player = 0
+    raw.agent_selection = "player_0"
+    for c in ("A3", "A9", "A1"):
+        raw.step(deck.parse_one(c))
+    # lowest (seat 2) took A9; highest (seat 1) took A3 + A1 and leads
+    lay = raw.encoder.layout
+    for seat in range(3):
+        obs = raw.observe(f"player_{seat}")["observation"]
+        taken = obs[lay.slice("taken")].reshape(3, 45)
+        assert set(deck.format(np.flatnonzero(taken[(1 - seat) % 3]))) == {"A3", "A1"}
+        assert set(deck.format(np.flatnonzero(taken[(2 - seat) % 3]))) == {"A9"}
+        assert taken[(0 - seat) % 3].sum() == 0
+        scores = obs[lay.slice("taken_score")] * SCORE_SCALE
+        assert np.allclose(scores[[(0 - seat) % 3, (1 - seat) % 3, (2 - seat) % 3]], [0, 4, 9])
+        played = obs[lay.slice("played")]
+        assert set(deck.format(np.flatnonzero(played))) == {"A3", "A9", "A1"}
+    assert raw.agent_selection == "player_1"
+
+
+def test_voids_are_observed():
+    raw = hoch_tief_v0.raw_env(num_players=3, rounds=1)
+    raw.reset(seed=0)
+    s = raw.state_
+    deck = raw.game.deck
+    s.hands = [deck.mask("A3 B1"), deck.mask("C9 B2"), deck.mask("A1 B3")]
+    s.trick = Trick(0, 3)
+    s.current_player = 0
+    raw.agent_selection = "player_0"
+    raw.step(deck.parse_one("A3"))
+    raw.step(deck.parse_one("C9"))  # seat 1 shows out of A
+    lay = raw.encoder.layout
+    obs = raw.observe("player_2")["observation"]
+    voids = obs[lay.slice("voids")].reshape(3, 5)
+    assert voids[(1 - 2) % 3, 0] == 1.0 and voids.sum() == 1.0
+
+
+def test_observations_stay_in_space_through_a_game():
+    env = hoch_tief_v0.env(num_players=5, rounds=2)
+    env.reset(seed=8)
+    space = env.observation_space("player_0")
+    rng = random.Random(8)
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        assert space.contains(obs)
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(list(np.flatnonzero(obs["action_mask"])))))
+    raw = env.unwrapped
+    final = raw.observe("player_0")["observation"]
+    lay = raw.encoder.layout
+    assert final[lay.slice("phase")][1] == 1.0 and final[lay.slice("round_progress")][0] == 1.0
+    assert final[lay.slice("hand")].sum() == 0
+    assert final[lay.slice("taken")].sum() == 75  # the last round's cards stay face up
+
+
+def test_env_rewards_sum_to_totals():
+    env = hoch_tief_v0.env(num_players=4)
+    rewards = play_env(env, seed=7)
+    totals = env.unwrapped.state_.totals
+    assert [rewards[f"player_{i}"] for i in range(4)] == totals
+    assert len(env.unwrapped.state_.round_scores) == 4
+
+
+def test_reward_scale_and_win_mode():
+    env = hoch_tief_v0.env(num_players=3, rounds=2, reward_scale=0.01)
+    rewards = play_env(env, seed=4)
+    totals = env.unwrapped.state_.totals
+    assert np.allclose([rewards[f"player_{i}"] for i in range(3)], np.array(totals) * 0.01)
+    env = hoch_tief_v0.env(num_players=3, rounds=2, reward="win")
+    rewards = play_env(env, seed=4)
+    winners = env.unwrapped.state_.winners()
+    assert sum(rewards.values()) == pytest.approx(1.0)
+    for i in range(3):
+        assert rewards[f"player_{i}"] == pytest.approx(1 / len(winners) if i in winners else 0)
+
+
+def test_win_reward_is_shared_on_equal_totals():
+    env = hoch_tief_v0.env(num_players=3, rounds=1, reward="win")
+    env.reset(seed=0)
+    raw = env.unwrapped
+    s = raw.state_
+    deck = raw.game.deck
+    # the last trick of the round: A9 (seat 0), B8 (seat 1), C1 (seat 2)
+    s.hands = [deck.mask("A9"), deck.mask("B8"), deck.mask("C1")]
+    s.taken = [0, deck.mask("B9 C9"), deck.mask("E9")]
+    s.trick = Trick(0, 3)
+    s.current_player = 0
+    raw.agent_selection = "player_0"
+    total = dict.fromkeys(env.possible_agents, 0.0)
+    for c in ("A9", "B8", "C1"):
+        env.step(deck.parse_one(c))
+        for a in env.possible_agents:
+            total[a] += env.rewards[a]
+    assert s.totals == [9, 18, 18]
+    assert total == {"player_0": 0.0, "player_1": 0.5, "player_2": 0.5}
+
+
+def test_same_seed_same_game_byte_for_byte():
+    records = []
+    for _ in range(2):
+        env = hoch_tief_v0.env(num_players=5)
+        play_env(env, seed=99, rng=random.Random(5))
+        records.append(json.dumps(env.unwrapped.record(), sort_keys=True))
+    assert records[0] == records[1]
+    env = hoch_tief_v0.env(num_players=5)
+    play_env(env, seed=100, rng=random.Random(5))
+    assert json.dumps(env.unwrapped.record(), sort_keys=True) != records[0]
+
+
+def test_record_replays_to_same_game():
+    for n, seed in ((3, 1), (4, 2), (6, 3)):
+        env = hoch_tief_v0.env(num_players=n, first_dealer=1)
+        play_env(env, seed=seed)
+        record = json.loads(json.dumps(env.unwrapped.record()))
+        state = replay(record)
+        assert state.totals == record["totals"] and state.over
+        assert state.history == env.unwrapped.state_.history
+        assert state.round_scores == env.unwrapped.state_.round_scores
+        assert record["winners"] == state.winners()
+        assert record["rounds"] == state.log
+        rnd = record["rounds"][1]
+        assert rnd["dealer"] == 2 % n
+        assert set(rnd) >= {"dealer", "hands", "tricks", "taken", "scores", "totals"}
+        trick = rnd["tricks"][0]
+        assert set(trick) >= {"leader", "cards", "seats", "high", "low", "high_seat",
+                              "low_seat", "high_card_to", "rest_to", "winner"}
+        assert rnd["tricks"][1]["leader"] == trick["high_seat"]
+
+
+def test_replay_rejects_a_tampered_record():
+    env = hoch_tief_v0.env(num_players=4, rounds=1)
+    play_env(env, seed=1)
+    record = env.unwrapped.record()
+    record["totals"] = [0, 0, 0, 1]
+    with pytest.raises(ValueError, match="totals"):
+        replay(record)
+    record = env.unwrapped.record()
+    record["decisions"][0]["seat"] = 3 if record["decisions"][0]["seat"] != 3 else 2
+    with pytest.raises(ValueError, match="decision 0"):
+        replay(record)
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    raw = hoch_tief_v0.raw_env(num_players=4, rounds=1)
+    raw.reset(seed=11)
+    s = raw.state_
+    raw.step(s.legal_actions()[0])  # a led card: now the follow rule applies
+    before = json.dumps(raw.record(), sort_keys=True)
+    obs_before = raw.observe(raw.agent_selection)["observation"]
+    agent = raw.agent_selection
+    not_held = next(c for c in range(60) if not (s.hands[s.current_player] >> c) & 1)
+    legal = [raw.game.deck.names[c] for c in s.legal_actions()]
+    with pytest.raises(ValueError, match=rf"illegal action {not_held} .*{agent}.*legal actions")\
+            as e:
+        raw.step(not_held)
+    assert all(name in str(e.value) for name in legal)
+    with pytest.raises(ValueError, match="illegal action"):
+        raw.step(10_000)
+    with pytest.raises(ValueError, match="not an integer"):
+        raw.step("A7")
+    assert json.dumps(raw.record(), sort_keys=True) == before
+    assert np.array_equal(raw.observe(agent)["observation"], obs_before)
+    assert raw.agent_selection == agent
+
+
+def test_illegal_action_under_env_ends_game_for_offender(caplog):
+    env = hoch_tief_v0.env(num_players=3, rounds=1)
+    env.reset(seed=0)
+    agent = env.agent_selection
+    obs, *_ = env.last()
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    env.step(illegal)
+    assert "illegal move" in caplog.text.lower()
+    assert all(env.terminations.values())
+    assert env.rewards[agent] == -1
+
+
+@pytest.mark.parametrize("kwargs,msg", [
+    ({"num_players": 2}, "num_players"),
+    ({"num_players": 7}, "num_players"),
+    ({"players": 4}, "unknown option.*'players'"),
+    ({"rounds": 0}, "rounds"),
+    ({"rounds": 51}, "rounds"),
+    ({"first_dealer": 4}, "first_dealer"),
+    ({"reward": "points"}, "reward"),
+    ({"reward_scale": 0}, "reward_scale"),
+    ({"render_mode": "rgb_array"}, "render_mode"),
+])
+def test_bad_options_raise_clear_errors(kwargs, msg):
+    with pytest.raises(ValueError, match=msg):
+        hoch_tief_v0.env(**kwargs)
+
+
+def test_render_ansi_and_human(capsys):
+    env = hoch_tief_v0.env(num_players=3, rounds=1, render_mode="ansi")
+    env.reset(seed=2)
+    for _ in range(4):
+        obs, *_ = env.last()
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    s = env.unwrapped.state_
+    text = env.render()
+    assert "taken" in text and f"hand of player_{s.current_player}" in text
+    assert text.count("hand of") == 1
+    for p in range(3):
+        for name in env.unwrapped.game.deck.format_mask(s.taken[p]):
+            assert name in text
+    env.unwrapped.show_all_hands = True
+    assert env.render().count("hand of") == 3
+    human = hoch_tief_v0.env(num_players=3, rounds=1, render_mode="human")
+    human.reset(seed=2)
+    assert human.render() is None
+    assert "Hoch & Tief - round 1/1" in capsys.readouterr().out
+
+
+def test_random_games_run_through_aec_api():
+    for n in (3, 4, 5, 6):
+        env = hoch_tief_v0.env(num_players=n)
+        play_env(env, seed=n)
+        assert env.unwrapped.state_.over
+        assert env.agents == []

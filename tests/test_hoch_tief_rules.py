@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from envs.core.game import IllegalActionError
 from envs.core.tricks import Trick
@@ -182,6 +184,15 @@ def test_all_equal_last_card_is_highest_and_lowest():
     assert high_low([7, 7, 7, 7, 7]) == (4, 4)
 
 
+@given(st.lists(st.integers(1, 18), min_size=3, max_size=6))
+def test_high_low_matches_reference(numbers):
+    """Highest: greatest number, later beats earlier; lowest: least number, later beats earlier."""
+    positions = range(len(numbers))
+    hi = max(positions, key=lambda i: (numbers[i], i))
+    lo = min(positions, key=lambda i: (numbers[i], -i))
+    assert high_low(numbers) == (hi, lo)
+
+
 # -- who takes what ------------------------------------------------------------------
 
 
@@ -246,6 +257,20 @@ def test_all_equal_trick_goes_wholly_to_last_player():
     assert names(4, s.taken[1]) == {"A4", "B4", "C4", "D4"}
     assert s.taken[0] == s.taken[2] == s.taken[3] == 0
     assert s.current_player == 1
+
+
+def test_last_player_decides_who_gets_the_high_card():
+    """The seed's remark: playing last, you choose who takes which cards."""
+    hands = ["A5 B1", "A9 B2", "A1 A7"]
+    s = play_state(hands, leader=0)
+    play(s, "A5", "A9", "A1")  # last player goes lowest: takes the A9 itself
+    assert names(3, s.taken[2]) == {"A9"}
+    assert names(3, s.taken[1]) == {"A5", "A1"}
+    s = play_state(hands, leader=0)
+    play(s, "A5", "A9", "A7")  # ... or leaves the A9 to the leader's A5
+    assert names(3, s.taken[0]) == {"A9"}
+    assert names(3, s.taken[1]) == {"A5", "A7"}
+    assert s.taken[2] == 0
 
 
 def test_taken_cards_accumulate_over_tricks():

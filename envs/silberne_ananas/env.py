@@ -1,0 +1,98 @@
+"""Silberne Ananas as a PettingZoo AEC environment.
+
+| | |
+|---|---|
+| Import | `from envs import silberne_ananas_v0` |
+| Agents | `player_0`, `player_1`, `player_2` (exactly three) |
+| Actions | `Discrete(36)` |
+| Observation | `Dict(observation=Box(float32, (237,)), action_mask=Box(int8, (36,)))` |
+
+Silberne Ananas in brief: 32 cards (A K Q J 10 9 8 7 in four suits) plus
+a Joker, 11 cards each, 11 tricks, follow suit.  A trick goes to the odd
+one out - the middle card when all three share a suit, else the card of the
+odd suit, else the card of the odd colour - and the Joker's player gives
+the Joker's trick to whoever they like.  Each player scores own tricks
+plus twice the tricks of the right neighbour; the middle score gets +10,
+and the middle total wins the match to 100.  The full rules are in
+``envs/silberne_ananas/rules.py``.
+
+Observation Space
+    One float32 vector (237) of named pieces, seats relative to the
+    observer (0 = me, 1 = my left neighbour, 2 = my right neighbour):
+
+    - ``hand`` (33): own cards, by card id (7h..Ah, 7d..Ad, 7s..As, 7c..Ac, Joker)
+    - ``phase`` (3): play, give_trick, game_over
+    - ``dealer`` (3): relative seat of the dealer
+    - ``deal_progress`` (1): deals completed / most deals the game can last
+    - ``trick_leader`` (3): who leads the current trick
+    - ``current_trick`` (3 x 33): each seat's card in the current trick (the
+      complete trick while the Joker's player decides the gift)
+    - ``lead_suit`` (5): the suit to follow h, d, s, c, or none
+    - ``played`` (33): every card played this deal
+    - ``voids`` (3 x 4): suits each seat has shown out of this deal (public)
+    - ``no_joker`` (3): seats that cannot hold the Joker (they showed out
+      without playing it, or the Joker has been played)
+    - ``tricks_won`` (3 x 12): each seat's tricks this deal, one-hot 0..11
+    - ``scores`` (3): game totals / 100
+    - ``rules`` (3): match (1) or single deal (0), alone variant, target / 100
+
+    Nothing another player holds is encoded.  ``env.state()`` adds all hands
+    and the seat to act, for centralised critics.
+
+Legal Actions Mask
+    ``action_mask`` marks exactly the legal actions of the agent to act (all
+    zero for everybody else): in play, the cards of the led suit if the
+    player holds any; else the Joker if held; else every card.  Leading, the
+    Joker is masked out unless it is the last card in hand.  After a trick
+    containing the Joker, only the three gift actions of the Joker's player.
+
+Action Space
+    ``0..32``: play that card (suit-major: 7h 8h 9h 10h Jh Qh Kh Ah = 0..7,
+    then diamonds, spades, clubs; 32 = the Joker).  ``33``: give the Joker's
+    trick to myself; ``34``: to my left neighbour; ``35``: to my right
+    neighbour.  The taker leads next.  ``env.unwrapped.game.action_label(a)``
+    names an action.
+
+Rewards
+    ``reward="score"`` (default): at the end of every deal each seat
+    receives its deal score (own tricks + 2 x right neighbour's tricks, +10
+    for the middle score), times ``reward_scale``; the per-deal rewards sum
+    to 43.  ``reward="win"``: at the end only, the winners share +1 (the
+    middle total; see the rules for ties and the alone variant).
+
+Arguments
+    ``silberne_ananas_v0.env(num_players=3, match=True, target_score=100,
+    alone_variant=False, first_dealer=0, reward="score", reward_scale=1.0,
+    render_mode=None, show_all_hands=False)``.
+
+    - ``num_players``: accepted only as 3.
+    - ``match``: True plays deals until a total reaches ``target_score``
+      (at most ``3 * (target_score - 1) // 43 + 1`` deals, 7 for 100);
+      False plays one deal, won by the middle deal score.
+    - ``target_score``: 1..1000, the total that ends a match.
+    - ``alone_variant``: the seed's variant - the only player at or over
+      the target wins, or the only one below it when two reached it
+      (match play only).
+    - ``first_dealer``: seat dealing the first deal (0..2).
+
+Version History
+    v0: first release.
+"""
+
+from __future__ import annotations
+
+from envs.core.aec import CardGameEnv, wrap
+from envs.silberne_ananas.encode import SilberneAnanasEncoder
+from envs.silberne_ananas.rules import SilberneAnanasGame
+
+
+class raw_env(CardGameEnv):
+    game_cls = SilberneAnanasGame
+    encoder_cls = SilberneAnanasEncoder
+    metadata = {"name": "silberne_ananas_v0", "render_modes": ["ansi", "human"],
+                "is_parallelizable": False}
+
+
+def env(**kwargs):
+    """Silberne Ananas wrapped with PettingZoo's standard wrappers (see module doc)."""
+    return wrap(raw_env(**kwargs))

@@ -1,0 +1,8 @@
+"""PettingZoo entry point for Silberne Ananas: ``from envs import silberne_ananas_v0``.
+
+See envs/silberne_ananas/env.py.
+"""
+
+from envs.silberne_ananas.env import __doc__, env, raw_env  # noqa: F401
+
+__all__ = ["env", "raw_env"]

@@ -1,0 +1,263 @@
+"""Silberne Ananas through the PettingZoo API: api/seed tests, leaks, records, rewards, errors."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pettingzoo
+import pytest
+
+import envs
+from envs import silberne_ananas_v0
+from envs.core.cards import bit_list
+from envs.core.game import IllegalActionError
+from envs.core.record import replay, to_json
+from envs.silberne_ananas.rules import DECK, GIVE, GIVE0, JOKER, PLAY
+from tests.helpers import assert_no_leak, play_env, strict_api_test
+
+ENV_ID = "silberne_ananas_v0"
+
+
+def test_api_and_seed_match():
+    strict_api_test(lambda: silberne_ananas_v0.env(), ENV_ID, num_cycles=300)
+
+
+def test_api_single_deal_and_win_reward():
+    strict_api_test(lambda: silberne_ananas_v0.env(match=False, reward="win"), ENV_ID,
+                    num_cycles=100)
+
+
+def test_registered_with_pettingzoo():
+    assert ENV_ID in envs.ENV_IDS
+    env = pettingzoo.make("aec", "stichzoo/silberne_ananas-v0", match=False)
+    env.reset(seed=0)
+    assert env.num_agents == 3 and str(env.unwrapped) == ENV_ID
+
+
+def test_spaces():
+    env = silberne_ananas_v0.env()
+    env.reset(seed=0)
+    obs_space = env.observation_space("player_0")
+    assert obs_space["observation"].shape == (237,)
+    assert obs_space["observation"].dtype == np.float32
+    assert obs_space["action_mask"].dtype == np.int8
+    assert env.action_space("player_0").n == 36
+    assert env.unwrapped.state().shape == env.unwrapped.state_space.shape
+    labels = [env.unwrapped.game.action_label(a) for a in (0, 3, 7, 32, 33, 34, 35)]
+    assert labels == ["7h", "10h", "Ah", "Joker", "give self", "give left", "give right"]
+    assert env.unwrapped.game.parse_action("give right") == 35
+
+
+# -- no leak -----------------------------------------------------------------------------
+
+
+def _resample_hidden(state, seat, rng):
+    """Re-deal the other two hands among themselves and reshuffle the future deals."""
+    others = [s for s in range(3) if s != seat]
+    pool = bit_list(state.hands[others[0]] | state.hands[others[1]])
+    rng.shuffle(pool)
+    for s in others:
+        k = state.hands[s].bit_count()
+        state.hands[s] = sum(1 << c for c in pool[:k])
+        del pool[:k]
+    future = []
+    for i, o in enumerate(state.deck_orders):
+        if i > state.deal_index:
+            o = list(o)
+            rng.shuffle(o)
+            o = tuple(o)
+        future.append(o)
+    state.deck_orders = future
+    return state
+
+
+def test_no_leak():
+    checks = assert_no_leak(lambda: silberne_ananas_v0.raw_env(), _resample_hidden,
+                            games=1, seed=5)
+    assert checks > 300
+
+
+def test_no_leak_would_catch_a_leak():
+    """The leak check itself must fail when an encoder reads another hand."""
+    raw = silberne_ananas_v0.raw_env(match=False)
+    original = raw.encoder.encode
+
+    def leaky(state, seat, out):
+        original(state, seat, out)
+        out[0] = float((state.hands[(seat + 1) % 3] >> JOKER) & 1)
+
+    raw.encoder.encode = leaky
+    with pytest.raises(AssertionError, match="hidden information"):
+        assert_no_leak(lambda: raw, _resample_hidden, games=3, seed=0)
+
+
+# -- observation and mask -----------------------------------------------------------------
+
+
+def test_observation_shows_own_hand_and_public_trick():
+    raw = silberne_ananas_v0.raw_env()
+    raw.reset(seed=3)
+    s = raw.state_
+    lay = raw.encoder.layout
+    leader = s.current_player
+    obs = raw.observe(f"player_{leader}")["observation"]
+    assert bit_list(s.hands[leader]) == list(np.flatnonzero(obs[lay.slice("hand")]))
+    card = s.legal_actions()[0]
+    raw.step(card)
+    nxt = s.current_player
+    obs = raw.observe(f"player_{nxt}")["observation"]
+    trick = obs[lay.slice("current_trick")].reshape(3, 33)
+    assert trick[(leader - nxt) % 3, card] == 1.0 and trick.sum() == 1.0
+    assert obs[lay.slice("lead_suit")][card // 8] == 1.0
+    assert obs[lay.slice("trick_leader")][(leader - nxt) % 3] == 1.0
+
+
+def _play_until_gift(raw, seed):
+    raw.reset(seed=seed)
+    s = raw.state_
+    rng = random.Random(seed)
+    while s.phase != GIVE:
+        raw.step(rng.choice(s.legal_actions()))
+    return s
+
+
+@pytest.mark.parametrize("offset", [0, 1, 2])
+def test_joker_gift_through_the_env(offset):
+    raw = silberne_ananas_v0.raw_env(match=False)
+    s = _play_until_gift(raw, seed=11)  # the Joker falls in the third trick
+    assert len(s.history) == 9
+    giver = s.current_player
+    agent = f"player_{giver}"
+    assert raw.agent_selection == agent
+    mask = raw.observe(agent)["action_mask"]
+    assert list(np.flatnonzero(mask)) == [GIVE0, GIVE0 + 1, GIVE0 + 2]
+    for other in range(3):
+        if other != giver:
+            assert not raw.observe(f"player_{other}")["action_mask"].any()
+    obs = raw.observe(agent)["observation"]
+    assert obs[raw.encoder.layout.slice("phase")][GIVE] == 1.0
+    before = s.tricks_won[:]
+    raw.step(GIVE0 + offset)
+    taker = (giver + offset) % 3
+    assert s.phase == PLAY and s.tricks_won[taker] == before[taker] + 1
+    assert raw.agent_selection == f"player_{taker}" and s.trick.leader == taker
+    assert s.no_joker == [True, True, True]  # the Joker is out: public
+
+
+def test_mask_is_zero_for_agents_not_to_act():
+    raw = silberne_ananas_v0.raw_env()
+    raw.reset(seed=0)
+    for seat in range(3):
+        mask = raw.observe(f"player_{seat}")["action_mask"]
+        assert mask.any() == (seat == raw.state_.current_player)
+
+
+# -- rewards ---------------------------------------------------------------------------------
+
+
+def test_score_rewards_sum_to_the_totals():
+    env = silberne_ananas_v0.env()
+    total = play_env(env, seed=4)
+    s = env.unwrapped.state_
+    assert s.over
+    assert [total[f"player_{i}"] for i in range(3)] == s.totals
+    assert sum(total.values()) == 43 * len(s.deal_scores)
+
+
+def test_reward_scale():
+    env = silberne_ananas_v0.env(match=False, reward_scale=0.01)
+    total = play_env(env, seed=4)
+    s = env.unwrapped.state_
+    assert [total[f"player_{i}"] for i in range(3)] == pytest.approx([t / 100 for t in s.totals])
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"match": False}, {"alone_variant": True}])
+def test_win_rewards_go_to_the_winners(kwargs):
+    for seed in range(3):
+        env = silberne_ananas_v0.env(reward="win", **kwargs)
+        total = play_env(env, seed=seed)
+        win = env.unwrapped.state_.winners()
+        assert total == {f"player_{i}": (1.0 / len(win) if i in win else 0.0) for i in range(3)}
+
+
+# -- records, determinism -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"match": False, "first_dealer": 2}])
+def test_record_replays_the_game(kwargs):
+    env = silberne_ananas_v0.env(**kwargs)
+    play_env(env, seed=8)
+    rec = json.loads(to_json(env.unwrapped.record()))
+    state = replay(rec)
+    orig = env.unwrapped.state_
+    assert state.history == orig.history and state.totals == orig.totals
+    assert state.over and state.winners() == rec["winners"]
+    assert state.log == rec["rounds"]
+    assert rec["env"] == ENV_ID and len(rec["deck_orders"]) == env.unwrapped.game.max_deals
+    first = rec["rounds"][0]
+    assert len(first["tricks"]) == 11 and all(len(h) == 11 for h in first["hands"])
+    gifts = [t for r in rec["rounds"] for t in r["tricks"] if "gift" in t]
+    assert all("Joker" in t["cards"] for t in gifts)
+    assert len(gifts) == len(rec["rounds"])  # one Joker trick per deal
+
+
+def test_replay_refuses_a_tampered_record():
+    env = silberne_ananas_v0.env(match=False)
+    play_env(env, seed=2)
+    rec = env.unwrapped.record()
+    rec["totals"] = [0, 0, 0]
+    with pytest.raises(ValueError, match="differ"):
+        replay(rec)
+
+
+def test_deterministic_given_seed():
+    a, b = silberne_ananas_v0.env(), silberne_ananas_v0.env()
+    play_env(a, seed=21)
+    play_env(b, seed=21)
+    assert a.unwrapped.record() == b.unwrapped.record()
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+def test_illegal_action_on_raw_env_raises_and_changes_nothing():
+    raw = silberne_ananas_v0.raw_env()
+    raw.reset(seed=1)
+    s = raw.state_
+    seat = s.current_player
+    illegal = next(c for c in range(36) if c not in s.legal_actions())
+    before = (s.hands[:], s.history[:], raw.agent_selection, s.current_player)
+    with pytest.raises(ValueError) as e:
+        raw.step(illegal)
+    msg = str(e.value)
+    assert raw.game.action_label(illegal) in msg and f"player_{seat}" in msg
+    for a in s.legal_actions():
+        assert DECK.names[a] in msg
+    assert (s.hands, s.history, raw.agent_selection, s.current_player) == before
+    with pytest.raises(IllegalActionError):
+        raw.step(1.5)
+
+
+@pytest.mark.parametrize("kwargs, msg", [
+    ({"num_players": 4}, "exactly 3 players"),
+    ({"target_score": 5000}, "target_score"),
+    ({"colour": "red"}, "unknown option"),
+    ({"reward": "points"}, "reward"),
+    ({"match": False, "alone_variant": True}, "needs match=True"),
+])
+def test_bad_options(kwargs, msg):
+    with pytest.raises(ValueError, match=msg):
+        silberne_ananas_v0.env(**kwargs)
+
+
+def test_render_ansi():
+    env = silberne_ananas_v0.env(render_mode="ansi", match=False)
+    env.reset(seed=0)
+    text = env.render()
+    assert "Silberne Ananas" in text and "hand of player_1" in text
+    assert "hand of player_0" not in text
+    raw = silberne_ananas_v0.raw_env(render_mode="ansi", show_all_hands=True)
+    raw.reset(seed=0)
+    assert all(f"hand of player_{i}" in raw.render() for i in range(3))

@@ -1,0 +1,8 @@
+"""PettingZoo entry point for Wunder Punkt: ``from envs import wunder_punkt_v0``.
+
+See envs/wunder_punkt/env.py for the docs page.
+"""
+
+from envs.wunder_punkt.env import __doc__, env, raw_env  # noqa: F401
+
+__all__ = ["env", "raw_env"]

@@ -27,7 +27,7 @@ def test_deck_notation_round_trip_and_aliases():
     assert DECK.format_mask(DECK.mask("8s 7h")) == ["7h", "8s"]
     with pytest.raises(ValueError, match="unknown card"):
         DECK.parse("9h")
-    with pytest.raises(ValueError, match="7h.*more often"):
+    with pytest.raises(ValueError, match=r"7h.*more often"):
         DECK.parse("7h 7h")
     with pytest.raises(ValueError, match="more often"):
         DECK.parse("J J J")

@@ -1,0 +1,1 @@
+"""Policies that play stichzoo games: random, rule-based, search, learned (later work)."""

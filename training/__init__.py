@@ -1,0 +1,1 @@
+"""Training and evaluation of stichzoo agents - filled by later work."""

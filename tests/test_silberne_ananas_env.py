@@ -261,3 +261,40 @@ def test_render_ansi():
     raw = silberne_ananas_v0.raw_env(render_mode="ansi", show_all_hands=True)
     raw.reset(seed=0)
     assert all(f"hand of player_{i}" in raw.render() for i in range(3))
+
+
+def test_voids_and_no_joker_are_public_and_relative():
+    raw = silberne_ananas_v0.raw_env()
+    raw.reset(seed=0)
+    s = raw.state_
+    # hand-set a void shown by seat 2 in spades, who thereby cannot hold the Joker
+    s.voids[2] = 1 << 2
+    s.no_joker[2] = True
+    lay = raw.encoder.layout
+    for seat in range(3):
+        obs = raw.observe(f"player_{seat}")["observation"]
+        rel = (2 - seat) % 3
+        voids = obs[lay.slice("voids")].reshape(3, 4)
+        assert voids[rel, 2] == 1.0 and voids.sum() == 1.0
+        assert list(np.flatnonzero(obs[lay.slice("no_joker")])) == [rel]
+
+
+def test_global_state_holds_every_hand():
+    raw = silberne_ananas_v0.raw_env()
+    raw.reset(seed=0)
+    st = raw.state()
+    off = raw.encoder.state_layout.offsets["all_hands"]
+    hands = st[off:off + 99].reshape(3, 33)
+    assert hands.sum() == 33 and (hands.sum(axis=0) == 1).all()
+    assert st[raw.encoder.state_layout.offsets["to_act"] + raw.state_.current_player] == 1.0
+
+
+def test_render_gift_and_game_over():
+    raw = silberne_ananas_v0.raw_env(render_mode="ansi", match=False)
+    s = _play_until_gift(raw, seed=11)
+    assert "played the Joker" in raw.render()
+    rng = random.Random(0)
+    while not s.over:
+        raw.step(rng.choice(s.legal_actions()))
+    text = raw.render()
+    assert "game over" in text and f"player_{s.winners()[0]}" in text

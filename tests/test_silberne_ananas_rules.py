@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -446,3 +447,36 @@ def test_random_play_fuzz(options, games):
                 assert d["base_scores"] == deal_scores(d["tricks_won"])
                 bonus = [10 if i == d["bonus_seat"] else 0 for i in range(3)]
                 assert d["scores"] == [b + x for b, x in zip(d["base_scores"], bonus)]
+
+
+# -- the trick winner against a literal reading of the rule ---------------------------------
+
+
+def _reference_winner(trick: list[int]) -> int:
+    """The rule as the book words it, written independently of the engine's shortcuts."""
+    suits = [c // 8 for c in trick]
+    if len(set(suits)) == 1:
+        middle = sorted(trick)[1]
+        return trick.index(middle)
+    if len(set(suits)) == 2:
+        return next(i for i, s in enumerate(suits) if suits.count(s) == 1)
+    colours = ["red" if s in (0, 1) else "black" for s in suits]
+    return next(i for i, k in enumerate(colours) if colours.count(k) == 1)
+
+
+def test_trick_winner_matches_the_rule_for_every_joker_free_trick():
+    n = 0
+    for trick in itertools.permutations(range(32), 3):
+        pos = trick_winner(list(trick))
+        assert pos == _reference_winner(list(trick)), DECK.format(trick)
+        n += 1
+    assert n == 32 * 31 * 30
+
+
+def test_the_same_card_wins_whatever_the_play_order():
+    rng = random.Random(0)
+    for _ in range(2000):
+        trick = rng.sample(range(32), 3)
+        card = trick[trick_winner(trick)]
+        for perm in itertools.permutations(trick):
+            assert perm[trick_winner(list(perm))] == card

@@ -6,6 +6,7 @@ import json
 import random
 
 import numpy as np
+import pettingzoo
 import pytest
 
 import envs
@@ -42,6 +43,9 @@ def test_registered_with_the_package():
     assert envs.game_class("wunder_punkt").name == "wunder_punkt"
     assert wunder_punkt_v0.raw_env.metadata["name"] == "wunder_punkt_v0"
     assert "Observation Space" in wunder_punkt_v0.__doc__
+    made = pettingzoo.make("aec", "stichzoo/wunder_punkt-v0", num_players=6)
+    made.reset(seed=0)
+    assert made.num_agents == 6 and isinstance(made.unwrapped, wunder_punkt_v0.raw_env)
 
 
 def test_spaces():

@@ -294,7 +294,7 @@ def test_all_aces_trick_leaves_the_game_and_the_same_player_leads_again():
 def test_all_aces_trick_in_a_real_deal_conserves_cards():
     g = game(num_players=3)
     orders = g.deal(random.Random(0))
-    # put the four Aces among seat 1's, 2's and 0's first three cards of round 0
+    # deal Ac, Ad, Ah first in round 0: seats 1, 2 and 0 each get one Ace
     aces = cards("Ac Ad Ah")
     order = [c for c in orders[0] if c not in aces]
     orders[0] = aces + order  # left of dealer 0 is seat 1: seat 1 Ac, seat 2 Ad, seat 0 Ah

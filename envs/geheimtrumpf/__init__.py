@@ -1,0 +1,1 @@
+"""Geheimtrumpf: rules (rules.py), observation encoding (encode.py), PettingZoo env (env.py)."""

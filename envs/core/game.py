@@ -12,6 +12,7 @@ touching any random generator.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
 
@@ -140,6 +141,32 @@ class Game:
 
     def new_state(self, deck_orders: list[list[int]], *, log: bool = False) -> GameState:
         raise NotImplementedError  # pragma: no cover - abstract
+
+    @staticmethod
+    def shuffles(rng: random.Random, count: int, cards: Sequence[int]) -> list[list[int]]:
+        """``count`` independent shuffles of ``cards`` (one deck order each)."""
+        orders = []
+        for _ in range(count):
+            order = list(cards)
+            rng.shuffle(order)
+            orders.append(order)
+        return orders
+
+    def checked_orders(self, deck_orders, count: int,
+                       cards: Sequence[int]) -> list[tuple[int, ...]]:
+        """``deck_orders`` as tuples, after checking they are ``count`` shuffles of ``cards``.
+
+        Deck orders may come from outside (a record, a frontend), so a wrong
+        one is refused here rather than dealt.
+        """
+        if len(deck_orders) != count:
+            raise ValueError(f"{self.name}: {count} deck orders needed, got {len(deck_orders)}")
+        want = sorted(cards)
+        for order in deck_orders:
+            if sorted(order) != want:
+                raise ValueError(f"{self.name}: a deck order must hold each of the "
+                                 f"{len(want)} cards in play once")
+        return [tuple(o) for o in deck_orders]
 
     def action_label(self, action: int) -> str:  # pragma: no cover - abstract
         raise NotImplementedError

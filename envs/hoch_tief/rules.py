@@ -171,23 +171,11 @@ class HochTiefGame(Game):
         self.num_actions = self.tables.size
 
     def deal(self, rng: random.Random) -> list[list[int]]:
-        orders = []
-        for _ in range(self.num_rounds):
-            order = list(range(self.tables.size))
-            rng.shuffle(order)
-            orders.append(order)
-        return orders
+        return self.shuffles(rng, self.num_rounds, range(self.tables.size))
 
     def new_state(self, deck_orders, *, log: bool = False) -> HochTiefState:
-        if len(deck_orders) != self.num_rounds:
-            raise ValueError(f"hoch_tief: {self.num_rounds} deck orders needed, "
-                             f"got {len(deck_orders)}")
-        size = self.tables.size
-        for order in deck_orders:
-            if sorted(order) != list(range(size)):
-                raise ValueError(f"hoch_tief: a deck order must hold each of the {size} "
-                                 f"cards once")
-        return HochTiefState(self, [tuple(o) for o in deck_orders], log)
+        orders = self.checked_orders(deck_orders, self.num_rounds, range(self.tables.size))
+        return HochTiefState(self, orders, log)
 
     def action_label(self, action: int) -> str:
         if 0 <= action < self.num_actions:

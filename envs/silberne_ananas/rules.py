@@ -237,22 +237,11 @@ class SilberneAnanasGame(Game):
 
     def deal(self, rng: random.Random) -> list[list[int]]:
         """One deck order per deal the game can possibly last (see module doc)."""
-        orders = []
-        for _ in range(self.max_deals):
-            order = list(range(DECK_SIZE))
-            rng.shuffle(order)
-            orders.append(order)
-        return orders
+        return self.shuffles(rng, self.max_deals, range(DECK_SIZE))
 
     def new_state(self, deck_orders, *, log: bool = False) -> SilberneAnanasState:
-        if len(deck_orders) != self.max_deals:
-            raise ValueError(f"silberne_ananas: {self.max_deals} deck orders needed, "
-                             f"got {len(deck_orders)}")
-        for order in deck_orders:
-            if sorted(order) != list(range(DECK_SIZE)):
-                raise ValueError("silberne_ananas: a deck order must hold each of the "
-                                 "33 cards once")
-        return SilberneAnanasState(self, [tuple(o) for o in deck_orders], log)
+        orders = self.checked_orders(deck_orders, self.max_deals, range(DECK_SIZE))
+        return SilberneAnanasState(self, orders, log)
 
     def action_label(self, action: int) -> str:
         if 0 <= action < DECK_SIZE:

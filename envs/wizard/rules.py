@@ -175,21 +175,11 @@ class WizardGame(Game):
         self.num_actions = self.trump0 + NUM_SUITS
 
     def deal(self, rng: random.Random) -> list[list[int]]:
-        orders = []
-        for _ in self.round_sizes:
-            order = list(range(DECK_SIZE))
-            rng.shuffle(order)
-            orders.append(order)
-        return orders
+        return self.shuffles(rng, len(self.round_sizes), range(DECK_SIZE))
 
     def new_state(self, deck_orders, *, log: bool = False) -> WizardState:
-        if len(deck_orders) != len(self.round_sizes):
-            raise ValueError(f"wizard: {len(self.round_sizes)} deck orders needed, "
-                             f"got {len(deck_orders)}")
-        for order in deck_orders:
-            if sorted(order) != list(range(DECK_SIZE)):
-                raise ValueError("wizard: a deck order must hold each of the 60 cards once")
-        return WizardState(self, [tuple(o) for o in deck_orders], log)
+        orders = self.checked_orders(deck_orders, len(self.round_sizes), range(DECK_SIZE))
+        return WizardState(self, orders, log)
 
     def action_label(self, action: int) -> str:
         if 0 <= action < DECK_SIZE:

@@ -206,25 +206,11 @@ class WunderPunktGame(Game):
         self.num_actions = 2 * DECK_SIZE
 
     def deal(self, rng: random.Random) -> list[list[int]]:
-        orders = []
-        for _ in range(self.num_rounds):
-            order = list(self.used_list)
-            rng.shuffle(order)
-            orders.append(order)
-        return orders
-
-    def _check_orders(self, deck_orders) -> None:
-        if len(deck_orders) != self.num_rounds:
-            raise ValueError(f"wunder_punkt: {self.num_rounds} deck orders needed, "
-                             f"got {len(deck_orders)}")
-        for order in deck_orders:
-            if sorted(order) != list(self.used_list):
-                raise ValueError(f"wunder_punkt: a deck order must hold each of the "
-                                 f"{len(self.used_list)} cards in play once")
+        return self.shuffles(rng, self.num_rounds, self.used_list)
 
     def new_state(self, deck_orders, *, log: bool = False) -> WunderPunktState:
-        self._check_orders(deck_orders)
-        return WunderPunktState(self, [tuple(o) for o in deck_orders], log)
+        orders = self.checked_orders(deck_orders, self.num_rounds, self.used_list)
+        return WunderPunktState(self, orders, log)
 
     def position(
         self,

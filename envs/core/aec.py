@@ -134,7 +134,7 @@ class CardGameEnv(AECEnv):
         self._cumulative_rewards[agent] = 0
         rewards = dict.fromkeys(self.agents, 0.0)
         if self.reward_mode == "score":
-            deltas = state.last_deltas if hasattr(state, "last_deltas") else None
+            deltas = state.last_deltas
             if deltas:
                 for s, d in enumerate(deltas):
                     if d:

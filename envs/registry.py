@@ -16,6 +16,7 @@ GAMES: dict[str, tuple[str, str]] = {
     "silberne_ananas": ("envs.silberne_ananas_v0",
                         "envs.silberne_ananas.rules:SilberneAnanasGame"),
     "hoch_tief": ("envs.hoch_tief_v0", "envs.hoch_tief.rules:HochTiefGame"),
+    "geheimtrumpf": ("envs.geheimtrumpf_v0", "envs.geheimtrumpf.rules:GeheimtrumpfGame"),
 }
 
 ENV_IDS = tuple(f"{name}_v0" for name in GAMES)

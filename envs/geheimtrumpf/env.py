@@ -1,0 +1,106 @@
+"""Geheimtrumpf as a PettingZoo AEC environment.
+
+| | |
+|---|---|
+| Import | `from envs import geheimtrumpf_v0` |
+| Agents | `player_0` .. `player_{n-1}`, n = 3 or 4 |
+| Actions | `Discrete(105)`: play card, take card, draft task, choose task, check task |
+| Observation | `Dict(observation=Box(float32), action_mask=Box(int8))` |
+
+Geheimtrumpf in brief: 36 cards (Ace..9 in four suits) lie face up in nine
+rows and are drafted one row at a time; only the start player knows the
+round's trump suit and trump value, and after each row the env announces
+who would have won it as a trick - the evidence from which the others
+deduce the trumps.  Each player holds four tasks ("no trick", "exactly 2",
+"most tricks", "last trick", "no clubs" ...), chooses one per round in
+secret, and checks it off if the nine tricks go that way; the start player
+checks off one of theirs by meeting a task someone else chose and missed.
+The first to check all four wins.  The full rules are in
+``envs/geheimtrumpf/rules.py``.
+
+Phases (each its own action range; the ``phase`` piece tells which is live):
+task draft (game start, 4 picks each, round-robin) -> per round: card
+draft (9 rows) -> task choice (all but the start player) -> 9 tricks ->
+check-off (the start player's decision, only when earned).
+
+Observation Space
+    One float32 vector of named pieces, seats relative to the observer
+    (0 = me, 1 = my left neighbour, ...):
+
+    - ``phase`` (6): task_draft, card_draft, task_choice, play, check_off, game_over
+    - ``start_player`` (n): this round's start player
+    - ``round_progress`` (1): rounds begun / round_limit
+    - ``tasks_held``, ``tasks_checked`` (n x 11 each): every seat's tasks (public)
+    - ``trumps_known`` (1), ``trump_suit`` (5: H, D, S, C, none), ``trump_value``
+      (10: A..9, none): zero while this seat may not know them (non-start
+      players during the draft)
+    - ``layout`` (9 x 36): per row its face-up cards still to be taken (with
+      3 players the face-down fourth card never appears)
+    - ``draft_row`` (10): the row being drafted; last slot once the draft is over
+    - ``row_leads`` (9 x n): per row the seat with first choice
+    - ``draft`` (9 x n x 36): per row, per seat, the card it took
+    - ``row_winners`` (9 x n): the announced winner of each finished row
+    - ``hands`` (n x 36): every seat's cards (drafted cards lie face up)
+    - ``chosen`` (n x 11): chosen tasks; own at once, the others' once all are revealed
+    - ``trick_leaders`` (9 x n), ``tricks`` (9 x n x 36): every trick of the
+      round so far, the current one included, card per seat
+    - ``tricks_won`` (n x 10): tricks won this round, one-hot
+    - ``won_cards`` (n x 36): the cards in each seat's tricks
+
+    ``env.state()`` adds the true trumps, every chosen task, the set-aside
+    cards (3 players) and the seat to act, for centralised critics.
+
+Legal Actions Mask
+    ``action_mask`` marks exactly the legal actions of the agent to act (all
+    zero for everybody else).  Task draft: tasks the seat does not hold and
+    fewer than two players hold.  Card draft: the face-up cards left in the
+    current row.  Task choice: the seat's unchecked tasks.  Play: the follow
+    rule (trump-suit and trump-value cards form one trump suit; a trump led
+    asks for any trump; a trump-value card never follows its printed
+    suit).  Check-off: the start player's unchecked tasks.
+
+Action Space
+    ``0..35``: play that card (AH..9H, AD..9D, AS..9S, AC..9C).  ``36..71``:
+    take that card from the current row.  ``72..82``: pick task 0..10 in
+    the task draft.  ``83..93``: choose task 0..10 for this round.
+    ``94..104``: check off task 0..10.  Tasks: no_trick, one_trick,
+    two_tricks, three_tricks, most_tricks, fewest_tricks, last_trick,
+    no_hearts, no_diamonds, no_spades, no_clubs.
+    ``env.unwrapped.game.action_label(a)`` names an action.
+
+Rewards
+    ``reward="score"`` (default): +1 (times ``reward_scale``) to a player
+    at the step a task of theirs is checked off - the last card of a round
+    for the choosers, the check-off action for the start player.
+    ``reward="win"``: at the end only, the players with all four tasks
+    checked share +1; a truncated game gives nothing.
+
+Arguments
+    ``geheimtrumpf_v0.env(num_players=4, round_limit=50, first_start=0,
+    reward="score", reward_scale=1.0, render_mode=None,
+    show_all_hands=False)``.  ``round_limit``: rounds after which a game
+    without a winner is truncated.  ``first_start``: the seat that starts
+    the task draft and the first round.  ``show_all_hands``: renders show
+    the secrets (trumps, choices).
+
+Version History
+    v0: first release.
+"""
+
+from __future__ import annotations
+
+from envs.core.aec import CardGameEnv, wrap
+from envs.geheimtrumpf.encode import GeheimtrumpfEncoder
+from envs.geheimtrumpf.rules import GeheimtrumpfGame
+
+
+class raw_env(CardGameEnv):
+    game_cls = GeheimtrumpfGame
+    encoder_cls = GeheimtrumpfEncoder
+    metadata = {"name": "geheimtrumpf_v0", "render_modes": ["ansi", "human"],
+                "is_parallelizable": False}
+
+
+def env(**kwargs):
+    """Geheimtrumpf wrapped with PettingZoo's standard wrappers (see module doc)."""
+    return wrap(raw_env(**kwargs))

@@ -1,0 +1,8 @@
+"""PettingZoo entry point for Geheimtrumpf: ``from envs import geheimtrumpf_v0``.
+
+See envs/geheimtrumpf/env.py for the env's documentation.
+"""
+
+from envs.geheimtrumpf.env import __doc__, env, raw_env  # noqa: F401
+
+__all__ = ["env", "raw_env"]

@@ -278,24 +278,17 @@ class GeheimtrumpfGame(Game):
         All ``round_limit`` rounds are drawn up front so that a state never
         touches a random generator (clones simulate, records replay).
         """
-        orders = []
-        numbers = list(range(NUM_CARDS))
-        suits = list(range(SUIT_STACK0, SUIT_STACK0 + SUIT_STACK))
-        values = list(range(VALUE_STACK0, VALUE_STACK0 + VALUE_STACK))
-        for _ in range(self.round_limit):
-            rng.shuffle(numbers)
-            rng.shuffle(suits)
-            rng.shuffle(values)
-            orders.append(numbers + suits + values)
-        return orders
+        count = self.round_limit
+        numbers = self.shuffles(rng, count, range(NUM_CARDS))
+        suits = self.shuffles(rng, count, range(SUIT_STACK0, VALUE_STACK0))
+        values = self.shuffles(rng, count, range(VALUE_STACK0, DECK_SIZE))
+        return [a + b + c for a, b, c in zip(numbers, suits, values)]
 
     def new_state(self, deck_orders, *, log: bool = False) -> GeheimtrumpfState:
-        if len(deck_orders) != self.round_limit:
-            raise ValueError(f"geheimtrumpf: {self.round_limit} deck orders needed (one per "
-                             f"round of round_limit), got {len(deck_orders)}")
-        for order in deck_orders:
-            check_order(order)
-        return GeheimtrumpfState(self, [tuple(o) for o in deck_orders], log)
+        orders = self.checked_orders(deck_orders, self.round_limit, range(DECK_SIZE))
+        for order in orders:
+            check_order(order)  # and each pile in its place
+        return GeheimtrumpfState(self, orders, log)
 
     def action_label(self, action: int) -> str:
         if 0 <= action < self.TAKE0:
@@ -339,6 +332,16 @@ class GeheimtrumpfState(GameState):
     players during the draft), ``chosen`` (until all have chosen), the
     face-down fourth card of each row with 3 players (only in
     ``deck_orders``).
+
+    ``log`` (records' ``rounds``): one dict per round begun - ``round``,
+    ``start``, ``trump_suit`` ("H".. or None), ``trump_value`` (1..9 or
+    None), ``rows`` (face-up cards per row), ``set_aside`` (3 players),
+    ``draft`` (per row: ``first``, ``cards`` in take order, ``winner``),
+    ``chosen`` (task name per seat, None for the start player), ``tricks``
+    (leader, cards, seats, winner), ``tricks_won``, ``met`` (per seat, None
+    for the start player), ``start_checks`` (the start player's check, or
+    None), ``checked`` and ``totals`` after the round.  Round 0 also holds
+    ``task_draft``: every pick as ``{"seat", "task"}``.
     """
 
     __slots__ = (

@@ -470,5 +470,10 @@ class SilberneAnanasState(GameState):
 
     # -- views used by encoders, bots and tests ---------------------------------
 
+    @property
+    def round_index(self) -> int:
+        """The deal number under the name every game's state shares (search horizons)."""
+        return self.deal_index
+
     def legal_cards(self) -> list[int]:
         return bit_list(self.legal_mask()) if self.phase == PLAY else []

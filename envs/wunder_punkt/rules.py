@@ -264,6 +264,70 @@ class WunderPunktGame(Game):
             s.current_player = s.trick.next_seat
         return s
 
+    def determinize(self, state: WunderPunktState, seat: int,
+                    rng: random.Random) -> WunderPunktState:
+        """A clone (no log) with everything hidden from ``seat`` re-sampled uniformly.
+
+        What ``seat`` cannot see: the other hands; before the reveal (phase
+        SORE) the face-down picks of the seats that have picked; the deck
+        orders of the current round (they spell out the deal) and of all
+        later rounds.  The clone re-deals the other seats' hands among them,
+        each keeping its hand size - a seat with a face-down pick has its
+        hand and pick re-dealt together and one of those cards, drawn
+        uniformly, becomes its pick (the history entry of that pick is
+        rewritten to match).  There is no follow rule, so play reveals no
+        voids and any re-deal of the unseen cards is consistent.  The
+        current round's deck order is rebuilt to deal exactly the re-dealt
+        starting hands (current hand + own pick + cards played this round);
+        later rounds get fresh shuffles; past rounds are public and kept.
+        ``seat``'s hand and pick and everything public are unchanged.
+        """
+        s = state.clone()
+        if s.phase == GAME_OVER:
+            return s
+        n = self.num_players
+        pending = s.phase == SORE
+        others = [p for p in range(n) if p != seat]
+        pool: list[int] = []
+        for p in others:
+            h = s.hands[p]
+            if pending and s.sore_cards[p] >= 0:
+                h |= 1 << s.sore_cards[p]
+            pool.extend(bit_list(h))
+        rng.shuffle(pool)
+        picks_made = sum(1 for c in s.sore_cards if c >= 0)
+        start = len(s.history) - picks_made - s.played.bit_count()  # first action of the round
+        for p in others:
+            k = s.hands[p].bit_count()
+            hand = pool[:k]
+            del pool[:k]
+            if pending and s.sore_cards[p] >= 0:
+                old, new = s.sore_cards[p], pool.pop()
+                s.sore_cards[p] = new
+                for i in range(start, len(s.history)):
+                    if s.history[i] == (p, self.sore0 + old):
+                        s.history[i] = (p, self.sore0 + new)
+                        break
+            s.hands[p] = sum(1 << c for c in hand)
+        # the current round's deck order, consistent with the re-dealt starting hands
+        dealt = [s.hands[p] | (1 << s.sore_cards[p] if s.sore_cards[p] >= 0 else 0)
+                 for p in range(n)]
+        for p, a in s.history[start:]:
+            if a < DECK_SIZE:
+                dealt[p] |= 1 << a
+        lists = [bit_list(h) for h in dealt]
+        for cards in lists:
+            rng.shuffle(cards)
+        dealer = s.dealer
+        if all(len(cards) == self.hand_size for cards in lists):
+            order = tuple(lists[(dealer + 1 + k) % n][k // n] for k in range(len(self.used_list)))
+        else:  # a hand-made position (Game.position): no real deal to be consistent with
+            order = tuple(self.shuffles(rng, 1, self.used_list)[0])
+        r = s.round_index
+        future = self.shuffles(rng, self.num_rounds - r - 1, self.used_list)
+        s.deck_orders = [*state.deck_orders[:r], order, *(tuple(o) for o in future)]
+        return s
+
     def action_label(self, action: int) -> str:
         if 0 <= action < DECK_SIZE:
             return DECK.names[action]

@@ -1,0 +1,195 @@
+"""Wunder Punkt bots: a rule-based heuristic and the hints for the search bot.
+
+The game in one line: every card taken is +1 except cards of your secret
+sore suit, which cost their number; there is no follow rule and any card
+off the led suit beats the led suit, highest number first.
+
+Heuristic (reads only its own hand and pick and public facts):
+
+* **Sore pick.**  For every suit in hand, the pick is its lowest card (an
+  Ace costs nothing) and the suit's expected cost is the pick's number, plus
+  a share of the numbers of the suit's cards that others hold (the table will
+  dump them into tricks we win), plus a smaller share of our own remaining
+  cards of the suit (we control when they are played, but high ones tend to
+  win tricks).  The cheapest suit is chosen.
+* **Card play.**  Every card in hand is scored by a one-trick look-ahead:
+  the chance that the card ends up winning the trick (certain/impossible
+  for the last player; otherwise estimated from the unseen cards that would
+  beat it), times the trick's worth to us (+1 per card, minus the number of
+  our sore cards, with an expectation for the cards still to come), plus
+  the chance it loses times the damage to the likely winner (a high card of
+  *their* revealed sore suit dumped on them is a gain for us, as the value is
+  the score margin), minus what keeping the card is worth: high off-sore
+  cards are future trick winners, high cards of our own sore suit are a
+  liability we are glad to shed into a lost trick.  The best card is played.
+
+Search hints: the same heuristic is the PIMC rollout policy (a fast,
+sensible table makes far better rollouts than random play); the value is
+the round's score margin (the default :func:`policies.search.score_gain`).
+"""
+
+from __future__ import annotations
+
+import random
+
+from envs.core.cards import bit_list
+from envs.wunder_punkt.rules import (
+    CARD_NUMBER,
+    CARD_SUIT,
+    DECK_SIZE,
+    PLAY,
+    SORE,
+    SUIT_MASK,
+)
+from policies.base import Decision
+
+#: PIMC budget (see tests and the module docstring for the measured cost)
+SEARCH_DEFAULTS = {"worlds": 4, "rollouts": 1, "horizon": "round"}
+
+# sore pick: share of the others' cards / our own remaining cards of the suit we expect to pay
+W_OTHERS = 0.30
+W_OWN = 0.25
+# card play: keep-value per number of an off-sore card, liability per number of a sore card
+KEEP_HIGH = 0.12
+SHED_SORE = 0.35
+# chance a lead holds (somebody nearly always can throw an off-suit card on it)
+LEAD_HOLD = 0.08
+
+
+def _val(card: int, sore_suit: int) -> int:
+    """What taking ``card`` is worth to a player with ``sore_suit`` (-1: unknown -> +1)."""
+    return -CARD_NUMBER[card] if CARD_SUIT[card] == sore_suit else 1
+
+
+class Heuristic:
+    """Cheap sore pick in a suit we can keep out of our tricks; one-trick look-ahead play."""
+
+    name = "heuristic"
+
+    def __init__(self, game, seed: int | None = None):
+        self.game = game
+        self.rng = random.Random(seed)  # unused: the heuristic is deterministic
+
+    def act(self, decision: Decision) -> int:
+        s = decision.state
+        seat = decision.seat
+        if s.phase == SORE:
+            return DECK_SIZE + self.pick(s, seat)
+        if s.phase == PLAY:
+            return self.play(s, seat)
+        raise ValueError("wunder_punkt heuristic: nothing to decide in phase "
+                         f"{s.phase_name}")
+
+    # -- sore pick ------------------------------------------------------------
+
+    def pick(self, s, seat: int) -> int:
+        hand = s.hands[seat]
+        used = self.game.used
+        best = None
+        for suit in range(4):
+            mine = hand & SUIT_MASK[suit]
+            if not mine:
+                continue
+            cards = bit_list(mine)
+            pick = cards[0]  # lowest number (Ace first)
+            own = sum(CARD_NUMBER[c] for c in cards[1:])
+            others = sum(CARD_NUMBER[c] for c in bit_list(used & SUIT_MASK[suit] & ~mine))
+            cost = CARD_NUMBER[pick] + W_OWN * own + W_OTHERS * others
+            if best is None or cost < best[0]:
+                best = (cost, pick)
+        return best[1]
+
+    # -- card play ---------------------------------------------------------
+
+    def play(self, s, seat: int) -> int:
+        n = s.num_players
+        hand = s.hands[seat]
+        cards = bit_list(hand)
+        if len(cards) == 1:
+            return cards[0]
+        sores = [CARD_SUIT[c] for c in s.sore_cards]  # revealed in PLAY
+        my_sore = sores[seat]
+        trick = s.trick.cards
+        k = len(trick)
+        leader = s.trick.leader
+        after = n - 1 - k  # players still to play after us
+        # unseen cards: in the other hands
+        unseen = self.game.used & ~hand & ~s.played
+        for c in s.sore_cards:
+            unseen &= ~(1 << c)
+        unseen_list = bit_list(unseen)
+        u = len(unseen_list) or 1
+        # expected worth of a card still to come, to each seat
+        exp_val = [sum(_val(c, sores[p]) for c in unseen_list) / u for p in range(n)]
+        h_after = len(cards) - 1 if k else len(cards)  # rough hand size of those after us
+        h_after = max(h_after, 1)
+        led = CARD_SUIT[trick[0]] if k else -1
+        # the current winner among the cards so far
+        best_pos, best_num, best_off = -1, 0, False
+        for i, c in enumerate(trick):
+            num = CARD_NUMBER[c]
+            if num == 0:
+                continue
+            off = CARD_SUIT[c] != led
+            if (off and (not best_off or num > best_num)) or (not off and not best_off
+                                                              and num > best_num):
+                best_pos, best_num, best_off = i, num, off
+        base_me = sum(_val(c, my_sore) for c in trick)
+        later = [(leader + i) % n for i in range(k + 1, n)]
+        best_score, best_card = None, cards[0]
+        for c in cards:
+            num = CARD_NUMBER[c]
+            suit = CARD_SUIT[c]
+            # does c take the lead of the trick?
+            if k == 0:
+                wins_now = num > 0
+                off = False
+            else:
+                off = suit != led
+                if num == 0:
+                    wins_now = False
+                elif off:
+                    wins_now = not best_off or num > best_num
+                else:
+                    wins_now = not best_off and num > best_num
+            if not wins_now:
+                hold = 0.0
+            elif after == 0:
+                hold = 1.0
+            elif not off:
+                hold = LEAD_HOLD  # any off-suit card of the later players beats it
+            else:
+                lead_suit_mask = SUIT_MASK[led]
+                beaters = sum(1 for x in unseen_list
+                              if CARD_NUMBER[x] > num and not (lead_suit_mask >> x) & 1)
+                hold = (1.0 - beaters / u) ** (after * h_after) if beaters else 1.0
+            win_val = base_me + _val(c, my_sore) + after * exp_val[seat]
+            # who takes it when we do not
+            if hold < 1.0:
+                if best_pos >= 0 and not wins_now:
+                    takers = [(leader + best_pos) % n]
+                    if after:  # a later player may still overtake
+                        takers += later
+                else:
+                    takers = later or [(leader + best_pos) % n]
+                lose = 0.0
+                for p in takers:
+                    sp = sores[p]
+                    lose += (sum(_val(x, sp) for x in trick) + _val(c, sp) + after * exp_val[p])
+                lose /= len(takers)
+                lose_val = -lose / (n - 1)
+            else:
+                lose_val = 0.0
+            keep = KEEP_HIGH * num if suit != my_sore else -SHED_SORE * num
+            score = hold * win_val + (1.0 - hold) * lose_val - keep
+            if best_score is None or score > best_score:
+                best_score, best_card = score, c
+        return best_card
+
+
+def rollout_policy(game, seed: int | None = None) -> Heuristic:
+    """PIMC rollouts: the heuristic itself."""
+    return Heuristic(game, seed=seed)
+
+
+__all__ = ["SEARCH_DEFAULTS", "Heuristic", "rollout_policy"]

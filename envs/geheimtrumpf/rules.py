@@ -303,6 +303,63 @@ class GeheimtrumpfGame(Game):
             return f"check {TASK_NAMES[action - self.CHECK0]}"
         return f"<invalid {action}>"
 
+    def determinize(self, state: GeheimtrumpfState, seat: int,
+                    rng: random.Random) -> GeheimtrumpfState:
+        """A clone (no log) with everything hidden from ``seat`` re-drawn.
+
+        Geheimtrumpf hides little: drafted cards lie face up, so every hand
+        is public and there are no voids to respect.  What ``seat`` cannot
+        know, and how it is re-drawn (uniformly among what agrees with all
+        ``seat`` has seen):
+
+        - during the card draft, for everyone but the start player, the
+          trumps: one of the (suit, value) draws that agree with every
+          announced row winner (:func:`consistent_trumps`; the 50 draws are
+          equally likely a priori); the stacks of this round's deck order
+          are rearranged to draw it;
+        - the order of the stacks' other cards (never shown);
+        - with 3 players, which set-aside (face-down) card lay in which row;
+        - the other players' secret task choices before the reveal: each
+          one who has chosen gets one of their unchecked tasks;
+        - every future deal (this round's too during the task draft):
+          fresh shuffles, drawn lazily on first use.
+
+        ``seat``'s own view - its encoded observation - is unchanged.
+        """
+        s = state.clone()
+        n = s.num_players
+        r = s.round_index
+        phase = s.phase
+        orders = s.deck_orders
+        first_hidden = r if phase == TASK_DRAFT else r + 1
+        known = [orders[i] for i in range(min(first_hidden, len(orders)))]
+        if phase not in (TASK_DRAFT, GAME_OVER):
+            order = list(known[r])
+            if phase == CARD_DRAFT and seat != s.start:
+                suit, value = rng.choice(consistent_trumps(s))
+                s.trumps = TRUMPS[(suit, value)]
+            else:
+                suit, value = s.trumps.suit, s.trumps.value
+            s_card = SUIT_STACK0 + (suit if suit >= 0 else NUM_SUITS)
+            v_card = VALUE_STACK0 + (value - 1 if value else VALUES)
+            suits = [c for c in order[NUM_CARDS:VALUE_STACK0] if c != s_card]
+            values = [c for c in order[VALUE_STACK0:] if c != v_card]
+            rng.shuffle(suits)
+            rng.shuffle(values)
+            order[NUM_CARDS:] = [*suits, s_card, *values, v_card]
+            if n == 3:
+                aside = [order[i * ROW_LEN + 3] for i in range(ROWS)]
+                rng.shuffle(aside)
+                for i, c in enumerate(aside):
+                    order[i * ROW_LEN + 3] = c
+            known[r] = tuple(order)
+            if phase == TASK_CHOICE:
+                for p in range(n):
+                    if p != seat and s.chosen[p] >= 0:
+                        s.chosen[p] = rng.choice(bit_list(s.held[p] & ~s.checked[p]))
+        s.deck_orders = _RedrawnOrders(known, len(orders), rng.getrandbits(62))
+        return s
+
 
 def check_order(order) -> None:
     """A deck order: the 36 number cards, then the suit stack, then the value stack."""
@@ -320,6 +377,75 @@ def trumps_of_order(order) -> tuple[int, int]:
     s = order[VALUE_STACK0 - 1] - SUIT_STACK0
     v = order[DECK_SIZE - 1] - VALUE_STACK0 + 1
     return (s if s < NUM_SUITS else NO_TRUMP_SUIT, v if v <= VALUES else NO_TRUMP_VALUE)
+
+
+def consistent_trumps(state) -> list[tuple[int, int]]:
+    """Every trump draw ``(suit, value)`` under which the announced row winners hold.
+
+    The evidence a non-start player has about the trumps during the card
+    draft: each finished row, judged as a trick under the draw, must have
+    been won by the announced seat.  The true draw is always among them.
+    """
+    n = state.num_players
+    rows = [(state.row_first(r), list(cards), w)
+            for r, (cards, w) in enumerate(zip(state.draft_rows, state.row_winners))]
+    out = []
+    for key, t in TRUMPS.items():
+        power = t.power
+        for first, cards, w in rows:
+            if (first + trick_winner(cards, power)) % n != w:
+                break
+        else:
+            out.append(key)
+    return out
+
+
+def _fresh_order(rng: random.Random) -> tuple[int, ...]:
+    numbers = list(range(NUM_CARDS))
+    suits = list(range(SUIT_STACK0, VALUE_STACK0))
+    values = list(range(VALUE_STACK0, DECK_SIZE))
+    for part in (numbers, suits, values):
+        rng.shuffle(part)
+    return tuple(numbers + suits + values)
+
+
+class _RedrawnOrders:
+    """Deck orders whose rounds from ``first`` on are fresh shuffles, drawn on first use.
+
+    Re-shuffling all future rounds eagerly would cost ~1.5 ms per sampled
+    world, and a search that stops at the end of the round never looks at
+    them.  Round ``i >= first`` is drawn from its own generator seeded by
+    ``(seed, i)``, so clones that share this object see the same future.
+    """
+
+    __slots__ = ("_cache", "_first", "_known", "_len", "_seed")
+
+    def __init__(self, known: list[tuple[int, ...]], length: int, seed: int):
+        self._known = known
+        self._first = len(known)
+        self._len = length
+        self._seed = seed
+        self._cache: dict[int, tuple[int, ...]] = {}
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._len))]
+        if i < 0:
+            i += self._len
+        if not 0 <= i < self._len:
+            raise IndexError(i)
+        if i < self._first:
+            return self._known[i]
+        order = self._cache.get(i)
+        if order is None:
+            order = self._cache[i] = _fresh_order(random.Random(self._seed * 100_003 + i))
+        return order
+
+    def __iter__(self):
+        return (self[i] for i in range(self._len))
 
 
 class GeheimtrumpfState(GameState):

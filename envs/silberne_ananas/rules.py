@@ -243,6 +243,79 @@ class SilberneAnanasGame(Game):
         orders = self.checked_orders(deck_orders, self.max_deals, range(DECK_SIZE))
         return SilberneAnanasState(self, orders, log)
 
+    def determinize(self, state: SilberneAnanasState, seat: int,
+                    rng: random.Random) -> SilberneAnanasState:
+        """A copy of ``state`` with everything hidden from ``seat`` re-drawn (for search).
+
+        Hidden from ``seat``: the other two hands and every future deal.
+        The copy (``log=None``) keeps the seat's hand and every public fact;
+        the cards it has not seen (not in its hand, not played) are re-dealt
+        to the other two players, each keeping its hand size, uniformly
+        among the deals consistent with what the seat has seen: a player
+        who showed out of a suit holds none of it, and one who cannot hold
+        the Joker (showed out without playing it, or the Joker is out)
+        does not get it.  With two hands to fill this is exact constrained
+        dealing: a card only one of them may hold goes to that one, the
+        free cards are shuffled and split by the remaining counts.  The
+        current deal's deck order is rewritten to match the re-dealt hands
+        (the cards each player held at the start of the deal), and the deck
+        orders of future deals are reshuffled.  Past deals are public.
+        """
+        c = state.clone()
+        if state.over:
+            return c
+        others = [p for p in range(NUM_PLAYERS) if p != seat]
+        a, b = others
+        need_a = state.hands[a].bit_count()
+        need_b = state.hands[b].bit_count()
+        pool = state.hands[a] | state.hands[b]  # = unseen: not own, not played
+        banned = []
+        for p in others:
+            m = 0
+            v = state.voids[p]
+            for suit in range(NUM_SUITS):
+                if (v >> suit) & 1:
+                    m |= SUIT_MASK[suit]
+            if state.no_joker[p]:
+                m |= JOKER_BIT
+            banned.append(m)
+        only_a = pool & banned[1]
+        only_b = pool & banned[0]
+        if only_a & only_b:
+            raise ValueError("silberne_ananas: determinize found an inconsistent state")
+        free = bit_list(pool & ~only_a & ~only_b)
+        rng.shuffle(free)
+        k = need_a - only_a.bit_count()
+        if k < 0 or k > len(free):
+            raise ValueError("silberne_ananas: determinize found an inconsistent state")
+        hand_a = only_a
+        for card in free[:k]:
+            hand_a |= 1 << card
+        c.hands[a] = hand_a
+        c.hands[b] = pool ^ hand_a
+        assert c.hands[b].bit_count() == need_b
+        # the current deal's order: each player's starting hand, consistent with the new hands
+        start = c.hands[:]
+        for p, action in state.history[(DECK_SIZE + 1) * state.deal_index:]:
+            if action < DECK_SIZE:
+                start[p] |= 1 << action
+        hands_cards = []
+        for p in range(NUM_PLAYERS):
+            cards = bit_list(start[p])
+            rng.shuffle(cards)
+            hands_cards.append(cards)
+        dealer = state.dealer
+        order = [hands_cards[(dealer + 1 + k) % NUM_PLAYERS][k // NUM_PLAYERS]
+                 for k in range(DECK_SIZE)]
+        orders = list(state.deck_orders)
+        orders[state.deal_index] = tuple(order)
+        for i in range(state.deal_index + 1, len(orders)):
+            o = list(orders[i])
+            rng.shuffle(o)
+            orders[i] = tuple(o)
+        c.deck_orders = orders
+        return c
+
     def action_label(self, action: int) -> str:
         if 0 <= action < DECK_SIZE:
             return DECK.names[action]

@@ -1,0 +1,341 @@
+"""Silberne Ananas bots: a middle-seeking heuristic and the PIMC search hooks.
+
+The aim is the middle: the middle deal score takes the +10 bonus and the
+middle total wins the match - so being middle every deal is no plan either
+(the bonus pushes a seat to the top).  Everything here steers by one value:
+
+* ``match_value(totals, seat)``: how good a standing is between deals - the
+  chance that ``seat`` ends in the middle when every total still drifts by
+  a normal noise of 8 points per remaining deal (Gauss-Hermite quadrature;
+  the deals left are estimated from the leader's distance to the target).
+  When the deal ends the game, the exact result (win share by the rules in
+  force) is used instead; in single-deal play it is 1 for the middle score.
+* ``taker_values``: for each seat and each possible taker of the current
+  trick (self, left, right), the expected value of the deal's end when the
+  tricks still to come fall uniformly at random (multinomial) - a seat's
+  deal score is its own tricks + 2 x its right neighbour's tricks, so a
+  trick for the left neighbour is +1 for them and +2 for the right one.
+  Cached per (totals, tricks taken), so it is cheap inside search.
+
+Heuristic decisions (reads only its own hand and public facts):
+
+* Joker gift: give the trick to whichever seat gives the best taker value.
+* Card play, last to play: exact - every legal card fixes the taker by the
+  odd-one-out rule (three of a suit: the middle card; two of one suit: the
+  other suit; three suits: the odd colour; a Joker in the trick: its player
+  gives it by their own values); play the card with the best taker value.
+* Card play, first or second: estimate - the unseen cards are re-dealt
+  ``samples`` times respecting shown voids and Joker facts
+  (``game.determinize``); in each sample a second player plays a random
+  legal card and the last player the card best for themself; play the card
+  with the best mean taker value.  Ties: the lowest card id.
+
+PIMC hooks: ``search_value`` scores a rollout's end (end of the deal) by the
+same value - the win share if the game is over, else ``match_value`` of the
+totals - instead of the score margin, which is the wrong aim here; the
+rollout policy plays the same trick logic with perfect information in the
+sampled world (last: best taker; second: best against the last player's
+best reply; leader: random), for speed.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+
+from envs.core.cards import bit_list
+from envs.silberne_ananas.rules import (
+    CARD_SUIT,
+    GIVE,
+    GIVE0,
+    HAND_SIZE,
+    JOKER,
+    MIDDLE_BONUS,
+    NUM_PLAYERS,
+    SUIT_MASK,
+    alone_rule,
+    deal_scores,
+    middle_rule,
+    middle_seat,
+    trick_winner,
+)
+from policies.base import Decision
+
+#: spread of one seat's deal score around the others' (points per deal, rough)
+DEAL_SIGMA = 8.0
+#: points the leader gains per deal on average (to estimate the deals left)
+LEADER_GAIN = 17.0
+
+SEARCH_DEFAULTS = {"worlds": 8, "rollouts": 1, "horizon": "round"}
+
+
+
+def _gauss_hermite(n: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Weights and nodes with sum(w * f(x)) ~ E[f(Z)], Z standard normal."""
+    x, w = np.polynomial.hermite_e.hermegauss(n)
+    return tuple(float(v) / math.sqrt(2 * math.pi) for v in w), tuple(float(v) for v in x)
+
+
+_GH_W, _GH_X = _gauss_hermite(9)
+
+
+def _multinomial(r: int) -> list[tuple[int, int, int, float]]:
+    """Every split (a, b, c) of ``r`` tricks with its probability when each goes to 1 of 3."""
+    out = []
+    for a in range(r + 1):
+        for b in range(r - a + 1):
+            c = r - a - b
+            p = math.factorial(r) / (math.factorial(a) * math.factorial(b) * math.factorial(c))
+            out.append((a, b, c, p / 3**r))
+    return out
+
+
+_SPLITS = [_multinomial(r) for r in range(HAND_SIZE + 1)]
+
+
+def _phi(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x * 0.7071067811865476))
+
+
+def match_value(totals, seat: int, target: int = 100) -> float:
+    """Chance-like value of ``seat`` finishing in the middle from these totals (game goes on)."""
+    others = [totals[p] for p in range(NUM_PLAYERS) if p != seat]
+    deals_left = max(1.0, (target - max(totals)) / LEADER_GAIN)
+    sigma = DEAL_SIGMA * math.sqrt(deals_left)
+    me = totals[seat]
+    ta, tb = others
+    v = 0.0
+    for w, z in zip(_GH_W, _GH_X, strict=True):
+        x = me + sigma * z
+        fa = _phi((x - ta) / sigma)
+        fb = _phi((x - tb) / sigma)
+        v += w * (fa * (1.0 - fb) + fb * (1.0 - fa))
+    return v
+
+
+def _win_share(winners: list[int]) -> list[float]:
+    share = [0.0] * NUM_PLAYERS
+    for w in winners:
+        share[w] = 1.0 / len(winners)
+    return share
+
+
+_END_CACHE: dict = {}
+_TAKER_CACHE: dict = {}
+
+
+def deal_end_values(options, totals: tuple, tricks: tuple) -> tuple[float, ...]:
+    """Per seat, the value of the deal ending with ``tricks`` from the ``totals`` before it."""
+    key = (options, totals, tricks)
+    v = _END_CACHE.get(key)
+    if v is not None:
+        return v
+    base = deal_scores(list(tricks))
+    mid = middle_seat(base)
+    if not options.match:
+        v = tuple(1.0 if s == mid else 0.0 for s in range(NUM_PLAYERS))
+    else:
+        new = [totals[s] + base[s] + (MIDDLE_BONUS if s == mid else 0) for s in range(NUM_PLAYERS)]
+        target = options.target_score
+        if max(new) >= target:
+            win = alone_rule(new, target) if options.alone_variant else middle_rule(new)
+            v = tuple(_win_share(win))
+        else:
+            v = tuple(match_value(new, s, target) for s in range(NUM_PLAYERS))
+    if len(_END_CACHE) > 200_000:
+        _END_CACHE.clear()
+    _END_CACHE[key] = v
+    return v
+
+
+def taker_values(state) -> list[list[float]]:
+    """``W[seat][taker]``: expected deal-end value for ``seat`` if ``taker`` takes this trick.
+
+    The tricks after this one are split uniformly at random (multinomial).
+    """
+    options = state.game.options
+    totals = tuple(state.totals)
+    tricks = tuple(state.tricks_won)
+    key = (options, totals, tricks)
+    w = _TAKER_CACHE.get(key)
+    if w is not None:
+        return w
+    rest = HAND_SIZE - sum(tricks) - 1
+    splits = _SPLITS[rest]
+    w = [[0.0] * NUM_PLAYERS for _ in range(NUM_PLAYERS)]
+    t0, t1, t2 = tricks
+    for taker in range(NUM_PLAYERS):
+        b0 = t0 + (taker == 0)
+        b1 = t1 + (taker == 1)
+        b2 = t2 + (taker == 2)
+        acc = [0.0, 0.0, 0.0]
+        for a, b, c, p in splits:
+            v = deal_end_values(options, totals, (b0 + a, b1 + b, b2 + c))
+            acc[0] += p * v[0]
+            acc[1] += p * v[1]
+            acc[2] += p * v[2]
+        for s in range(NUM_PLAYERS):
+            w[s][taker] = acc[s]
+    if len(_TAKER_CACHE) > 100_000:
+        _TAKER_CACHE.clear()
+    _TAKER_CACHE[key] = w
+    return w
+
+
+def _legal(hand: int, lead_suit: int, leading: bool) -> int:
+    """The rules' legal cards for ``hand`` (as in ``SilberneAnanasState.legal_mask``)."""
+    if leading:
+        if hand & (1 << JOKER) and hand != 1 << JOKER:
+            return hand ^ (1 << JOKER)
+        return hand
+    if lead_suit < 0:
+        return hand
+    same = hand & SUIT_MASK[lead_suit]
+    if same:
+        return same
+    if hand & (1 << JOKER):
+        return 1 << JOKER
+    return hand
+
+
+def _taker(leader: int, cards: list[int], w) -> int:
+    """Who takes a complete trick; a Joker's player gives it by their own values."""
+    for i, c in enumerate(cards):
+        if c == JOKER:
+            jp = (leader + i) % NUM_PLAYERS
+            row = w[jp]
+            return row.index(max(row))
+    return (leader + trick_winner(cards)) % NUM_PLAYERS
+
+
+def _best_last(leader: int, cards: list[int], legal: int, w) -> int:
+    """The last player's best card: the one whose taker they value most (lowest id on ties)."""
+    seat = (leader + 2) % NUM_PLAYERS
+    row = w[seat]
+    best, best_v = -1, -1.0
+    for c in bit_list(legal):
+        if c == JOKER:
+            v = max(row)
+        else:
+            v = row[_taker(leader, [*cards, c], w)]
+        if v > best_v + 1e-12:
+            best, best_v = c, v
+    return best
+
+
+def _lead_suit(cards: list[int]) -> int:
+    return CARD_SUIT[cards[0]] if cards else -1
+
+
+def _give(seat: int, w) -> int:
+    row = w[seat]
+    taker = row.index(max(row))
+    return GIVE0 + (taker - seat) % NUM_PLAYERS
+
+
+class Heuristic:
+    """Aims for the middle; see the module docstring."""
+
+    name = "heuristic"
+
+    def __init__(self, game, seed: int | None = None, samples: int = 16):
+        self.game = game
+        self.samples = samples
+        self.rng = random.Random(seed)
+
+    def act(self, decision: Decision) -> int:
+        state = decision.state
+        seat = decision.seat
+        legal = decision.legal_actions
+        w = taker_values(state)
+        if state.phase == GIVE:
+            return _give(seat, w)
+        if len(legal) == 1:
+            return legal[0]
+        trick = state.trick
+        leader = trick.leader
+        cards = trick.cards
+        mine = w[seat]
+        if len(cards) == NUM_PLAYERS - 1:
+            return _best_last(leader, cards, state.legal_mask(), w)
+        values = [0.0] * len(legal)
+        lead = _lead_suit(cards)
+        for _ in range(self.samples):
+            world = self.game.determinize(state, seat, self.rng)
+            hands = world.hands
+            for i, c in enumerate(legal):
+                if c == JOKER:
+                    values[i] += max(mine)
+                    continue
+                played = [*cards, c]
+                ls = lead if cards else CARD_SUIT[c]
+                if len(played) == 1:  # the second player: a random legal card
+                    p2 = (leader + 1) % NUM_PLAYERS
+                    options2 = bit_list(_legal(hands[p2], ls, False))
+                    played.append(self.rng.choice(options2))
+                last = (leader + 2) % NUM_PLAYERS
+                c3 = _best_last(leader, played, _legal(hands[last], ls, False), w)
+                values[i] += mine[_taker(leader, [*played, c3], w)]
+        best = max(values)
+        return legal[values.index(best)]
+
+
+class FastRollout:
+    """Perfect-information playout policy for PIMC worlds (reads every hand of the world)."""
+
+    name = "silberne_ananas_rollout"
+
+    def __init__(self, game, seed: int | None = None):
+        self.game = game
+        self.rng = random.Random(seed)
+
+    def act(self, decision: Decision) -> int:
+        state = decision.state
+        seat = state.current_player
+        w = taker_values(state)
+        if state.phase == GIVE:
+            return _give(seat, w)
+        legal_mask = state.legal_mask()
+        if legal_mask & (legal_mask - 1) == 0:
+            return legal_mask.bit_length() - 1
+        trick = state.trick
+        cards = trick.cards
+        leader = trick.leader
+        if len(cards) == 2:
+            return _best_last(leader, cards, legal_mask, w)
+        legal = bit_list(legal_mask)
+        if not cards:
+            return self.rng.choice(legal)
+        mine = w[seat]
+        ls = state.lead_suit
+        last = (leader + 2) % NUM_PLAYERS
+        reply_legal = _legal(state.hands[last], ls, False)
+        best, best_v = legal[0], -1.0
+        for c in legal:
+            if c == JOKER:
+                v = max(mine)
+            else:
+                played = [*cards, c]
+                c3 = _best_last(leader, played, reply_legal, w)
+                v = mine[_taker(leader, [*played, c3], w)]
+            if v > best_v + 1e-12:
+                best, best_v = c, v
+        return best
+
+
+def rollout_policy(game, seed: int | None = None) -> FastRollout:
+    return FastRollout(game, seed)
+
+
+def search_value(root, end, seat: int) -> float:
+    """Middle-ness after the rollout: the win share if the game ended, else ``match_value``."""
+    options = end.game.options
+    if end.over:
+        return _win_share(end.winners())[seat]
+    return match_value(end.totals, seat, options.target_score)
+
+
+__all__ = ["SEARCH_DEFAULTS", "FastRollout", "Heuristic", "match_value", "rollout_policy",
+           "search_value", "taker_values"]

@@ -150,6 +150,99 @@ class WizardOptions(Options):
         check_int("wizard", "first_dealer", self.first_dealer, 0, self.num_players - 1)
 
 
+# -- dealing the hidden cards for search (determinize) ----------------------------
+
+#: per suit mask, including "free" (Wizards and Jesters) as kind 4
+_KIND_MASK = (*SUIT_MASK, FREE)
+_DETERMINIZE_TRIES = 40
+
+
+def _deal_hidden(cards: list[int], sizes: list[int], bans: list[int],
+                 rng: random.Random) -> list[int]:
+    """Deal ``cards`` into hands of ``sizes`` (the rest stays undealt) so that
+    hand ``i`` holds no card of ``bans[i]`` (the suits its owner showed out of).
+
+    Uniform over all such deals by rejection: shuffle, deal, retry while a
+    hand breaks its voids.  When that keeps failing (late rounds, many
+    voids, no undealt rest) it falls back to :func:`_deal_constrained`,
+    which never fails on a feasible input and is close to uniform.
+    Returns the hands as bitmasks.
+    """
+    tries = _DETERMINIZE_TRIES if any(bans) else 1
+    for _ in range(tries):
+        rng.shuffle(cards)
+        hands = []
+        k = 0
+        for size, ban in zip(sizes, bans):
+            h = 0
+            for c in cards[k:k + size]:
+                h |= 1 << c
+            if h & ban:
+                break
+            hands.append(h)
+            k += size
+        else:
+            return hands
+    return _deal_constrained(cards, sizes, bans, rng)
+
+
+def _deal_constrained(cards: list[int], sizes: list[int], bans: list[int],
+                      rng: random.Random) -> list[int]:
+    """Sequential deal that respects the voids and never paints itself into a corner.
+
+    Cards are taken in random order; each goes to a random hand that may
+    hold it (weighted by the room left; the undealt rest takes anything),
+    but only where the cards still to come can all be placed - checked by
+    Hall's condition over the five kinds (four suits, Wizards/Jesters).
+    """
+    bins = len(sizes)
+    caps = [*sizes, len(cards) - sum(sizes)]
+    allowed = [[not (bans[b] & _KIND_MASK[t]) for t in range(5)] for b in range(bins)]
+    allowed.append([True] * 5)
+    kinds = [CARD_SUIT[c] if CARD_SUIT[c] >= 0 else 4 for c in cards]
+    left = [0] * 5
+    for t in kinds:
+        left[t] += 1
+    # per non-empty set of kinds: its kinds, and the bins that take any of them
+    checks = []
+    for sub in range(1, 32):
+        ts = [t for t in range(5) if sub >> t & 1]
+        checks.append((ts, [b for b in range(bins + 1) if any(allowed[b][t] for t in ts)]))
+
+    def feasible() -> bool:
+        for ts, bs in checks:
+            need = 0
+            for t in ts:
+                need += left[t]
+            if need:
+                room = 0
+                for b in bs:
+                    room += caps[b]
+                if need > room:
+                    return False
+        return True
+
+    order = list(range(len(cards)))
+    rng.shuffle(order)
+    hands = [0] * bins
+    for i in order:
+        c, t = cards[i], kinds[i]
+        left[t] -= 1
+        options = [b for b in range(bins + 1) if caps[b] and allowed[b][t]]
+        while True:  # weighted by room; a bin that leaves no deal is dropped
+            if not options:
+                raise ValueError("wizard: no deal of the hidden cards fits the voids seen")
+            b = rng.choices(options, [caps[x] for x in options])[0]
+            caps[b] -= 1
+            if feasible():
+                break
+            caps[b] += 1
+            options.remove(b)
+        if b < bins:
+            hands[b] |= 1 << c
+    return hands
+
+
 # -- the game -------------------------------------------------------------------
 
 
@@ -189,6 +282,78 @@ class WizardGame(Game):
         if self.trump0 <= action < self.num_actions:
             return f"trump {SUITS[action - self.trump0]}"
         return f"<invalid {action}>"
+
+    def determinize(self, state: WizardState, seat: int, rng: random.Random) -> WizardState:
+        """A copy of ``state`` (no log) with everything ``seat`` cannot see re-dealt.
+
+        Kept: the seat's own hand and everything public (the turned card,
+        trump, bids, tricks, played cards, voids, scores, history).  Drawn
+        afresh: the other hands, from the cards the seat has not seen (not
+        in its hand, not played this round, not the turned card), keeping
+        each hand's size and every void the seat has seen (a player who did
+        not follow a suit holds none of it; Wizards and Jesters fit any
+        hand) - uniformly among such deals (see :func:`_deal_hidden`); the
+        cards left undealt this round; and the deck orders of all later
+        rounds.  The current round's deck order is rebuilt to match the new
+        deal (each seat's hand plus the cards it played this round in its
+        dealing positions, the turned card in its place, the new undealt
+        rest after it), so the copy is a whole game that could have been
+        dealt; the state never reads it again after dealing.
+        """
+        s = state.clone()
+        n = s.num_players
+        seen = s.hands[seat] | s.played
+        if s.trump_card >= 0:
+            seen |= 1 << s.trump_card
+        unseen = [c for c in range(DECK_SIZE) if not (seen >> c) & 1]
+        others = [p for p in range(n) if p != seat]
+        sizes = [s.hands[p].bit_count() for p in others]
+        bans = [0] * len(others)
+        for i, p in enumerate(others):
+            v = s.voids[p]
+            for suit in range(NUM_SUITS):
+                if v >> suit & 1:
+                    bans[i] |= SUIT_MASK[suit]
+        hands = _deal_hidden(unseen, sizes, bans, rng)
+        dealt = 0
+        for p, h in zip(others, hands):
+            s.hands[p] = h
+            dealt |= h
+        if s.phase != GAME_OVER:
+            # this round's order: who played what (the last plays in history)
+            got = s.hands[:]
+            k = s.played.bit_count()
+            hist = s.history
+            i = len(hist) - 1
+            while k:
+                p, a = hist[i]
+                if a < DECK_SIZE:
+                    got[p] |= 1 << a
+                    k -= 1
+                i -= 1
+            r = s.hand_size
+            order = [0] * DECK_SIZE
+            for p in range(n):
+                cards = bit_list(got[p])
+                rng.shuffle(cards)
+                first = (p - s.dealer - 1) % n
+                for j, c in enumerate(cards):
+                    order[first + j * n] = c
+            pos = n * r
+            if s.trump_card >= 0:
+                order[pos] = s.trump_card
+                pos += 1
+            rest = [c for c in unseen if not (dealt >> c) & 1]
+            rng.shuffle(rest)
+            order[pos:] = rest
+            orders = s.deck_orders[:]
+            orders[s.round_index] = tuple(order)
+            for j in range(s.round_index + 1, len(orders)):
+                o = list(orders[j])
+                rng.shuffle(o)
+                orders[j] = tuple(o)
+            s.deck_orders = orders
+        return s
 
 
 class WizardState(GameState):

@@ -1,0 +1,302 @@
+"""Wizard bots: a rule-based player that bids its likely tricks and plays to hit the bid.
+
+Strategy of :class:`Heuristic` (it reads only its own hand and public facts):
+
+* Trump choice (a Wizard was turned): the suit it holds most of, counting
+  high cards extra (each card ``1 + number / 13``).
+* Bid: the rounded sum of each card's chance to take a trick.  A Wizard
+  ~0.95, a Jester 0; a suit card's chance falls with the unseen cards that
+  can beat it - higher cards of its suit, Wizards, and (for side suits)
+  trumps of a player void in the suit - and with the number of opponents;
+  weak chances (< 0.35) count half, as low cards rarely win in long hands.
+  The seat that bids last nudges its estimate away from nothing.
+* Play, with ``need = bid - tricks won``:
+
+  - need > 0, leading: cash a likely winner (the non-Wizard card most
+    likely to hold, if >= 0.5; a Wizard if the need covers every trick
+    left); else lead a low card.  Following: take the trick with the
+    cheapest card that wins now and will likely hold (a Wizard when the
+    trick matters: short of sure winners for the need); else throw the
+    cheapest card.
+  - need <= 0 (bid met, or over): duck.  Leading: the card least likely
+    to win.  Following: the highest card that still loses (dumping
+    dangerous high cards while it is safe); if every card wins, the
+    lowest one, or - when last to play, the trick being lost anyway - the
+    highest.
+
+``rollout_policy`` gives PIMC a cheaper player of the same kind
+(:class:`FastHeuristic`: the same bid, simplified play that wins with the
+cheapest winner when short and ducks with the highest loser when not), so
+that a tried bid is played out by a side that tries to make it.
+"""
+
+from __future__ import annotations
+
+import random
+
+from envs.wizard.rules import (
+    BID,
+    CHOOSE_TRUMP,
+    DECK_SIZE,
+    JESTER0,
+    NUM_SUITS,
+    NUMBERS,
+    PLAY,
+    SUIT_MASK,
+    WIZARD0,
+    trick_winner,
+)
+from policies.base import Decision
+
+ALL = (1 << DECK_SIZE) - 1
+WIZARDS = 0xF << WIZARD0
+_WEAK = 0.35
+
+#: settings for PIMC with the fast heuristic rollout
+SEARCH_DEFAULTS = {"worlds": 6, "rollouts": 1, "horizon": "round"}
+
+
+def power(card: int, trump: int) -> int:
+    """Card strength for ordering one's own cards: Jester < side suit < trump < Wizard."""
+    if card >= JESTER0:
+        return 0
+    if card >= WIZARD0:
+        return 40
+    v = card % NUMBERS + 1
+    return v + 20 if card // NUMBERS == trump else v
+
+
+def beats(card: int, best: int, trump: int) -> bool:
+    """Whether ``card`` played now takes the trick from the card ``best`` that leads it."""
+    if WIZARD0 <= best < JESTER0:
+        return False  # the first Wizard wins
+    if card >= JESTER0:
+        return False
+    if card >= WIZARD0 or best >= JESTER0:
+        return True  # a Wizard; or only Jesters so far
+    cs, bs = card // NUMBERS, best // NUMBERS
+    if cs == bs:
+        return card > best
+    return cs == trump
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _trump_of(state) -> int:
+    return state.trump if state.trump >= 0 else -1
+
+
+def choose_trump(hand: int) -> int:
+    """The suit with the most weight (1 + number/13 per card)."""
+    best, best_w = 0, -1.0
+    for suit in range(NUM_SUITS):
+        w = sum(1.0 + (c % NUMBERS + 1) / NUMBERS for c in _bits(hand & SUIT_MASK[suit]))
+        if w > best_w:
+            best, best_w = suit, w
+    return best
+
+
+def _hold_chance(card: int, unseen: int, trump: int, k: int, h: int) -> float:
+    """Chance that ``card``, leading the trick now, is still ahead after ``k`` more players.
+
+    Dangers: unseen cards that beat it - higher cards of its suit, Wizards
+    (half weight once hands are longer than one card: their holders pick
+    their trick), and trumps weighted by the chance an opponent with ``h``
+    cards is void in the card's suit.  Each of the ``k`` players gets
+    ``min(h, 2)`` draws from the unseen pool.
+    """
+    if k <= 0:
+        return 1.0
+    if WIZARD0 <= card < JESTER0:
+        return 1.0
+    if card >= JESTER0:
+        return 0.0
+    u = unseen.bit_count()
+    if not u:
+        return 1.0
+    m = 1 if h <= 1 else 2
+    suit = card // NUMBERS
+    higher = unseen & SUIT_MASK[suit] & ~((2 << card) - 1)
+    danger = higher.bit_count() + (unseen & WIZARDS).bit_count() / m
+    if trump >= 0 and suit != trump:
+        same = (unseen & SUIT_MASK[suit]).bit_count()
+        void = (1.0 - same / u) ** h
+        danger += (unseen & SUIT_MASK[trump]).bit_count() * void
+    q = min(1.0, danger / u)
+    return (1.0 - q) ** (k * m)
+
+
+def estimate_tricks(hand: int, unseen: int, trump: int, n: int) -> float:
+    """Expected tricks of ``hand`` (see the module docstring)."""
+    h = hand.bit_count()
+    total = 0.0
+    for c in _bits(hand):
+        if c >= JESTER0:
+            continue
+        if c >= WIZARD0:
+            total += 0.95
+            continue
+        p = _hold_chance(c, unseen, trump, n - 1, h)
+        if c // NUMBERS != trump and h > 1:
+            p *= 0.85  # a side card may never get to lead or follow its suit
+        total += p if p >= _WEAK else 0.5 * p
+    return total
+
+
+def heuristic_bid(state, seat: int) -> int:
+    hand = state.hands[seat]
+    seen = hand | state.played
+    if state.trump_card >= 0:
+        seen |= 1 << state.trump_card
+    est = estimate_tricks(hand, ALL & ~seen, _trump_of(state), state.num_players)
+    bid = int(est + 0.5)
+    bid = max(0, min(state.hand_size, bid))
+    legal = state.legal_mask() >> state.game.bid0
+    if not (legal >> bid) & 1:  # the dealer's restriction: the nearer side of the estimate
+        bid = bid + 1 if est > bid and bid < state.hand_size else (bid - 1 if bid > 0 else 1)
+    return bid
+
+
+def _trick_best(state, trump: int) -> int:
+    cards = state.trick.cards
+    return cards[trick_winner(cards, trump)] if cards else -1
+
+
+class Heuristic:
+    """The rule-based Wizard player described in the module docstring."""
+
+    name = "heuristic"
+
+    def __init__(self, game, seed: int | None = None):
+        self.game = game
+        self.rng = random.Random(seed)
+
+    def act(self, decision: Decision) -> int:
+        s = decision.state
+        seat = decision.seat
+        g = self.game
+        if s.phase == CHOOSE_TRUMP:
+            return g.trump0 + choose_trump(s.hands[seat])
+        if s.phase == BID:
+            return g.bid0 + heuristic_bid(s, seat)
+        if s.phase == PLAY:
+            return self.play(s, seat)
+        raise ValueError(f"wizard heuristic: nothing to decide in phase {s.phase_name}")
+
+    def play(self, s, seat: int) -> int:
+        legal = _bits(s.legal_mask())
+        if len(legal) == 1:
+            return legal[0]
+        trump = _trump_of(s)
+        hand = s.hands[seat]
+        seen = hand | s.played
+        if s.trump_card >= 0:
+            seen |= 1 << s.trump_card
+        unseen = ALL & ~seen
+        n = s.num_players
+        need = s.bids[seat] - s.tricks_won[seat]
+        left = hand.bit_count()  # tricks left, this one included
+        cards = s.trick.cards
+        k = n - len(cards) - 1  # players after this seat
+        h = left - 1 if k else left
+        key = lambda c: power(c, trump)  # noqa: E731
+        if not cards:
+            chances = {c: _hold_chance(c, unseen, trump, k, left) for c in legal}
+            if need > 0:
+                wizards = [c for c in legal if WIZARD0 <= c < JESTER0]
+                plain = [c for c in legal if c < WIZARD0]
+                if plain:
+                    best = max(plain, key=lambda c: (chances[c], -key(c)))
+                    if chances[best] >= 0.5:
+                        return best
+                if wizards and (need >= left or not plain):
+                    return wizards[0]
+                # lead low: the card least likely to win (a Jester if that is all)
+                low = [c for c in legal if c < WIZARD0] or legal
+                return min(low, key=lambda c: (chances.get(c, 0.0), key(c)))
+            # duck: the card least likely to win; keep Jesters for forced tricks
+            plain = [c for c in legal if c < WIZARD0] or legal
+            return min(plain, key=lambda c: (chances[c], -key(c)))
+        best = _trick_best(s, trump)
+        winners = [c for c in legal if beats(c, best, trump)]
+        losers = [c for c in legal if not beats(c, best, trump)]
+        if need > 0:
+            if winners:
+                plain = sorted((c for c in winners if c < WIZARD0), key=key)
+                for c in plain:
+                    if _hold_chance(c, unseen, trump, k, h) >= 0.5:
+                        return c
+                wizards = [c for c in winners if WIZARD0 <= c < JESTER0]
+                sure_later = (hand & WIZARDS).bit_count() - (1 if wizards else 0)
+                if wizards and (sure_later < need or need >= left):
+                    return wizards[0]
+                if plain and k == 0:
+                    return plain[0]
+            # cannot (or need not) win this one: throw the cheapest card
+            pool = losers or legal
+            return min(pool, key=lambda c: (key(c) if c < JESTER0 else 50))
+        if losers:
+            return max(losers, key=key)
+        if k == 0:
+            return max(legal, key=key)
+        return min(legal, key=key)
+
+
+class FastHeuristic:
+    """A cheaper player of the same plan, for PIMC rollouts."""
+
+    name = "heuristic_fast"
+
+    def __init__(self, game, seed: int | None = None):
+        self.game = game
+
+    def act(self, decision: Decision) -> int:
+        s = decision.state
+        seat = s.current_player
+        g = self.game
+        phase = s.phase
+        if phase == PLAY:
+            legal = s.legal_mask()
+            if not legal & (legal - 1):
+                return legal.bit_length() - 1
+            trump = s.trump
+            cards = s.trick.cards
+            need = s.bids[seat] - s.tricks_won[seat]
+            lst = _bits(legal)
+            if not cards:
+                if need > 0:
+                    return max(lst, key=lambda c: power(c, trump))
+                return min(lst, key=lambda c: power(c, trump) if c < JESTER0 else 30)
+            best = cards[trick_winner(cards, trump)]
+            if need > 0:
+                win = [c for c in lst if beats(c, best, trump)]
+                if win:
+                    return min(win, key=lambda c: power(c, trump))
+                return min(lst, key=lambda c: power(c, trump) if c < JESTER0 else 50)
+            lose = [c for c in lst if not beats(c, best, trump)]
+            if lose:
+                return max(lose, key=lambda c: power(c, trump))
+            if len(cards) == s.num_players - 1:
+                return max(lst, key=lambda c: power(c, trump))
+            return min(lst, key=lambda c: power(c, trump))
+        if phase == BID:
+            return g.bid0 + heuristic_bid(s, seat)
+        if phase == CHOOSE_TRUMP:
+            return g.trump0 + choose_trump(s.hands[seat])
+        raise ValueError(f"wizard rollout: nothing to decide in phase {s.phase_name}")
+
+
+def rollout_policy(game, seed: int | None = None) -> FastHeuristic:
+    """PIMC's rollout player: :class:`FastHeuristic`."""
+    return FastHeuristic(game, seed)
+
+
+__all__ = ["SEARCH_DEFAULTS", "FastHeuristic", "Heuristic", "beats", "choose_trump",
+           "estimate_tricks", "heuristic_bid", "power", "rollout_policy"]

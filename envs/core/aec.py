@@ -71,7 +71,7 @@ class CardGameEnv(AECEnv):
             "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
             "action_mask": spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8),
         })
-        act_space = spaces.Discrete(self.game.num_actions)
+        act_space = ActionSpace(self.game.num_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         slayout = self.encoder.state_layout
@@ -97,7 +97,8 @@ class CardGameEnv(AECEnv):
         self.seed_ = int(self.np_random.integers(2**63 - 1))
         self.state_ = self.game.new_state(self.game.deal(random.Random(self.seed_)), log=True)
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0 for a in self.agents}
+        self._no_rewards = dict.fromkeys(self.agents, 0)  # shared while nobody scores
+        self.rewards = self._no_rewards
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
@@ -132,27 +133,31 @@ class CardGameEnv(AECEnv):
         state.step(a)  # raises IllegalActionError (a ValueError) and changes nothing
 
         self._cumulative_rewards[agent] = 0
-        rewards = dict.fromkeys(self.agents, 0.0)
-        if self.reward_mode == "score":
-            deltas = state.last_deltas
+        deltas = state.last_deltas if self.reward_mode == "score" else None
+        ended = state.over or state.truncated
+        if deltas or ended:
+            rewards = dict.fromkeys(self.agents, 0.0)
             if deltas:
                 for s, d in enumerate(deltas):
                     if d:
                         rewards[self.possible_agents[s]] = d * self.reward_scale
-        if state.over:
-            if self.reward_mode == "win":
+            if state.over and self.reward_mode == "win":
                 win = state.winners()
                 for s in win:
                     rewards[self.possible_agents[s]] = 1.0 / len(win)
-            self.terminations = dict.fromkeys(self.agents, True)
-        elif state.truncated:
-            self.truncations = dict.fromkeys(self.agents, True)
-        self.rewards = rewards
-        if state.over or state.truncated:
+            self.rewards = rewards
+            self._accumulate_rewards()
+        else:
+            # Nobody scored: skip building and accumulating an all-zero dict.
+            self.rewards = self._no_rewards
+        if ended:
+            if state.over:
+                self.terminations = dict.fromkeys(self.agents, True)
+            else:
+                self.truncations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
         else:
             self.agent_selection = self.possible_agents[state.current_player]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -197,6 +202,60 @@ class CardGameEnv(AECEnv):
             "reward": self.reward_mode, "reward_scale": self.reward_scale})
 
 
+# -- PettingZoo's standard wrappers, with direct attribute forwarding ------------------
+#
+# PettingZoo's BaseWrapper forwards every attribute read (agent_selection,
+# rewards, terminations, ...) through ``__getattr__``, once per wrapper layer;
+# profiling showed that forwarding to be the largest single cost of a step
+# through ``env()``.  The subclasses below keep the wrappers' behaviour and
+# checks and only turn the hot attributes into properties that read the raw
+# env directly.
+
+_HOT = ("agent_selection", "rewards", "terminations", "truncations", "infos", "agents",
+        "_cumulative_rewards", "possible_agents")
+_CHECKED_BEFORE_RESET = {"rewards", "terminations", "truncations", "infos", "agent_selection",
+                         "agents"}
+
+
+def _forward(name: str, order_enforcing: bool) -> property:
+    check = order_enforcing and name in _CHECKED_BEFORE_RESET
+
+    def get(self):
+        if check and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    def set_(self, value):
+        setattr(self._raw, name, value)
+
+    return property(get, set_)
+
+
+def _fast(cls: type, order_enforcing: bool = False) -> type:
+    attrs = {name: _forward(name, order_enforcing) for name in _HOT}
+    attrs["__doc__"] = f"{cls.__doc__}\n\n(stichzoo: hot attributes read the raw env directly.)"
+    return type(cls.__name__, (cls,), attrs)
+
+
+_TerminateIllegal = _fast(wrappers.TerminateIllegalWrapper)
+_AssertOutOfBounds = _fast(wrappers.AssertOutOfBoundsWrapper)
+_OrderEnforcing = _fast(wrappers.OrderEnforcingWrapper, order_enforcing=True)
+
+
+class ActionSpace(spaces.Discrete):
+    """``Discrete(n)`` with a fast membership test for plain ints.
+
+    PettingZoo's AssertOutOfBoundsWrapper asks ``contains`` on every step;
+    gymnasium's general version (dtype introspection) cost more than the
+    rules.  Other inputs take gymnasium's path unchanged.
+    """
+
+    def contains(self, x: Any) -> bool:
+        if type(x) is int:
+            return self.start <= x < self.start + self.n
+        return super().contains(x)
+
+
 def wrap(raw: CardGameEnv) -> AECEnv:
     """PettingZoo's standard wrappers, as classic envs use them.
 
@@ -204,7 +263,13 @@ def wrap(raw: CardGameEnv) -> AECEnv:
     offender and a warning (TerminateIllegalWrapper); out-of-range actions
     are asserted; call order is enforced.
     """
-    env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    env = wrappers.OrderEnforcingWrapper(env)
-    return env
+    env = _TerminateIllegal.__new__(_TerminateIllegal)
+    env._raw = raw
+    _TerminateIllegal.__init__(env, raw, illegal_reward=-1)
+    outer = _AssertOutOfBounds.__new__(_AssertOutOfBounds)
+    outer._raw = raw
+    _AssertOutOfBounds.__init__(outer, env)
+    top = _OrderEnforcing.__new__(_OrderEnforcing)
+    top._raw = raw
+    _OrderEnforcing.__init__(top, outer)
+    return top

@@ -1,0 +1,477 @@
+"""Geheimtrumpf bots: a rule-based heuristic and the hints for the search bot.
+
+The game in one line: draft a hand from face-up rows while deducing the
+secret trumps from the announced row winners, then pick one of your tasks
+("no trick", "exactly two", "no hearts" ...) and play to meet it.
+
+Heuristic (reads only what its seat sees: the public hands, rows, row
+winners and tasks, the trumps once it knows them, its own task choice and
+the others' once revealed):
+
+* **Card strength.**  Under a trump draw each card gets a static chance to
+  win a trick (Obertrumpf ~1, other trump-value cards, trump suit by rank,
+  plain cards by rank in their suit, damped by how many trumps exist) and a
+  chance to win the *last* trick.  A seat that does not know the trumps
+  averages these tables over every (suit, value) draw that agrees with all
+  row winners announced so far (:func:`envs.geheimtrumpf.rules.consistent_trumps`).
+  A hand's trick count is then a Poisson-binomial of its cards' chances.
+* **Task draft** (game start): a fixed preference order measured from play
+  (tasks the heuristic meets most often first), taking at most two of the
+  four "no suit" tasks, so the four tasks mix "few tricks", "a count" and
+  "no suit" and most hands fit one of them.
+* **Card draft**: for every unchecked task, project the hand to the end of
+  the draft (each later row gives the card that task wants: low for "no
+  trick"/"fewest"/"no suit" - no cards of the forbidden suit -, high for
+  "most", a mix that lands on the count for "exactly k", one top trump for
+  "last trick") and estimate the chance to meet the task; take the row card
+  that maximises the best task's chance.
+* **Task choice**: the unchecked task with the highest estimated chance
+  under the now revealed trumps ("most"/"fewest" compare with the other
+  players' public hands).
+* **Play**: steer to the task - win tricks while short of the count or for
+  "most", duck otherwise (the highest card that cannot win, or the card most
+  likely to be overtaken), keep the top trump for "last trick", shed cards
+  of the forbidden suit into others' tricks; winning leads use cards no
+  other hand can beat (all hands are public).  The start player, who chose
+  nothing, adopts the chosen task of another player that its own hand meets
+  best (it checks off a task when it meets one another player missed).
+* **Check-off**: the unchecked task that is hardest to meet (measured
+  order), so the easy ones stay for the later rounds.
+
+Search hints: the rollout policy is a cheaper version of the same play
+(draft by a fixed per-round plan per seat, computed from the sampled
+world's trumps), the value is the round's tasks-checked margin (the
+default :func:`policies.search.score_gain`).
+"""
+
+from __future__ import annotations
+
+import random
+
+from envs.core.cards import bit_list
+from envs.core.tricks import follow_mask
+from envs.geheimtrumpf.rules import (
+    CARD_DRAFT,
+    CARD_SUIT,
+    CARD_VALUE,
+    CHECK_OFF,
+    FEWEST_TRICKS,
+    LAST_TRICK,
+    MOST_TRICKS,
+    NO_SUIT0,
+    NO_TRICK,
+    NUM_CARDS,
+    NUM_TASKS,
+    PLAY,
+    ROWS,
+    SUIT_MASK,
+    TASK_CHOICE,
+    TASK_DRAFT,
+    THREE_TRICKS,
+    TRUMPS,
+    consistent_trumps,
+)
+from policies.base import Decision
+
+#: PIMC budget (see the module docstring; measured cost in the tests' notes)
+SEARCH_DEFAULTS = {"worlds": 3, "rollouts": 1, "horizon": "round"}
+
+#: task draft preference, best first (tasks the heuristic meets most often)
+DRAFT_ORDER = (NO_TRICK, 7, 8, 9, 10, FEWEST_TRICKS, LAST_TRICK, 1, MOST_TRICKS, 2, THREE_TRICKS)
+MAX_NO_SUIT = 2
+#: check-off preference: hardest first
+HARD_ORDER = (THREE_TRICKS, 2, MOST_TRICKS, 1, LAST_TRICK, FEWEST_TRICKS, 10, 9, 8, 7, NO_TRICK)
+
+# -- card strength tables ---------------------------------------------------------------
+
+_PLAIN = (0.9, 0.55, 0.3, 0.15, 0.08, 0.05, 0.03, 0.02, 0.02)
+
+
+def _tables(t) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """(chance to win a trick, chance to win the last trick) per card under trumps ``t``."""
+    power = t.power
+    n_trumps = t.mask.bit_count()
+    damp = max(0.2, 1.0 - n_trumps / 14)
+    win, last = [], []
+    for c in range(NUM_CARDS):
+        p = power[c]
+        if p == 30:
+            w, ll = 0.97, 0.95
+        elif p == 20:
+            w, ll = (0.8, 0.55) if t.suit >= 0 else (0.75, 0.45)
+        elif p:
+            above = sum(1 for d in range(NUM_CARDS) if 10 < power[d] < 20 and power[d] > p)
+            w, ll = max(0.12, 0.75 - 0.1 * above), max(0.03, 0.5 - 0.1 * above)
+        else:
+            g = t.group[c]
+            above = sum(1 for d in bit_list(g) if CARD_VALUE[d] > CARD_VALUE[c])
+            w = _PLAIN[above] * damp
+            ll = (0.3 if above == 0 else 0.05) if n_trumps == 0 else 0.02
+        win.append(w)
+        last.append(ll)
+    scale = 9.0 / sum(win) * (NUM_CARDS / 36)
+    return tuple(min(0.99, w * scale) for w in win), tuple(last)
+
+
+TABLES = {key: _tables(t) for key, t in TRUMPS.items()}
+
+_belief_cache: dict = {}
+
+
+def belief(s, seat: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Win / last-trick chance per card as ``seat`` sees it (averaged over unknown trumps)."""
+    if s.trumps_known_to(seat):
+        return TABLES[(s.trumps.suit, s.trumps.value)]
+    key = (s.num_players, s.start, tuple(s.draft_rows), tuple(s.row_winners))
+    hit = _belief_cache.get(key)
+    if hit is not None:
+        return hit
+    keys = consistent_trumps(s)
+    k = len(keys)
+    win = [0.0] * NUM_CARDS
+    last = [0.0] * NUM_CARDS
+    for key2 in keys:
+        w, ll = TABLES[key2]
+        for c in range(NUM_CARDS):
+            win[c] += w[c]
+            last[c] += ll[c]
+    out = (tuple(x / k for x in win), tuple(x / k for x in last))
+    if len(_belief_cache) > 4096:
+        _belief_cache.clear()
+    _belief_cache[key] = out
+    return out
+
+
+def trick_dist(probs) -> list[float]:
+    """Poisson-binomial: P(k tricks) for independent win chances ``probs``."""
+    d = [1.0]
+    for p in probs:
+        q = 1.0 - p
+        nd = [0.0] * (len(d) + 1)
+        for k, x in enumerate(d):
+            nd[k] += x * q
+            nd[k + 1] += x * p
+        d = nd
+    return d
+
+
+# chance to be strictly first / strictly last, by own trick count (rough, per table size)
+_MOST = {3: (0, 0, 0.03, 0.2, 0.55, 0.85, 0.97, 1, 1, 1),
+         4: (0, 0, 0.05, 0.35, 0.7, 0.95, 1, 1, 1, 1)}
+_FEWEST = {3: (0.9, 0.6, 0.25, 0.05, 0, 0, 0, 0, 0, 0),
+           4: (0.85, 0.45, 0.1, 0, 0, 0, 0, 0, 0, 0)}
+
+
+def task_chance(task: int, dist: list[float], n: int, last: float = 0.0, suit_cards: int = 0,
+                others: list[list[float]] | None = None) -> float:
+    """Estimated chance to meet ``task`` with trick-count distribution ``dist``.
+
+    ``last``: chance to win the last trick; ``suit_cards``: cards held of the
+    suit a "no suit" task forbids; ``others``: the other players' trick
+    distributions (for "most"/"fewest"; else a rough table).
+    """
+    if task <= THREE_TRICKS:
+        return dist[task] if task < len(dist) else 0.0
+    if task == LAST_TRICK:
+        return last
+    if task in (MOST_TRICKS, FEWEST_TRICKS):
+        most = task == MOST_TRICKS
+        if others is None:
+            table = (_MOST if most else _FEWEST)[n]
+            return sum(x * table[min(k, 9)] for k, x in enumerate(dist))
+        total = 0.0
+        for k, x in enumerate(dist):
+            if x < 1e-6:
+                continue
+            pr = x
+            for od in others:
+                pr *= sum(od[:k]) if most else sum(od[k + 1:])
+            total += pr
+        return total
+    # no cards of a suit: no trick, or tricks that happen to hold none of it
+    a = max(0.05, 0.45 - 0.08 * suit_cards)
+    p1 = dist[1] if len(dist) > 1 else 0.0
+    p2 = dist[2] if len(dist) > 2 else 0.0
+    return dist[0] + p1 * a + p2 * a * a
+
+
+# -- the heuristic ------------------------------------------------------------------------
+
+
+def _key(c: int, lead_suit: int, power) -> int:
+    p = power[c]
+    if p:
+        return p
+    return CARD_VALUE[c] if CARD_SUIT[c] == lead_suit else 0
+
+
+class Heuristic:
+    """Drafts toward its tasks from the row evidence, chooses the best-fitting task, steers."""
+
+    name = "heuristic"
+
+    def __init__(self, game, seed: int | None = None):
+        self.game = game
+        self.rng = random.Random(seed)  # unused: the heuristic is deterministic
+
+    def act(self, decision: Decision) -> int:
+        s = decision.state
+        seat = decision.seat
+        g = self.game
+        phase = s.phase
+        if phase == PLAY:
+            return self.play(s, seat)
+        if phase == CARD_DRAFT:
+            return g.TAKE0 + self.take(s, seat)
+        if phase == TASK_CHOICE:
+            return g.CHOOSE_TASK0 + self.choose(s, seat)
+        if phase == CHECK_OFF:
+            return g.CHECK0 + self.check_off(s, seat)
+        if phase == TASK_DRAFT:
+            return g.DRAFT_TASK0 + self.draft_task(s, seat)
+        raise ValueError(f"geheimtrumpf heuristic: nothing to decide in phase {s.phase_name}")
+
+    # -- task draft and check-off ------------------------------------------------------
+
+    @staticmethod
+    def draft_task(s, seat: int) -> int:
+        legal = s.legal_mask() >> s.game.DRAFT_TASK0
+        held = s.held[seat]
+        no_suit = sum(1 for t in range(NO_SUIT0, NUM_TASKS) if (held >> t) & 1)
+        for t in DRAFT_ORDER:
+            if (legal >> t) & 1 and not (t >= NO_SUIT0 and no_suit >= MAX_NO_SUIT):
+                return t
+        return bit_list(legal)[0]
+
+    @staticmethod
+    def check_off(s, seat: int) -> int:
+        open_tasks = s.held[seat] & ~s.checked[seat]
+        for t in HARD_ORDER:
+            if (open_tasks >> t) & 1:
+                return t
+        return bit_list(open_tasks)[0]
+
+    # -- card draft ----------------------------------------------------------------------
+
+    def take(self, s, seat: int) -> int:
+        win, last = belief(s, seat)
+        n = s.num_players
+        row = s.draft_row
+        cands = bit_list(s.rows[row] & s.layout)
+        if len(cands) == 1:
+            return cands[0]
+        hand = bit_list(s.hands[seat])
+        tasks = bit_list(s.held[seat] & ~s.checked[seat])
+        # per later row: the card I can expect to get there (best or second best for a goal)
+        future = []
+        for r in range(row + 1, ROWS):
+            pos = (seat - s.row_first(r)) % n
+            future.append((bit_list(s.rows[r]), min(pos, 1)))
+        best_card, best_val = cands[0], -1.0
+        for c in cands:
+            val = 0.0
+            for t in tasks:
+                v = self._projected(t, hand, c, future, win, last, n)
+                if v > val:
+                    val = v
+            # tie-break: keep the chance to deny nothing; prefer lower strength a tiny bit
+            val -= 1e-4 * win[c]
+            if val > best_val:
+                best_card, best_val = c, val
+        return best_card
+
+    @staticmethod
+    def _projected(t, hand, c, future, win, last, n) -> float:
+        """Chance to meet task ``t`` if we take ``c`` and later draft toward ``t``."""
+        probs = [win[x] for x in hand]
+        probs.append(win[c])
+        if t >= NO_SUIT0:
+            bad = SUIT_MASK[t - NO_SUIT0]
+            suit_cards = sum(1 for x in hand if (bad >> x) & 1) + ((bad >> c) & 1)
+            for cards, k in future:
+                ranked = sorted(cards, key=lambda x: win[x] + (0.3 if (bad >> x) & 1 else 0))
+                pick = ranked[min(k, len(ranked) - 1)]
+                probs.append(win[pick])
+                suit_cards += (bad >> pick) & 1
+            return task_chance(t, trick_dist(probs), n, suit_cards=suit_cards)
+        if t == LAST_TRICK:
+            best_last = max([last[x] for x in hand] + [last[c]])
+            for cards, k in future:
+                ranked = sorted(cards, key=lambda x: -last[x])
+                pick = ranked[min(k, len(ranked) - 1)]
+                best_last = max(best_last, last[pick])
+            return best_last
+        if t == MOST_TRICKS:
+            for cards, k in future:
+                ranked = sorted((win[x] for x in cards), reverse=True)
+                probs.append(ranked[min(k, len(ranked) - 1)])
+            return task_chance(t, trick_dist(probs), n)
+        if t in (NO_TRICK, FEWEST_TRICKS):
+            for cards, k in future:
+                ranked = sorted(win[x] for x in cards)
+                probs.append(ranked[min(k, len(ranked) - 1)])
+            return task_chance(t, trick_dist(probs), n)
+        # exactly t tricks: all later rows low, then raise rows while the mean gets closer
+        lows, gains = [], []
+        for cards, k in future:
+            ranked = sorted(win[x] for x in cards)
+            lo = ranked[min(k, len(ranked) - 1)]
+            hi = ranked[max(len(ranked) - 1 - k, 0)]
+            lows.append(lo)
+            gains.append(hi - lo)
+        mean = sum(probs) + sum(lows)
+        order = sorted(range(len(lows)), key=lambda i: -gains[i])
+        for i in order:
+            if abs(mean + gains[i] - t) < abs(mean - t):
+                mean += gains[i]
+                lows[i] += gains[i]
+        probs.extend(lows)
+        return task_chance(t, trick_dist(probs), n)
+
+    # -- task choice ---------------------------------------------------------------------
+
+    def choose(self, s, seat: int) -> int:
+        tasks = bit_list(s.held[seat] & ~s.checked[seat])
+        if len(tasks) == 1:
+            return tasks[0]
+        chances = self.task_chances(s, seat, tasks)
+        return tasks[chances.index(max(chances))]
+
+    @staticmethod
+    def task_chances(s, seat: int, tasks: list[int]) -> list[float]:
+        """Estimated chance of each task for ``seat`` from its hand and tricks so far."""
+        win, last = belief(s, seat)
+        n = s.num_players
+        dists = []
+        for p in range(n):
+            d = trick_dist([win[x] for x in bit_list(s.hands[p])])
+            d = [0.0] * s.tricks_won[p] + d
+            dists.append(d)
+        mine = dists[seat]
+        others = [dists[p] for p in range(n) if p != seat]
+        hand = s.hands[seat]
+        best_last = max((last[x] for x in bit_list(hand)), default=0.0)
+        if s.phase == PLAY and s.tricks and len(s.tricks) == ROWS:
+            best_last = 1.0 if s.last_winner == seat else 0.0
+        out = []
+        for t in tasks:
+            if t >= NO_SUIT0:
+                bad = SUIT_MASK[t - NO_SUIT0]
+                if s.won_cards[seat] & bad:
+                    out.append(0.0)
+                    continue
+                out.append(task_chance(t, mine, n, suit_cards=(hand & bad).bit_count()))
+            elif t in (MOST_TRICKS, FEWEST_TRICKS):
+                out.append(task_chance(t, mine, n, others=others))
+            else:
+                out.append(task_chance(t, mine, n, last=best_last))
+        return out
+
+    # -- play ----------------------------------------------------------------------------
+
+    def target(self, s, seat: int) -> int:
+        """The task ``seat`` plays for: its choice, or for the start player the best other's."""
+        t = s.chosen[seat]
+        if t >= 0:
+            return t
+        cands = sorted({c for p, c in enumerate(s.chosen) if p != seat and c >= 0})
+        if not cands:
+            return NO_TRICK
+        chances = self.task_chances(s, seat, cands)
+        return cands[chances.index(max(chances))]
+
+    def play(self, s, seat: int) -> int:
+        legal = bit_list(s.legal_mask())
+        if len(legal) == 1:
+            return legal[0]
+        task = self.target(s, seat)
+        won = s.tricks_won[seat]
+        avoid_suit = SUIT_MASK[task - NO_SUIT0] if task >= NO_SUIT0 else 0
+        if task <= THREE_TRICKS:
+            want = won < task
+        elif task == MOST_TRICKS:
+            want = True
+        else:
+            want = False
+        if task == LAST_TRICK:
+            return self._play_last(s, seat, legal)
+        return play_card(s, seat, legal, want, avoid_suit)
+
+    def _play_last(self, s, seat, legal):
+        power = s.trumps.power
+        keep = max(bit_list(s.hands[seat]), key=lambda c: (power[c], CARD_VALUE[c]))
+        rest = [c for c in legal if c != keep] or legal
+        if len(s.tricks) == ROWS - 1:  # the last trick: try to win it
+            return play_card(s, seat, legal, True, 0)
+        return play_card(s, seat, rest, False, 0)
+
+
+def _beaters(s, seat: int, card: int, key: int, follow: int, lead_suit: int, seats) -> int:
+    """How many of ``seats`` could beat ``key`` (their legal cards under ``follow``)."""
+    power = s.trumps.power
+    count = 0
+    for p in seats:
+        for d in bit_list(follow_mask(s.hands[p], follow)):
+            if _key(d, lead_suit, power) > key:
+                count += 1
+                break
+    return count
+
+
+def play_card(s, seat: int, legal: list[int], want: bool, avoid_suit: int) -> int:
+    """Win (``want``) or duck the current trick; shed cards of ``avoid_suit`` when ducking."""
+    t = s.trumps
+    power = t.power
+    group = t.group
+    n = s.num_players
+    cards = s.trick.cards
+    win = TABLES[(t.suit, t.value)][0]
+    if not cards:  # leading
+        others = [p for p in range(n) if p != seat]
+        scored = []
+        for c in legal:
+            b = _beaters(s, seat, c, _key(c, CARD_SUIT[c], power), group[c], CARD_SUIT[c], others)
+            scored.append((b, c))
+        if want:
+            safe = [c for b, c in scored if b == 0]
+            if safe:
+                return min(safe, key=lambda c: win[c])
+            return max(scored, key=lambda bc: (-bc[0], win[bc[1]]))[1]
+        # duck: the card most players can beat, lowest first; avoid leading the bad suit
+        return max(scored, key=lambda bc: (bc[0], -((avoid_suit >> bc[1]) & 1), -win[bc[1]]))[1]
+    lead_suit = CARD_SUIT[cards[0]]
+    best_key = max(_key(c, lead_suit, power) if i else (power[c] or CARD_VALUE[c])
+                   for i, c in enumerate(cards))
+    follow = s.follow
+    later = [(seat + i) % n for i in range(1, n - len(cards))]
+    winning = [c for c in legal if _key(c, lead_suit, power) > best_key]
+    losing = [c for c in legal if _key(c, lead_suit, power) <= best_key]
+    if want:
+        if winning:
+            safe = [c for c in winning
+                    if not _beaters(s, seat, c, _key(c, lead_suit, power), follow, lead_suit,
+                                    later)]
+            if safe:
+                return min(safe, key=lambda c: win[c])
+            return max(winning, key=lambda c: _key(c, lead_suit, power))
+        return min(losing, key=lambda c: win[c])
+    if avoid_suit and losing:
+        bad = [c for c in losing if (avoid_suit >> c) & 1]
+        if bad:
+            return max(bad, key=lambda c: win[c])
+    if losing:
+        return max(losing, key=lambda c: win[c])
+    # every card wins for now: one a later player can still beat, the lowest; else the biggest
+    beatable = [c for c in winning
+                if _beaters(s, seat, c, _key(c, lead_suit, power), follow, lead_suit, later)]
+    if avoid_suit:
+        clean = [c for c in (beatable or winning) if not (avoid_suit >> c) & 1]
+        if clean:
+            beatable = clean if beatable else []
+            winning = clean
+    if beatable:
+        return min(beatable, key=lambda c: _key(c, lead_suit, power))
+    return max(winning, key=lambda c: win[c])
+
+
+__all__ = ["SEARCH_DEFAULTS", "Heuristic", "belief", "play_card", "task_chance", "trick_dist"]

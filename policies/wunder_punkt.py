@@ -46,15 +46,6 @@ from policies.base import Decision
 #: PIMC budget (see tests and the module docstring for the measured cost)
 SEARCH_DEFAULTS = {"worlds": 4, "rollouts": 1, "horizon": "round"}
 
-# sore pick: share of the others' cards / our own remaining cards of the suit we expect to pay
-W_OTHERS = 0.30
-W_OWN = 0.25
-# card play: keep-value per number of an off-sore card, liability per number of a sore card
-KEEP_HIGH = 0.12
-SHED_SORE = 0.35
-# chance a lead holds (somebody nearly always can throw an off-suit card on it)
-LEAD_HOLD = 0.08
-
 
 def _val(card: int, sore_suit: int) -> int:
     """What taking ``card`` is worth to a player with ``sore_suit`` (-1: unknown -> +1)."""
@@ -65,6 +56,15 @@ class Heuristic:
     """Cheap sore pick in a suit we can keep out of our tricks; one-trick look-ahead play."""
 
     name = "heuristic"
+
+    # sore pick: share of the others' cards / our own remaining cards of the suit we expect to pay
+    W_OTHERS = 0.30
+    W_OWN = 0.25
+    # card play: keep-value per number of an off-sore card, liability per number of a sore card
+    KEEP_HIGH = 0.2
+    SHED_SORE = 0.0
+    # chance a lead holds (somebody nearly always can throw an off-suit card on it)
+    LEAD_HOLD = 0.08
 
     def __init__(self, game, seed: int | None = None):
         self.game = game
@@ -94,7 +94,7 @@ class Heuristic:
             pick = cards[0]  # lowest number (Ace first)
             own = sum(CARD_NUMBER[c] for c in cards[1:])
             others = sum(CARD_NUMBER[c] for c in bit_list(used & SUIT_MASK[suit] & ~mine))
-            cost = CARD_NUMBER[pick] + W_OWN * own + W_OTHERS * others
+            cost = CARD_NUMBER[pick] + self.W_OWN * own + self.W_OTHERS * others
             if best is None or cost < best[0]:
                 best = (cost, pick)
         return best[1]
@@ -157,7 +157,7 @@ class Heuristic:
             elif after == 0:
                 hold = 1.0
             elif not off:
-                hold = LEAD_HOLD  # any off-suit card of the later players beats it
+                hold = self.LEAD_HOLD  # any off-suit card of the later players beats it
             else:
                 lead_suit_mask = SUIT_MASK[led]
                 beaters = sum(1 for x in unseen_list
@@ -180,7 +180,7 @@ class Heuristic:
                 lose_val = -lose / (n - 1)
             else:
                 lose_val = 0.0
-            keep = KEEP_HIGH * num if suit != my_sore else -SHED_SORE * num
+            keep = self.KEEP_HIGH * num if suit != my_sore else -self.SHED_SORE * num
             score = hold * win_val + (1.0 - hold) * lose_val - keep
             if best_score is None or score > best_score:
                 best_score, best_card = score, c

@@ -20,8 +20,10 @@ Heuristic (reads only its own hand and pick and public facts):
   the chance it loses times the damage to the likely winner (a high card of
   *their* revealed sore suit dumped on them is a gain for us, as the value is
   the score margin), minus what keeping the card is worth: high off-sore
-  cards are future trick winners, high cards of our own sore suit are a
-  liability we are glad to shed into a lost trick.  The best card is played.
+  cards are future trick winners.  (A bonus for shedding our own high sore
+  cards into lost tricks measured worse, so ``SHED_SORE`` is 0: the
+  look-ahead already counts what they cost us or the taker.)  The best card
+  is played; on ties the lowest card id.
 
 Search hints: the same heuristic is the PIMC rollout policy (a fast,
 sensible table makes far better rollouts than random play); the value is
@@ -38,6 +40,7 @@ from envs.wunder_punkt.rules import (
     CARD_SUIT,
     DECK_SIZE,
     PLAY,
+    RANKS,
     SORE,
     SUIT_MASK,
 )
@@ -45,6 +48,18 @@ from policies.base import Decision
 
 #: PIMC budget (see tests and the module docstring for the measured cost)
 SEARCH_DEFAULTS = {"worlds": 4, "rollouts": 1, "horizon": "round"}
+
+
+#: per number 0..13: the cards (all suits) with a higher number
+HIGHER = tuple(sum(1 << c for c in range(DECK_SIZE) if CARD_NUMBER[c] > x) for x in range(14))
+#: per 13-bit suit pattern: the sum of the numbers of its cards
+_SUIT_NUMBER_SUM = tuple(sum(r + 1 for r in range(1, RANKS) if m >> r & 1)
+                         for m in range(1 << RANKS))
+
+
+def _number_sum(mask: int, suit: int) -> int:
+    """Sum of the numbers of the cards in ``mask`` (all of ``suit``)."""
+    return _SUIT_NUMBER_SUM[mask >> (suit * RANKS)]
 
 
 def _val(card: int, sore_suit: int) -> int:
@@ -117,12 +132,19 @@ class Heuristic:
         unseen = self.game.used & ~hand & ~s.played
         for c in s.sore_cards:
             unseen &= ~(1 << c)
-        unseen_list = bit_list(unseen)
-        u = len(unseen_list) or 1
-        # expected worth of a card still to come, to each seat
-        exp_val = [sum(_val(c, sores[p]) for c in unseen_list) / u for p in range(n)]
-        h_after = len(cards) - 1 if k else len(cards)  # rough hand size of those after us
-        h_after = max(h_after, 1)
+        u = unseen.bit_count() or 1
+        # per seat: worth of the trick so far, plus the expected worth of the cards to come
+        tmask = 0
+        for c in trick:
+            tmask |= 1 << c
+        base = []
+        for p in range(n):
+            sp = sores[p]
+            m = unseen & SUIT_MASK[sp]
+            exp_val = (u - m.bit_count() - _number_sum(m, sp)) / u
+            tm = tmask & SUIT_MASK[sp]
+            base.append(k - tm.bit_count() - _number_sum(tm, sp) + after * exp_val)
+        h_after = max(len(cards) - 1 if k else len(cards), 1)  # rough hand size of those after us
         led = CARD_SUIT[trick[0]] if k else -1
         # the current winner among the cards so far
         best_pos, best_num, best_off = -1, 0, False
@@ -134,8 +156,10 @@ class Heuristic:
             if (off and (not best_off or num > best_num)) or (not off and not best_off
                                                               and num > best_num):
                 best_pos, best_num, best_off = i, num, off
-        base_me = sum(_val(c, my_sore) for c in trick)
         later = [(leader + i) % n for i in range(k + 1, n)]
+        current = [(leader + best_pos) % n] if best_pos >= 0 else []
+        not_led = ~SUIT_MASK[led] if k else 0
+        keep_high, shed_sore, lead_hold = self.KEEP_HIGH, self.SHED_SORE, self.LEAD_HOLD
         best_score, best_card = None, cards[0]
         for c in cards:
             num = CARD_NUMBER[c]
@@ -157,30 +181,21 @@ class Heuristic:
             elif after == 0:
                 hold = 1.0
             elif not off:
-                hold = self.LEAD_HOLD  # any off-suit card of the later players beats it
+                hold = lead_hold  # any off-suit card of the later players beats it
             else:
-                lead_suit_mask = SUIT_MASK[led]
-                beaters = sum(1 for x in unseen_list
-                              if CARD_NUMBER[x] > num and not (lead_suit_mask >> x) & 1)
+                beaters = (unseen & HIGHER[num] & not_led).bit_count()
                 hold = (1.0 - beaters / u) ** (after * h_after) if beaters else 1.0
-            win_val = base_me + _val(c, my_sore) + after * exp_val[seat]
-            # who takes it when we do not
-            if hold < 1.0:
-                if best_pos >= 0 and not wins_now:
-                    takers = [(leader + best_pos) % n]
-                    if after:  # a later player may still overtake
-                        takers += later
-                else:
-                    takers = later or [(leader + best_pos) % n]
+            win_val = base[seat] + (-num if suit == my_sore else 1)
+            # who takes it when we do not: the current winner or a later player
+            takers = current + later if not wins_now else later
+            if hold < 1.0 and takers:  # no takers: an all-Ace trick nobody wins
                 lose = 0.0
                 for p in takers:
-                    sp = sores[p]
-                    lose += (sum(_val(x, sp) for x in trick) + _val(c, sp) + after * exp_val[p])
-                lose /= len(takers)
-                lose_val = -lose / (n - 1)
+                    lose += base[p] + (-num if suit == sores[p] else 1)
+                lose_val = -lose / (len(takers) * (n - 1))
             else:
                 lose_val = 0.0
-            keep = self.KEEP_HIGH * num if suit != my_sore else -self.SHED_SORE * num
+            keep = keep_high * num if suit != my_sore else -shed_sore * num
             score = hold * win_val + (1.0 - hold) * lose_val - keep
             if best_score is None or score > best_score:
                 best_score, best_card = score, c

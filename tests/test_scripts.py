@@ -30,11 +30,22 @@ def test_play_script_bad_option():
 
 
 def test_bench_script_json():
-    out = run("scripts/bench.py", "--game", "wizard", "--seconds", "0.05", "--repeats", "1",
-              "--json")
+    out = run("scripts/bench.py", "--game", "wizard", "geheimtrumpf", "--seconds", "0.05",
+              "--repeats", "1", "--json", "--no-memory")
     rows = json.loads(out)["results"]
-    assert rows[0]["game"] == "wizard" and rows[0]["aec"]["decisions_per_s"] > 0
-    assert rows[0]["core"]["games_per_s"] > 0
+    assert [r["game"] for r in rows] == ["wizard", "geheimtrumpf"]
+    for row in rows:
+        assert row["aec"]["decisions_per_s"] > 0 and row["core"]["games_per_s"] > 0
+        assert row["clone"]["decisions_per_s"] > 0
+
+
+def test_bench_memory_probe():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import bench
+    finally:
+        sys.path.pop(0)
+    assert 0 < bench.memory_of_envs("hoch_tief", 3, count=20) < 10
 
 
 def test_import_envs_is_light():

@@ -68,7 +68,7 @@ DEAL_SIGMA = 8.0
 #: points the leader gains per deal on average (to estimate the deals left)
 LEADER_GAIN = 17.0
 
-SEARCH_DEFAULTS = {"worlds": 8, "rollouts": 1, "horizon": "round"}
+SEARCH_DEFAULTS = {"worlds": 16, "rollouts": 1, "horizon": "round"}
 
 
 
@@ -202,27 +202,57 @@ def _legal(hand: int, lead_suit: int, leading: bool) -> int:
 
 def _taker(leader: int, cards: list[int], w) -> int:
     """Who takes a complete trick; a Joker's player gives it by their own values."""
-    for i, c in enumerate(cards):
-        if c == JOKER:
-            jp = (leader + i) % NUM_PLAYERS
-            row = w[jp]
-            return row.index(max(row))
+    if JOKER in cards:
+        row = w[(leader + cards.index(JOKER)) % NUM_PLAYERS]
+        return row.index(max(row))
     return (leader + trick_winner(cards)) % NUM_PLAYERS
 
 
 def _best_last(leader: int, cards: list[int], legal: int, w) -> int:
     """The last player's best card: the one whose taker they value most (lowest id on ties)."""
-    seat = (leader + 2) % NUM_PLAYERS
-    row = w[seat]
+    row = w[(leader + 2) % NUM_PLAYERS]
+    if JOKER in cards:  # the trick's taker is decided by the Joker's player anyway
+        return (legal & -legal).bit_length() - 1
+    c0, c1 = cards
     best, best_v = -1, -1.0
-    for c in bit_list(legal):
-        if c == JOKER:
-            v = max(row)
-        else:
-            v = row[_taker(leader, [*cards, c], w)]
+    top = max(row)
+    while legal:
+        low = legal & -legal
+        legal ^= low
+        c = low.bit_length() - 1
+        v = top if c == JOKER else row[(leader + trick_winner([c0, c1, c])) % NUM_PLAYERS]
         if v > best_v + 1e-12:
             best, best_v = c, v
+            if v >= top:
+                break
     return best
+
+
+def _sample_hands(state, seat: int, rng: random.Random) -> list[int]:
+    """The hands part of ``game.determinize`` (same constrained dealing), without the copy."""
+    a, b = (seat + 1) % NUM_PLAYERS, (seat + 2) % NUM_PLAYERS
+    hands = state.hands
+    pool = hands[a] | hands[b]  # = the cards the seat has not seen
+    bans = []
+    for p in (a, b):
+        m = (1 << JOKER) if state.no_joker[p] else 0
+        v = state.voids[p]
+        for suit in range(4):
+            if (v >> suit) & 1:
+                m |= SUIT_MASK[suit]
+        bans.append(m)
+    only_a = pool & bans[1]
+    only_b = pool & bans[0]
+    free = bit_list(pool & ~only_a & ~only_b)
+    rng.shuffle(free)
+    hand_a = only_a
+    for c in free[: hands[a].bit_count() - only_a.bit_count()]:
+        hand_a |= 1 << c
+    out = [0] * NUM_PLAYERS
+    out[seat] = hands[seat]
+    out[a] = hand_a
+    out[b] = pool ^ hand_a
+    return out
 
 
 def _lead_suit(cards: list[int]) -> int:
@@ -263,8 +293,7 @@ class Heuristic:
         values = [0.0] * len(legal)
         lead = _lead_suit(cards)
         for _ in range(self.samples):
-            world = self.game.determinize(state, seat, self.rng)
-            hands = world.hands
+            hands = _sample_hands(state, seat, self.rng)
             for i, c in enumerate(legal):
                 if c == JOKER:
                     values[i] += max(mine)
@@ -287,9 +316,10 @@ class FastRollout:
 
     name = "silberne_ananas_rollout"
 
-    def __init__(self, game, seed: int | None = None):
+    def __init__(self, game, seed: int | None = None, lead: str = "greedy"):
         self.game = game
         self.rng = random.Random(seed)
+        self.lead = lead
 
     def act(self, decision: Decision) -> int:
         state = decision.state
@@ -307,22 +337,55 @@ class FastRollout:
             return _best_last(leader, cards, legal_mask, w)
         legal = bit_list(legal_mask)
         if not cards:
-            return self.rng.choice(legal)
+            if self.lead == "random":
+                return self.rng.choice(legal)
+            return self._lead(state, seat, legal, w)
+        return _best_second(state, leader, cards, legal, w)
+
+    @staticmethod
+    def _lead(state, seat: int, legal: list[int], w) -> int:
+        """The lead whose trick (the others replying greedily, perfect information) pays best."""
         mine = w[seat]
-        ls = state.lead_suit
-        last = (leader + 2) % NUM_PLAYERS
-        reply_legal = _legal(state.hands[last], ls, False)
+        hands = state.hands
+        p2 = (seat + 1) % NUM_PLAYERS
         best, best_v = legal[0], -1.0
         for c in legal:
-            if c == JOKER:
-                v = max(mine)
-            else:
-                played = [*cards, c]
-                c3 = _best_last(leader, played, reply_legal, w)
-                v = mine[_taker(leader, [*played, c3], w)]
+            suit = CARD_SUIT[c]
+            second = _best_second_card(hands, seat, [c], _legal(hands[p2], suit, False), w)
+            c3 = _best_last(seat, [c, second], _legal(hands[(seat + 2) % NUM_PLAYERS], suit,
+                                                         False), w)
+            v = mine[_taker(seat, [c, second, c3], w)]
             if v > best_v + 1e-12:
                 best, best_v = c, v
         return best
+
+
+def _best_second_card(hands, leader: int, cards: list[int], legal: int, w) -> int:
+    """The second player's best card against the last player's best reply (perfect info)."""
+    seat = (leader + 1) % NUM_PLAYERS
+    row = w[seat]
+    reply_legal = _legal(hands[(leader + 2) % NUM_PLAYERS], CARD_SUIT[cards[0]], False)
+    best, best_v = -1, -1.0
+    top = max(row)
+    for c in bit_list(legal):
+        if c == JOKER:
+            v = top
+        else:
+            played = [*cards, c]
+            c3 = _best_last(leader, played, reply_legal, w)
+            v = row[_taker(leader, [*played, c3], w)]
+        if v > best_v + 1e-12:
+            best, best_v = c, v
+            if v >= top:
+                break
+    return best
+
+
+def _best_second(state, leader: int, cards: list[int], legal: list[int], w) -> int:
+    mask = 0
+    for c in legal:
+        mask |= 1 << c
+    return _best_second_card(state.hands, leader, cards, mask, w)
 
 
 def rollout_policy(game, seed: int | None = None) -> FastRollout:

@@ -1,7 +1,7 @@
 """Bots that play stichzoo games, all behind one interface (:mod:`policies.base`).
 
     from policies import make_policy
-    bot = make_policy("heuristic", game, seed=0)   # or "random", "pimc"
+    bot = make_policy("heuristic", game, seed=0)   # or "random", "pimc", "ppo"
     action = bot.act(Decision(game, state))
 
 Each game's rule-based bot lives in ``policies/<game>.py`` as ``Heuristic``;
@@ -15,7 +15,7 @@ from typing import Any
 
 from policies.base import Decision, Policy, RandomPolicy
 
-POLICY_NAMES = ("random", "heuristic", "pimc")
+POLICY_NAMES = ("random", "heuristic", "pimc", "ppo")
 
 __all__ = ["POLICY_NAMES", "Decision", "Policy", "RandomPolicy", "game_policy_module",
            "make_policy"]
@@ -45,4 +45,11 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
         value = kwargs.pop("value", getattr(module, "search_value", None))
         kwargs = {**getattr(module, "SEARCH_DEFAULTS", {}), **kwargs}
         return PIMCPolicy(game, seed=seed, rollout=rollout, value=value, **kwargs)
+    if name == "ppo":
+        path = kwargs.pop("path", None)
+        if not path:
+            raise ValueError("policy 'ppo' needs a file: ppo:path=runs/<run>/policy.pt")
+        from policies.learned import TorchPolicy
+
+        return TorchPolicy.load(path, game, seed=seed, **kwargs)
     raise ValueError(f"unknown policy {name!r}; known policies: {', '.join(POLICY_NAMES)}")

@@ -2,6 +2,7 @@
 
     stichzoo eval wizard --players 4 --policies heuristic random --games 2000
     stichzoo eval hoch_tief --policies pimc heuristic --games 400 --out runs/eval/ht
+    stichzoo train configs/wizard.yaml --final-eval
 
 ``eval`` plays a duplicate tournament (see :mod:`training.evaluate`) and
 prints per policy the mean score and win rate with 95% intervals, the
@@ -56,6 +57,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_train(args: argparse.Namespace) -> int:
+    from training import config as config_mod
+    from training.train import final_evaluation, train
+
+    if args.resume:
+        cfg = config_mod.load(f"{args.resume}/config.yaml", args.set)
+        run_dir = train(cfg, run_dir=args.resume, resume=True, progress_bar=not args.quiet)
+    else:
+        if not args.config:
+            raise ValueError("name a config file (configs/<game>.yaml) or --resume RUN_DIR")
+        cfg = config_mod.load(args.config, args.set)
+        run_dir = train(cfg, progress_bar=not args.quiet)
+    if args.final_eval:
+        final_evaluation(run_dir, games=args.final_games, progress=not args.quiet)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="stichzoo", description="stichzoo: train, evaluate, export")
     sub = p.add_subparsers(dest="command", required=True)
@@ -77,6 +95,16 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--out", help="folder for report.json and report.png")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(func=cmd_eval)
+    t = sub.add_parser("train", help="self-play training with MaskablePPO from a YAML config")
+    t.add_argument("config", nargs="?", help="configs/<game>.yaml")
+    t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config value, e.g. --set train.total_timesteps=20000")
+    t.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
+    t.add_argument("--final-eval", action="store_true",
+                   help="after training, evaluate against eval.opponents (eval.final_games)")
+    t.add_argument("--final-games", type=int, help="games per final evaluation")
+    t.add_argument("--quiet", action="store_true", help="no progress bars")
+    t.set_defaults(func=cmd_train)
     return p
 
 

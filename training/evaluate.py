@@ -51,17 +51,29 @@ def parse_policy_spec(spec: str) -> tuple[str, dict[str, Any]]:
                 kwargs[key] = json.loads(value)
             except json.JSONDecodeError:
                 kwargs[key] = value
-    if name not in POLICY_NAMES and not name.startswith(("ppo:", "onnx:")):
+    if name not in POLICY_NAMES:
         raise ValueError(f"unknown policy {name!r}; known policies: {', '.join(POLICY_NAMES)}")
     return name, kwargs
 
 
+_LOADED: dict[tuple, Any] = {}
+
+
 def build_policy(spec: str, game, seed: int):
+    """A fresh policy for ``spec``; trained networks are loaded once per process and reseeded."""
     name, kwargs = parse_policy_spec(spec)
+    key = (spec, game.name, game.num_players)
+    if name == "ppo" and key in _LOADED:
+        policy = _LOADED[key]
+        policy.reseed(seed)
+        return policy
     try:
-        return make_policy(name, game, seed=seed, **kwargs)
+        policy = make_policy(name, game, seed=seed, **kwargs)
     except TypeError as e:
         raise ValueError(f"policy {spec!r}: {e}") from None
+    if name == "ppo":
+        _LOADED[key] = policy
+    return policy
 
 
 # -- the tournament ------------------------------------------------------------------
@@ -158,6 +170,10 @@ def _metrics_fn(game: str):
 
 def _play_chunk(args: tuple[TournamentConfig, list[int]]) -> list[dict]:
     cfg, deals = args
+    if any(spec.startswith("ppo") for spec in cfg.lineup):
+        import torch  # one thread per worker: the workers already use every core
+
+        torch.set_num_threads(1)
     out = []
     for d in deals:
         out.extend(play_deal(cfg, d))

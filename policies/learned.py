@@ -1,0 +1,117 @@
+"""Trained policies (torch) behind the common Policy interface.
+
+A policy file (``*.pt``) holds the network's weights and constructor
+arguments as SB3 saves a policy, plus a ``stichzoo`` header: the game, its
+options, the observation size and the action count.  Loading refuses a file
+whose header does not match the game it is asked to play, so a Wizard 4p
+bot is never silently seated at a 5p table.
+
+Importing this module needs torch (the ``train`` extra); nothing in
+``envs`` or the other policies imports it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+import torch as th
+
+from policies.base import Decision
+
+
+def _policy_class(path: str):
+    module, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def policy_header(game, obs_size: int) -> dict[str, Any]:
+    return {"game": game.name, "env": game.env_id, "options": game.options.as_dict(),
+            "obs_size": obs_size, "num_actions": game.num_actions}
+
+
+def save_policy(sb3_policy, game, path: str, extra: dict | None = None) -> None:
+    """Write an SB3 (Maskable) policy with its stichzoo header."""
+    cls = type(sb3_policy)
+    header = policy_header(game, int(sb3_policy.observation_space.shape[0]))
+    header["policy_class"] = f"{cls.__module__}.{cls.__qualname__}"
+    header.update(extra or {})
+    th.save({"state_dict": sb3_policy.state_dict(),
+             "data": sb3_policy._get_constructor_parameters(),
+             "stichzoo": header}, path)
+
+
+def check_header(header: dict, game, source: str) -> None:
+    """Refuse a policy trained for another game, player count or layout."""
+    want = policy_header(game, header.get("obs_size", -1))
+    problems = []
+    if header.get("game") != want["game"]:
+        problems.append(f"it plays {header.get('game')!r}, not {want['game']!r}")
+    elif header.get("options", {}).get("num_players") != game.num_players:
+        problems.append(f"it was trained for {header.get('options', {}).get('num_players')} "
+                        f"players, the table has {game.num_players}")
+    if header.get("num_actions") != game.num_actions:
+        problems.append(f"its action count {header.get('num_actions')} differs from the "
+                        f"game's {game.num_actions}")
+    if problems:
+        raise ValueError(f"policy {source}: " + "; ".join(problems))
+
+
+class TorchPolicy:
+    """A trained network as a :class:`~policies.base.Policy` (CPU, one thread is plenty)."""
+
+    name = "ppo"
+
+    def __init__(self, sb3_policy, game, deterministic: bool = True, seed: int | None = None,
+                 source: str = "<memory>"):
+        self.net = sb3_policy
+        self.net.set_training_mode(False)
+        self.game = game
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+        self.source = source
+        obs_size = int(sb3_policy.observation_space.shape[0])
+        from policies.base import encoder_for
+
+        self.encoder = encoder_for(game)
+        if self.encoder.layout.size != obs_size:
+            raise ValueError(f"policy {source}: observation size {obs_size} differs from the "
+                             f"game's {self.encoder.layout.size}")
+
+    @classmethod
+    def load(cls, path: str, game, deterministic: bool = True,
+             seed: int | None = None) -> TorchPolicy:
+        saved = th.load(path, map_location="cpu", weights_only=False)
+        header = saved.get("stichzoo")
+        if header is None:
+            raise ValueError(f"policy {path}: not a stichzoo policy file (no header)")
+        check_header(header, game, path)
+        net = _policy_class(header["policy_class"])(**saved["data"])
+        net.load_state_dict(saved["state_dict"])
+        return cls(net, game, deterministic=deterministic, seed=seed, source=path)
+
+    def reseed(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Action probabilities with illegal actions at exactly zero."""
+        with th.no_grad():
+            obs = th.as_tensor(observation, dtype=th.float32).unsqueeze(0)
+            dist = self.net.get_distribution(obs, action_masks=mask.astype(bool)[None])
+            logits = dist.distribution.logits[0].numpy().astype(np.float64)
+        legal = mask.astype(bool)
+        logits = np.where(legal, logits, -np.inf)
+        p = np.exp(logits - logits[legal].max())
+        return p / p.sum()
+
+    def act(self, decision: Decision) -> int:
+        mask = decision.action_mask
+        if mask.sum() == 1:
+            return int(np.flatnonzero(mask)[0])
+        if decision.encoder is None:
+            decision.encoder = self.encoder
+        p = self.probabilities(decision.observation, mask)
+        if self.deterministic:
+            return int(np.argmax(p))
+        return int(self.rng.choice(len(p), p=p))

@@ -77,10 +77,10 @@ from policies.base import Decision
 SEARCH_DEFAULTS = {"worlds": 3, "rollouts": 1, "horizon": "round"}
 
 #: task draft preference, best first (tasks the heuristic meets most often)
-DRAFT_ORDER = (NO_TRICK, 7, 8, 9, 10, FEWEST_TRICKS, LAST_TRICK, 1, MOST_TRICKS, 2, THREE_TRICKS)
+DRAFT_ORDER = (1, LAST_TRICK, MOST_TRICKS, 7, 8, 9, 10, NO_TRICK, FEWEST_TRICKS, 2, THREE_TRICKS)
 MAX_NO_SUIT = 2
 #: check-off preference: hardest first
-HARD_ORDER = (THREE_TRICKS, 2, MOST_TRICKS, 1, LAST_TRICK, FEWEST_TRICKS, 10, 9, 8, 7, NO_TRICK)
+HARD_ORDER = (THREE_TRICKS, 2, NO_TRICK, FEWEST_TRICKS, 1, LAST_TRICK, MOST_TRICKS, 10, 9, 8, 7)
 
 # -- card strength tables ---------------------------------------------------------------
 
@@ -209,6 +209,10 @@ class Heuristic:
     """Drafts toward its tasks from the row evidence, chooses the best-fitting task, steers."""
 
     name = "heuristic"
+    draft_order = DRAFT_ORDER
+    max_no_suit = MAX_NO_SUIT
+    #: card draft: weight of the second-best task's chance (keeps a fallback open)
+    hedge = 0.0
 
     def __init__(self, game, seed: int | None = None):
         self.game = game
@@ -233,13 +237,12 @@ class Heuristic:
 
     # -- task draft and check-off ------------------------------------------------------
 
-    @staticmethod
-    def draft_task(s, seat: int) -> int:
+    def draft_task(self, s, seat: int) -> int:
         legal = s.legal_mask() >> s.game.DRAFT_TASK0
         held = s.held[seat]
         no_suit = sum(1 for t in range(NO_SUIT0, NUM_TASKS) if (held >> t) & 1)
-        for t in DRAFT_ORDER:
-            if (legal >> t) & 1 and not (t >= NO_SUIT0 and no_suit >= MAX_NO_SUIT):
+        for t in self.draft_order:
+            if (legal >> t) & 1 and not (t >= NO_SUIT0 and no_suit >= self.max_no_suit):
                 return t
         return bit_list(legal)[0]
 
@@ -268,12 +271,11 @@ class Heuristic:
             pos = (seat - s.row_first(r)) % n
             future.append((bit_list(s.rows[r]), min(pos, 1)))
         best_card, best_val = cands[0], -1.0
+        hedge = self.hedge
         for c in cands:
-            val = 0.0
-            for t in tasks:
-                v = self._projected(t, hand, c, future, win, last, n)
-                if v > val:
-                    val = v
+            vals = sorted((self._projected(t, hand, c, future, win, last, n) for t in tasks),
+                          reverse=True)
+            val = vals[0] + (hedge * vals[1] if hedge and len(vals) > 1 else 0.0)
             # tie-break: keep the chance to deny nothing; prefer lower strength a tiny bit
             val -= 1e-4 * win[c]
             if val > best_val:
@@ -474,4 +476,46 @@ def play_card(s, seat: int, legal: list[int], want: bool, avoid_suit: int) -> in
     return max(winning, key=lambda c: win[c])
 
 
-__all__ = ["SEARCH_DEFAULTS", "Heuristic", "belief", "play_card", "task_chance", "trick_dist"]
+# -- search hints --------------------------------------------------------------------------
+
+
+class Rollout(Heuristic):
+    """The heuristic with a cheap card draft, for PIMC rollouts in a sampled world.
+
+    The rollout plays inside a world drawn by ``determinize``, where the
+    trumps are a sample, so it may read them.  Each seat drafts toward its
+    easiest open task by a single target strength: low cards for a "few
+    tricks" or "no suit" task, high cards for "most", a count's share per
+    row for "exactly k" (the heuristic's projection costs ~80 us a card).
+    """
+
+    name = "heuristic-rollout"
+
+    def take(self, s, seat: int) -> int:
+        cands = bit_list(s.rows[s.draft_row] & s.layout)
+        if len(cands) == 1:
+            return cands[0]
+        win = TABLES[(s.trumps.suit, s.trumps.value)][0]
+        open_tasks = s.held[seat] & ~s.checked[seat]
+        hand = s.hands[seat]
+        if open_tasks & _LOW_TASKS:
+            return min(cands, key=lambda c: win[c])
+        if open_tasks >> MOST_TRICKS & 1:
+            return max(cands, key=lambda c: win[c])
+        k = next(t for t in (1, 2, THREE_TRICKS) if open_tasks >> t & 1)
+        have = sum(win[c] for c in bit_list(hand))
+        left = ROWS - s.draft_row
+        target = (k - have) / left
+        return min(cands, key=lambda c: abs(win[c] - target))
+
+
+_LOW_TASKS = sum(1 << t for t in (NO_TRICK, FEWEST_TRICKS, LAST_TRICK, 7, 8, 9, 10))
+
+
+def rollout_policy(game, seed: int | None = None) -> Rollout:
+    """PIMC rollouts: the heuristic's play and task choice, a cheap draft."""
+    return Rollout(game, seed=seed)
+
+
+__all__ = ["SEARCH_DEFAULTS", "Heuristic", "Rollout", "belief", "play_card", "rollout_policy",
+           "task_chance", "trick_dist"]

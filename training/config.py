@@ -8,6 +8,7 @@ unknown key or a wrong type is an error that names the key.  CLI overrides
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from typing import Any
 
@@ -148,6 +149,9 @@ def apply_override(data: dict, item: str) -> None:
     if not eq or not key:
         raise ValueError(f"override {item!r}: use KEY=VALUE, e.g. train.n_envs=2")
     value = yaml.safe_load(raw)
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):  # YAML 1.1 reads "1e-4" as a string
+            value = float(value)
     parts = key.split(".")
     node = data
     for p in parts[:-1]:

@@ -1,0 +1,168 @@
+"""Training: the single-seat view credits the right seat, configs are strict, a smoke run works."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import envs
+from training import config as config_mod
+from training.single_seat import OpponentPool, SingleSeatEnv
+
+
+def _run_episode(env: SingleSeatEnv, seed: int, rng: np.random.Generator):
+    obs, info = env.reset(seed=seed)
+    total, steps, done = 0.0, 0, False
+    while not done:
+        mask = env.action_masks()
+        assert mask.any() and env.observation_space.contains(obs)
+        obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        total += reward
+        steps += 1
+        done = term or trunc
+    return total, steps, info
+
+
+@pytest.mark.parametrize("game", list(envs.GAMES))
+def test_reward_credited_is_the_learners_own(game):
+    """Summed rewards equal the learner's own final total - not any other seat's."""
+    n = 3 if game == "silberne_ananas" else 4
+    options = {"num_players": n}
+    if game == "wizard":
+        options["rounds"] = [1, 2, 3]
+    env = SingleSeatEnv(game, options=options, opponents=["random"])
+    rng = np.random.default_rng(0)
+    distinct = 0
+    for seed in range(6):
+        total, _, info = _run_episode(env, seed, rng)
+        totals = info["final_totals"]
+        assert total == pytest.approx(totals[env.seat])
+        if any(abs(t - totals[env.seat]) > 1e-9 for s, t in enumerate(totals) if s != env.seat):
+            distinct += 1
+    assert distinct > 0  # the check could tell the seats apart
+
+
+def test_every_step_is_the_learners_decision():
+    env = SingleSeatEnv("wizard", options={"num_players": 4, "rounds": [3]},
+                        opponents=["random"], seat=2)
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    done = False
+    while not done:
+        assert env.aec.state_.current_player == 2
+        _, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        done = term or trunc
+
+
+def test_seat_is_drawn_per_episode_and_win_reward():
+    env = SingleSeatEnv("hoch_tief", options={"num_players": 3, "rounds": 1},
+                        opponents=["random"], reward="win")
+    rng = np.random.default_rng(2)
+    seats = set()
+    for seed in range(12):
+        total, _, info = _run_episode(env, seed, rng)
+        seats.add(env.seat)
+        assert total == pytest.approx(info["win_share"])
+    assert seats == {0, 1, 2}
+
+
+def test_opponent_pool_errors_and_fallback():
+    with pytest.raises(ValueError, match="empty"):
+        OpponentPool([])
+    with pytest.raises(ValueError, match="unknown key"):
+        OpponentPool([{"policy": "random", "colour": 1}])
+    pool = OpponentPool([{"policy": "self", "weight": 5}, {"policy": "random", "weight": 1}])
+    game = envs.game_class("hoch_tief")(envs.game_class("hoch_tief").Options(num_players=3))
+    bot = pool.draw(np.random.default_rng(0), game, 1)  # no snapshot yet: never "self"
+    assert bot.name == "random"
+
+
+def test_config_errors_name_the_key(tmp_path):
+    with pytest.raises(ValueError, match=r"unknown key 'train\.lerning_rate'"):
+        config_mod.validate({"game": "wizard", "train": {"lerning_rate": 0.1}})
+    with pytest.raises(ValueError, match=r"train\.n_steps must be an integer"):
+        config_mod.validate({"game": "wizard", "train": {"n_steps": "many"}})
+    with pytest.raises(ValueError, match=r"env\.reward"):
+        config_mod.validate({"game": "wizard", "env": {"reward": "money"}})
+    with pytest.raises(ValueError, match="unknown option"):
+        config_mod.validate({"game": "wizard", "options": {"colour": 3}})
+    with pytest.raises(ValueError, match="unknown policy"):
+        config_mod.validate({"game": "wizard", "opponents": ["alphazero"]})
+    with pytest.raises(ValueError, match="'game' is required"):
+        config_mod.validate({})
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        config_mod.validate({"game": "wizard", "seed": True})
+    path = tmp_path / "c.yaml"
+    path.write_text("game: wizard\ntrain: {n_envs: 1}\n")
+    cfg = config_mod.load(str(path), ["train.learning_rate=1e-4"])
+    assert cfg["train"]["learning_rate"] == 1e-4 and cfg["train"]["n_envs"] == 1
+
+
+@pytest.mark.parametrize("game", list(envs.GAMES))
+def test_every_game_config_is_valid(game):
+    cfg = config_mod.load(os.path.join("configs", f"{game}.yaml"))
+    assert cfg["game"] == game
+
+
+def _smoke_cfg(game: str, heads: str = "shared") -> dict:
+    cfg = config_mod.load(os.path.join("configs", f"{game}.yaml"))
+    cfg["train"].update(total_timesteps=256, n_steps=128, batch_size=64, n_envs=1,
+                        vec_env="dummy", n_epochs=1, checkpoint_every=128, heads=heads,
+                        net_arch=[32])
+    cfg["eval"].update(every=0, games=2, workers=1)
+    cfg["selfplay"]["snapshot_every"] = 128
+    cfg["opponents"] = [{"policy": "random", "weight": 1}, {"policy": "self", "weight": 1}]
+    if game == "wizard":
+        cfg["options"]["rounds"] = [2, 3]
+    return config_mod.validate(cfg)
+
+
+@pytest.mark.parametrize("game", list(envs.GAMES))
+def test_smoke_training_every_game(game, tmp_path):
+    from training.train import RunPaths, train
+
+    run = train(_smoke_cfg(game), run_dir=str(tmp_path / game), progress_bar=False,
+                verbose=False)
+    paths = RunPaths(run)
+    assert os.path.exists(paths.policy) and paths.latest_checkpoint()
+    assert os.listdir(paths.snapshots) and os.listdir(paths.tb)
+    g = envs.game_class(game)
+    from policies import make_policy
+
+    game_obj = g(g.Options(**_smoke_cfg(game)["options"]))
+    bot = make_policy("ppo", game_obj, path=paths.policy)
+    state = game_obj.new_game(seed=3)
+    from policies import Decision
+
+    while not (state.over or state.truncated):
+        state.step(bot.act(Decision(game_obj, state)))
+
+
+def test_phase_heads_and_resume(tmp_path):
+    from training.train import RunPaths, train
+
+    cfg = _smoke_cfg("wizard", heads="phase")
+    run = train(cfg, run_dir=str(tmp_path / "w"), progress_bar=False, verbose=False)
+    first = RunPaths(run).latest_checkpoint()[1]
+    cfg["train"]["total_timesteps"] = 512
+    train(cfg, run_dir=run, resume=True, progress_bar=False, verbose=False)
+    assert RunPaths(run).latest_checkpoint()[1] > first
+
+
+def test_policy_file_refuses_another_table(tmp_path):
+    from training.train import train
+
+    run = train(_smoke_cfg("hoch_tief"), run_dir=str(tmp_path / "h"), progress_bar=False,
+                verbose=False)
+    from policies.learned import TorchPolicy
+
+    g = envs.game_class("hoch_tief")
+    with pytest.raises(ValueError, match="trained for 4 players, the table has 5"):
+        TorchPolicy.load(os.path.join(run, "policy.pt"), g(g.Options(num_players=5)))
+    w = envs.game_class("wizard")
+    with pytest.raises(ValueError, match="plays 'hoch_tief', not 'wizard'"):
+        TorchPolicy.load(os.path.join(run, "policy.pt"), w(w.Options(num_players=4)))

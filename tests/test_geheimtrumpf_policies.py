@@ -25,7 +25,7 @@ from envs.geheimtrumpf.rules import (
 )
 from policies import make_policy
 from policies.base import Decision, RandomPolicy
-from policies.geheimtrumpf import Heuristic
+from policies.geheimtrumpf import Heuristic, Rollout
 
 
 def game_of(n: int, **opts) -> GeheimtrumpfGame:
@@ -215,7 +215,7 @@ def test_make_policy_and_pimc_smoke():
     h = make_policy("heuristic", game, seed=0)
     assert h.name == "heuristic"
     bots = [make_policy("pimc", game, seed=0, worlds=1), h, make_policy("random", game, seed=1)]
-    assert bots[0].name == "pimc"
+    assert bots[0].name == "pimc" and isinstance(bots[0].rollout, Rollout)
     s = game.new_game(0, log=True)
     for _ in range(200):  # the task draft, one card draft, the start of play
         if s.over or s.truncated:

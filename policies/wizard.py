@@ -27,7 +27,9 @@ Strategy of :class:`Heuristic` (it reads only its own hand and public facts):
 ``rollout_policy`` gives PIMC a cheaper player of the same kind
 (:class:`FastHeuristic`: the same bid, simplified play that wins with the
 cheapest winner when short and ducks with the highest loser when not), so
-that a tried bid is played out by a side that tries to make it.
+that a tried bid is played out by a side that tries to make it;
+``search_value`` scores a rollout by the seat's own score change (Wizard
+scores each seat against its own bid), ``SEARCH_DEFAULTS`` sets 12 worlds.
 """
 
 from __future__ import annotations
@@ -50,10 +52,15 @@ from policies.base import Decision
 
 ALL = (1 << DECK_SIZE) - 1
 WIZARDS = 0xF << WIZARD0
-_WEAK = 0.35
+#: side-card calibration: short hands (by size) scale, longer ones cut and stretch
+SIDE_SHORT = (0.0, 0.4, 0.8, 0.8, 0.8)
+SIDE_CUT = 0.3
+SIDE_SLOPE = 1.3
+LONG_HAND = 7
+LONG_SHRINK = 0.025
 
-#: settings for PIMC with the fast heuristic rollout
-SEARCH_DEFAULTS = {"worlds": 6, "rollouts": 1, "horizon": "round"}
+#: settings for PIMC with the fast heuristic rollout (~0.7 s of CPU per 4-player game)
+SEARCH_DEFAULTS = {"worlds": 12, "rollouts": 1, "horizon": "round"}
 
 
 def power(card: int, trump: int) -> int:
@@ -141,12 +148,17 @@ def estimate_tricks(hand: int, unseen: int, trump: int, n: int) -> float:
         if c >= JESTER0:
             continue
         if c >= WIZARD0:
-            total += 0.95
+            total += 1.0
             continue
         p = _hold_chance(c, unseen, trump, n - 1, h)
-        if c // NUMBERS != trump and h > 1:
-            p *= 0.85  # a side card may never get to lead or follow its suit
-        total += p if p >= _WEAK else 0.5 * p
+        if c // NUMBERS != trump:
+            # calibrated on self-play: side cards win less often than their
+            # lead chance, the more so the longer the hand (they get trumped,
+            # discarded, or never led)
+            p = p * SIDE_SHORT[h] if h < len(SIDE_SHORT) else max(0.0, p - SIDE_CUT) * SIDE_SLOPE
+        total += p
+    if h > LONG_HAND:  # long hands win less than their cards promise (self-play fit)
+        total *= 1.0 - LONG_SHRINK * (min(h, 15) - LONG_HAND)
     return total
 
 
@@ -249,8 +261,25 @@ class Heuristic:
         return min(legal, key=key)
 
 
+def _power_table(trump: int, jester: int) -> tuple[int, ...]:
+    return tuple(jester if c >= JESTER0 else power(c, trump) for c in range(DECK_SIZE))
+
+
+#: by ``state.trump`` (index -1: no trump): card strength, Jesters lowest / kept back
+_POWER = tuple(_power_table(t, 0) for t in (0, 1, 2, 3, -1))
+_POWER_KEEP_JESTERS = tuple(_power_table(t, 35) for t in (0, 1, 2, 3, -1))
+
+
 class FastHeuristic:
-    """A cheaper player of the same plan, for PIMC rollouts."""
+    """A cheaper player of the same plan, for PIMC rollouts.
+
+    Bids and picks trump like :class:`Heuristic`; plays without chance
+    estimates: short of the bid it leads its strongest card and wins with
+    the cheapest winner (else throws its cheapest non-Jester); at or over
+    the bid it leads its weakest non-Jester, follows with the highest
+    loser, and when every card wins takes the trick with the highest card
+    if last to play, else plays the lowest.
+    """
 
     name = "heuristic_fast"
 
@@ -259,38 +288,46 @@ class FastHeuristic:
 
     def act(self, decision: Decision) -> int:
         s = decision.state
-        seat = s.current_player
-        g = self.game
-        phase = s.phase
-        if phase == PLAY:
+        if s.phase == PLAY:
             legal = s.legal_mask()
             if not legal & (legal - 1):
                 return legal.bit_length() - 1
+            seat = s.current_player
             trump = s.trump
+            pw = _POWER[trump].__getitem__
+            keep = _POWER_KEEP_JESTERS[trump].__getitem__
             cards = s.trick.cards
             need = s.bids[seat] - s.tricks_won[seat]
             lst = _bits(legal)
             if not cards:
-                if need > 0:
-                    return max(lst, key=lambda c: power(c, trump))
-                return min(lst, key=lambda c: power(c, trump) if c < JESTER0 else 30)
+                return max(lst, key=pw) if need > 0 else min(lst, key=keep)
             best = cards[trick_winner(cards, trump)]
             if need > 0:
                 win = [c for c in lst if beats(c, best, trump)]
-                if win:
-                    return min(win, key=lambda c: power(c, trump))
-                return min(lst, key=lambda c: power(c, trump) if c < JESTER0 else 50)
+                return min(win, key=pw) if win else min(lst, key=keep)
             lose = [c for c in lst if not beats(c, best, trump)]
             if lose:
-                return max(lose, key=lambda c: power(c, trump))
+                return max(lose, key=pw)
             if len(cards) == s.num_players - 1:
-                return max(lst, key=lambda c: power(c, trump))
-            return min(lst, key=lambda c: power(c, trump))
-        if phase == BID:
-            return g.bid0 + heuristic_bid(s, seat)
-        if phase == CHOOSE_TRUMP:
-            return g.trump0 + choose_trump(s.hands[seat])
+                return max(lst, key=pw)
+            return min(lst, key=pw)
+        seat = s.current_player
+        if s.phase == BID:
+            return self.game.bid0 + heuristic_bid(s, seat)
+        if s.phase == CHOOSE_TRUMP:
+            return self.game.trump0 + choose_trump(s.hands[seat])
         raise ValueError(f"wizard rollout: nothing to decide in phase {s.phase_name}")
+
+
+def search_value(root, end, seat: int) -> float:
+    """PIMC's value: the seat's own score change over the rollout.
+
+    Wizard scores each seat against its own bid, so the table margin mostly
+    adds the noise of the others' rollout bids; in duplicate tests against
+    the heuristic the own gain searched clearly better (+157 vs +89 per
+    4-player game on the same 48 deals).
+    """
+    return end.totals[seat] - root.totals[seat]
 
 
 def rollout_policy(game, seed: int | None = None) -> FastHeuristic:
@@ -299,4 +336,5 @@ def rollout_policy(game, seed: int | None = None) -> FastHeuristic:
 
 
 __all__ = ["SEARCH_DEFAULTS", "FastHeuristic", "Heuristic", "beats", "choose_trump",
-           "estimate_tricks", "heuristic_bid", "power", "rollout_policy"]
+           "estimate_tricks", "heuristic_bid", "power", "rollout_policy",
+           "search_value"]

@@ -58,6 +58,79 @@ def check_header(header: dict, game, source: str) -> None:
         raise ValueError(f"policy {source}: " + "; ".join(problems))
 
 
+class NumpyForward:
+    """The actor of an SB3 MLP policy as numpy matrices (inference only).
+
+    One observation through a small MLP costs ~150 us in torch and ~20 us in
+    numpy; self-play opponents and evaluation call it once per decision.
+    Supports flatten features, ReLU/Tanh MLP trunks - shared or one per phase
+    (:class:`training.networks.PhaseTrunkPolicy`) - and the linear action head.
+    """
+
+    def __init__(self, trunks: list[list[tuple]], head: tuple, phase: slice | None):
+        self.trunks = trunks
+        self.head = head
+        self.phase = phase
+
+    @classmethod
+    def of(cls, policy) -> NumpyForward | None:
+        from torch import nn
+
+        def layers(seq) -> list[tuple] | None:
+            out = []
+            for m in seq:
+                if isinstance(m, nn.Linear):
+                    out.append(("linear", m.weight.detach().numpy().T.copy(),
+                                m.bias.detach().numpy().copy()))
+                elif isinstance(m, nn.ReLU):
+                    out.append(("relu",))
+                elif isinstance(m, nn.Tanh):
+                    out.append(("tanh",))
+                else:
+                    return None
+            return out
+
+        if type(policy.features_extractor).__name__ != "FlattenExtractor":
+            return None
+        ext = policy.mlp_extractor
+        phase = None
+        if hasattr(ext, "policy_trunks"):
+            trunks = [layers(t) for t in ext.policy_trunks]
+            phase = ext.phase
+        elif hasattr(ext, "policy_net"):
+            trunks = [layers(ext.policy_net)]
+        else:
+            return None
+        if any(t is None for t in trunks) or not isinstance(policy.action_net, nn.Linear):
+            return None
+        head = (policy.action_net.weight.detach().numpy().T.copy(),
+                policy.action_net.bias.detach().numpy().copy())
+        return cls(trunks, head, phase)
+
+    def __call__(self, observation: np.ndarray) -> np.ndarray:
+        x = np.asarray(observation, dtype=np.float32)
+        if self.phase is None:
+            h = self._trunk(self.trunks[0], x)
+        else:  # the same mixture as the torch module: sum over phases of onehot_k * trunk_k
+            onehot = x[self.phase]
+            h = sum(onehot[k] * self._trunk(t, x) for k, t in enumerate(self.trunks)
+                    if onehot[k] != 0)
+            if isinstance(h, int):  # no phase bit set (cannot happen for a real observation)
+                h = 0 * self._trunk(self.trunks[0], x)
+        return h @ self.head[0] + self.head[1]
+
+    @staticmethod
+    def _trunk(layers: list[tuple], x: np.ndarray) -> np.ndarray:
+        for layer in layers:
+            if layer[0] == "linear":
+                x = x @ layer[1] + layer[2]
+            elif layer[0] == "relu":
+                x = np.maximum(x, 0)
+            else:
+                x = np.tanh(x)
+        return x
+
+
 class TorchPolicy:
     """A trained network as a :class:`~policies.base.Policy` (CPU, one thread is plenty)."""
 
@@ -78,6 +151,7 @@ class TorchPolicy:
         if self.encoder.layout.size != obs_size:
             raise ValueError(f"policy {source}: observation size {obs_size} differs from the "
                              f"game's {self.encoder.layout.size}")
+        self._numpy = NumpyForward.of(sb3_policy)
 
     @classmethod
     def load(cls, path: str, game, deterministic: bool = True,
@@ -94,12 +168,18 @@ class TorchPolicy:
     def reseed(self, seed: int | None) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Action probabilities with illegal actions at exactly zero."""
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """Unmasked action logits; numpy when the net is a plain MLP (5-10x faster than
+        torch for one observation), torch otherwise."""
+        if self._numpy is not None:
+            return self._numpy(observation)
         with th.no_grad():
             obs = th.as_tensor(observation, dtype=th.float32).unsqueeze(0)
-            dist = self.net.get_distribution(obs, action_masks=mask.astype(bool)[None])
-            logits = dist.distribution.logits[0].numpy().astype(np.float64)
+            return self.net.get_distribution(obs).distribution.logits[0].numpy()
+
+    def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Action probabilities with illegal actions at exactly zero."""
+        logits = self.logits(observation).astype(np.float64)
         legal = mask.astype(bool)
         logits = np.where(legal, logits, -np.inf)
         p = np.exp(logits - logits[legal].max())

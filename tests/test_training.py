@@ -166,3 +166,35 @@ def test_policy_file_refuses_another_table(tmp_path):
     w = envs.game_class("wizard")
     with pytest.raises(ValueError, match="plays 'hoch_tief', not 'wizard'"):
         TorchPolicy.load(os.path.join(run, "policy.pt"), w(w.Options(num_players=4)))
+
+
+@pytest.mark.parametrize("heads", ["shared", "phase"])
+def test_numpy_inference_matches_torch(heads, tmp_path):
+    """Self-play opponents and evaluation run the actor in numpy; it must equal torch."""
+    import random
+
+    import torch as th
+
+    from policies import Decision
+    from policies.learned import TorchPolicy
+    from training.train import train
+
+    run = train(_smoke_cfg("wizard", heads=heads), run_dir=str(tmp_path / heads),
+                progress_bar=False, verbose=False)
+    g = envs.game_class("wizard")
+    game = g(g.Options(**_smoke_cfg("wizard")["options"]))
+    bot = TorchPolicy.load(os.path.join(run, "policy.pt"), game)
+    assert bot._numpy is not None
+    rng = random.Random(0)
+    state = game.new_game(seed=0)
+    for i in range(300):
+        if state.over:
+            state = game.new_game(seed=i)
+        d = Decision(game, state)
+        mask = d.action_mask.astype(bool)
+        with th.no_grad():
+            dist = bot.net.get_distribution(th.as_tensor(d.observation)[None],
+                                            action_masks=mask[None])
+            expected = dist.distribution.probs[0].numpy()
+        assert np.abs(bot.probabilities(d.observation, d.action_mask) - expected).max() < 1e-5
+        state.step(rng.choice(state.legal_actions()))

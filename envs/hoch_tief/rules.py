@@ -131,6 +131,223 @@ def score_taken(taken: int, t: CardTables) -> int:
     return total
 
 
+# -- dealing hidden cards for search (determinize) ------------------------------------
+
+_REJECTION_TRIES = 64
+
+
+def _constrained_deal(pool: int, sizes: list[int], banned: list[int], t: CardTables,
+                      rng: random.Random) -> list[int]:
+    """Deal the cards of ``pool`` into hands of ``sizes``, hand ``j`` holding none of ``banned[j]``.
+
+    Uniform over all such deals: a few tries of plain rejection sampling
+    (exact when it succeeds), then :func:`_exact_deal`, which is exact too.
+    Only when counting would take too long (five or six players with many
+    voids) the deal is :func:`_mixed_deal`'s, uniform up to a short Markov
+    chain's mixing.
+    """
+    cards = bit_list(pool)
+    for _ in range(_REJECTION_TRIES):
+        rng.shuffle(cards)
+        hands = []
+        i = 0
+        for k, b in zip(sizes, banned):
+            h = 0
+            for c in cards[i:i + k]:
+                h |= 1 << c
+            i += k
+            if h & b:
+                break
+            hands.append(h)
+        else:
+            return hands
+    try:
+        return _exact_deal(pool, sizes, banned, t, rng)
+    except _TooHard:
+        return _mixed_deal(pool, sizes, banned, t, rng)
+
+
+class _TooHard(Exception):
+    """Counting the deals would cost more than :data:`_COUNT_BUDGET` steps."""
+
+
+_COUNT_BUDGET = 3000
+
+
+def _exact_deal(pool: int, sizes: list[int], banned: list[int], t: CardTables,
+                rng: random.Random) -> list[int]:
+    """Exact uniform constrained deal by counting, suit by suit.
+
+    Hands without a banned card are merged into one group (any deal of the
+    group's cards among them is allowed, the same number of ways whatever
+    the cards).  The number of deals is a sum over how many cards of each
+    suit each group gets, weighted by multinomials; it is counted with a
+    memoised recursion over the suits, and the per-suit splits are drawn
+    in proportion to the deals they leave.
+    """
+    free = [j for j, b in enumerate(banned) if not b]
+    tied = [j for j, b in enumerate(banned) if b]
+    groups = [[j] for j in tied] + ([free] if free else [])
+    caps0 = tuple(sum(sizes[j] for j in g) for g in groups)
+    suit_cards = [bit_list(pool & sm) for sm in t.suit_mask]
+    suit_cards = [cs for cs in suit_cards if cs]
+    allowed = []
+    for cs in suit_cards:
+        m = 1 << cs[0]
+        allowed.append([gi for gi, g in enumerate(groups)
+                        if len(g) > 1 or not banned[g[0]] & m])
+    # the suit with the most ways to split goes last: its split is forced
+    order = sorted(range(len(suit_cards)),
+                   key=lambda i: (len(allowed[i]), len(suit_cards[i])))
+    suit_cards = [suit_cards[i] for i in order]
+    allowed = [allowed[i] for i in order]
+    fact = [1]
+    for k in range(1, pool.bit_count() + 1):
+        fact.append(fact[-1] * k)
+    ng = len(groups)
+    budget = [_COUNT_BUDGET]
+
+    def splits(u: int, gis: list[int]) -> list[tuple[tuple[int, ...], int]]:
+        """Every way to put ``u`` cards into the groups ``gis`` (within their sizes), weighted."""
+        out = []
+        cur = [0] * ng
+
+        def rec(k: int, rem: int) -> None:
+            g = gis[k]
+            if k == len(gis) - 1:
+                if rem <= caps0[g]:
+                    cur[g] = rem
+                    w = fact[u]
+                    for x in cur:
+                        w //= fact[x]
+                    out.append((tuple(cur), w))
+                    cur[g] = 0
+                return
+            for x in range(min(rem, caps0[g]) + 1):
+                cur[g] = x
+                rec(k + 1, rem - x)
+            cur[g] = 0
+
+        rec(0, u)
+        budget[0] -= len(out)
+        if budget[0] < 0:
+            raise _TooHard
+        return out
+
+    last = len(suit_cards) - 1
+    all_splits = [splits(len(cs), allowed[i]) for i, cs in enumerate(suit_cards[:last])]
+    last_banned = [g for g in range(ng) if g not in allowed[last]]
+    memo: dict[tuple, int] = {}
+
+    def ways(i: int, caps: tuple[int, ...]) -> int:
+        if i == last:  # the last suit fills what is left
+            if any(caps[g] for g in last_banned):
+                return 0
+            w = fact[len(suit_cards[last])]
+            for x in caps:
+                w //= fact[x]
+            return w
+        key = (i, caps)
+        if key in memo:
+            return memo[key]
+        total = 0
+        sp = all_splits[i]
+        budget[0] -= len(sp)
+        if budget[0] < 0:
+            raise _TooHard
+        for x, w in sp:
+            nxt = tuple([c - k for c, k in zip(caps, x)])
+            if min(nxt) >= 0:
+                total += w * ways(i + 1, nxt)
+        memo[key] = total
+        return total
+
+    if not ways(0, caps0):
+        raise ValueError("hoch_tief: no deal of the hidden cards fits the observed voids")
+    caps = caps0
+    got: list[list[int]] = [[] for _ in groups]
+    for i, cs in enumerate(suit_cards):
+        if i == last:
+            x = caps
+        else:
+            options = []
+            for x, w in all_splits[i]:
+                nxt = tuple([c - k for c, k in zip(caps, x)])
+                if min(nxt) >= 0:
+                    w *= ways(i + 1, nxt)
+                    if w:
+                        options.append((w, x))
+            r = rng.randrange(sum(o[0] for o in options))
+            pick = 0
+            while r >= options[pick][0]:
+                r -= options[pick][0]
+                pick += 1
+            x = options[pick][1]
+        cs = cs[:]
+        rng.shuffle(cs)
+        for g, k in enumerate(x):
+            got[g].extend(cs[:k])
+            del cs[:k]
+        caps = tuple([c - k for c, k in zip(caps, x)])
+    hands = [0] * len(sizes)
+    for g, cs in zip(groups, got):
+        rng.shuffle(cs)
+        for j in g:
+            for c in cs[:sizes[j]]:
+                hands[j] |= 1 << c
+            del cs[:sizes[j]]
+    return hands
+
+
+def _mixed_deal(pool: int, sizes: list[int], banned: list[int], t: CardTables,
+                rng: random.Random) -> list[int]:
+    """A random valid deal, then random card swaps between hands that keep it valid.
+
+    The start deal gives the most constrained cards first, each to a random
+    hand that may hold it (weighted by free places); the swap chain is
+    symmetric, so it tends to the uniform deal; ``30 x`` the pool's size
+    swap attempts leave it close to uniform.  It never looks at the true
+    hands.
+    """
+    m = len(sizes)
+    cards = bit_list(pool)
+    allowed = {c: [j for j in range(m) if not banned[j] >> c & 1] for c in cards}
+    for _ in range(200):
+        rng.shuffle(cards)
+        cards.sort(key=lambda c: len(allowed[c]))
+        room = sizes[:]
+        owner: dict[int, int] = {}
+        for c in cards:
+            opts = [j for j in allowed[c] if room[j]]
+            if not opts:
+                break
+            j = rng.choices(opts, [room[j] for j in opts])[0]
+            room[j] -= 1
+            owner[c] = j
+        else:
+            break
+    else:
+        raise ValueError("hoch_tief: no deal of the hidden cards fits the observed voids")
+    held = [[c for c in cards if owner[c] == j] for j in range(m)]
+    slots = [(j, i) for j in range(m) for i in range(sizes[j])]
+    if m > 1 and slots:
+        for _ in range(30 * len(cards)):
+            j1, i1 = slots[rng.randrange(len(slots))]
+            j2, i2 = slots[rng.randrange(len(slots))]
+            if j1 == j2:
+                continue
+            a, b = held[j1][i1], held[j2][i2]
+            if not (banned[j2] >> a & 1 or banned[j1] >> b & 1):
+                held[j1][i1], held[j2][i2] = b, a
+    hands = []
+    for h in held:
+        x = 0
+        for c in h:
+            x |= 1 << c
+        hands.append(x)
+    return hands
+
+
 # -- options --------------------------------------------------------------------
 
 
@@ -181,6 +398,63 @@ class HochTiefGame(Game):
         if 0 <= action < self.num_actions:
             return self.deck.names[action]
         return f"<invalid {action}>"
+
+    def determinize(self, state: HochTiefState, seat: int, rng: random.Random) -> HochTiefState:
+        """A copy of ``state`` (no log) with everything hidden from ``seat`` re-drawn.
+
+        Hidden from ``seat`` are only the other hands and the deals of later
+        rounds (taken cards lie face up, played cards were seen).  The other
+        hands are re-dealt from the cards ``seat`` has not seen (the union of
+        the other hands), keeping every hand's size and every void ``seat``
+        has observed this round (a player who did not follow a suit gets
+        none of it), uniformly among all such deals: plain rejection
+        sampling first, and when voids make that unlikely to succeed an
+        exact count-weighted deal (:func:`_constrained_deal`).  The current
+        round's deck order is rebuilt to agree with the new hands (each
+        seat's dealt cards - hand plus cards played this round - in random
+        order at its deal positions); later rounds' deck orders are
+        reshuffled.  ``seat``'s own hand and everything public are unchanged.
+        """
+        s = state.clone()
+        if s.phase != PLAY:
+            return s
+        n = self.num_players
+        t = self.tables
+        others = [p for p in range(n) if p != seat]
+        pool = 0
+        for p in others:
+            pool |= s.hands[p]
+        sizes = [s.hands[p].bit_count() for p in others]
+        banned = []
+        for p in others:
+            v = s.voids[p]
+            b = 0
+            for su in range(NUM_SUITS):
+                if v >> su & 1:
+                    b |= t.suit_mask[su]
+            banned.append(b & pool)
+        hands = _constrained_deal(pool, sizes, banned, t, rng)
+        for p, h in zip(others, hands):
+            s.hands[p] = h
+        # the current round's deck order, consistent with the new hands
+        played_now = s.tricks_played * n + len(s.trick.cards)
+        dealt = s.hands[:]
+        for p, c in s.history[len(s.history) - played_now:]:
+            dealt[p] |= 1 << c
+        order = [0] * t.size
+        for p in range(n):
+            cards = bit_list(dealt[p])
+            rng.shuffle(cards)
+            first = (p - s.dealer - 1) % n
+            order[first::n] = cards
+        orders = list(s.deck_orders)
+        orders[s.round_index] = tuple(order)
+        for i in range(s.round_index + 1, len(orders)):
+            o = list(orders[i])
+            rng.shuffle(o)
+            orders[i] = tuple(o)
+        s.deck_orders = orders
+        return s
 
 
 class HochTiefState(GameState):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 
 import envs
@@ -68,7 +69,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         if not args.config:
             raise ValueError("name a config file (configs/<game>.yaml) or --resume RUN_DIR")
         cfg = config_mod.load(args.config, args.set)
-        run_dir = train(cfg, progress_bar=not args.quiet)
+        if args.run_dir and os.path.exists(args.run_dir):
+            raise ValueError(f"--run-dir {args.run_dir} exists; use --resume to continue it")
+        run_dir = train(cfg, run_dir=args.run_dir, progress_bar=not args.quiet)
     if args.final_eval:
         final_evaluation(run_dir, games=args.final_games, progress=not args.quiet)
     return 0
@@ -100,6 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config value, e.g. --set train.total_timesteps=20000")
     t.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
+    t.add_argument("--run-dir", help="folder of a new run (default: runs/<game>__<algo>__<seed>__"
+                                     "<time>)")
     t.add_argument("--final-eval", action="store_true",
                    help="after training, evaluate against eval.opponents (eval.final_games)")
     t.add_argument("--final-games", type=int, help="games per final evaluation")

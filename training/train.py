@@ -143,6 +143,11 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
     if run_dir is None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         run_dir = os.path.join("runs", f"{cfg['game']}__{cfg['algo']}__{cfg['seed']}__{stamp}")
+        suffix = 1
+        while os.path.exists(run_dir):  # two runs started in the same second
+            suffix += 1
+            run_dir = os.path.join("runs", f"{cfg['game']}__{cfg['algo']}__{cfg['seed']}__"
+                                           f"{stamp}-{suffix}")
     paths = RunPaths(run_dir)
     paths.make()
     with open(paths.config, "w") as f:

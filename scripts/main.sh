@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Install, then run the suite's main job: at this stage, random Wizard games
-# through the AEC API, with scores and throughput (see scripts/play.py).
+# Install, then run the suite's main job: train a small Wizard agent for a few
+# minutes (configs/wizard_quick.yaml), evaluate it against random and the
+# heuristic in duplicate tournaments, and print the tables.
+# Extra arguments go to `stichzoo train` (e.g. --set train.max_minutes=2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev
-.venv/bin/python scripts/play.py "$@"
+.venv/bin/stichzoo train configs/wizard_quick.yaml --final-eval "$@"

@@ -16,7 +16,7 @@ Strategy of :class:`Heuristic` (it reads only its own hand and public facts):
 * Play, with ``need = bid - tricks won``:
 
   - need > 0, leading: cash a likely winner (the non-Wizard card most
-    likely to hold, if >= 0.5; a Wizard if the need covers every trick
+    likely to hold, if >= 0.3; a Wizard if the need covers every trick
     left); else lead a low card.  Following: take the trick with the
     cheapest card that wins now and will likely hold (a Wizard when the
     trick matters: short of sure winners for the need); else throw the
@@ -61,6 +61,9 @@ SIDE_CUT = 0.3
 SIDE_SLOPE = 1.3
 LONG_HAND = 7
 LONG_SHRINK = 0.025
+#: least chance to hold for leading (short of the bid) and for winning a trick cheaply
+HOLD_LEAD = 0.3
+HOLD_FOLLOW = 0.5
 
 #: settings for PIMC with the fast heuristic rollout (~0.7 s of CPU per 4-player game)
 SEARCH_DEFAULTS = {"worlds": 12, "rollouts": 1, "horizon": "round"}
@@ -229,7 +232,7 @@ class Heuristic:
                 plain = [c for c in legal if c < WIZARD0]
                 if plain:
                     best = max(plain, key=lambda c: (chances[c], -key(c)))
-                    if chances[best] >= 0.5:
+                    if chances[best] >= HOLD_LEAD:
                         return best
                 if wizards and (need >= left or not plain):
                     return wizards[0]
@@ -246,7 +249,7 @@ class Heuristic:
             if winners:
                 plain = sorted((c for c in winners if c < WIZARD0), key=key)
                 for c in plain:
-                    if _hold_chance(c, unseen, trump, k, h) >= 0.5:
+                    if _hold_chance(c, unseen, trump, k, h) >= HOLD_FOLLOW:
                         return c
                 wizards = [c for c in winners if WIZARD0 <= c < JESTER0]
                 sure_later = (hand & WIZARDS).bit_count() - (1 if wizards else 0)

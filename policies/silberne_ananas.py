@@ -28,14 +28,19 @@ Heuristic decisions (reads only its own hand and public facts):
   ``samples`` times respecting shown voids and Joker facts
   (``game.determinize``); in each sample a second player plays a random
   legal card and the last player the card best for themself; play the card
-  with the best mean taker value.  Ties: the lowest card id.
+  with the best mean taker value.  Ties: the lowest card id.  (The samples
+  use the seat's own seeded random generator; nothing hidden is read.)
 
 PIMC hooks: ``search_value`` scores a rollout's end (end of the deal) by the
 same value - the win share if the game is over, else ``match_value`` of the
 totals - instead of the score margin, which is the wrong aim here; the
-rollout policy plays the same trick logic with perfect information in the
-sampled world (last: best taker; second: best against the last player's
-best reply; leader: random), for speed.
+rollout policy (``FastRollout``) plays the same trick logic greedily with
+perfect information in the sampled world: the last player takes the best
+taker, the second player the card best against the last player's best
+reply, the leader the lead best against both replies (``lead="random"``:
+a random lead, about 3x cheaper).  ``SEARCH_DEFAULTS``: 16 worlds, one
+rollout each, to the end of the deal - about 0.7 s of CPU for a whole match
+with one search seat and two heuristic seats.
 """
 
 from __future__ import annotations

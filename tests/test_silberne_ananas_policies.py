@@ -21,7 +21,14 @@ from envs.silberne_ananas.rules import (
 )
 from policies import make_policy
 from policies.base import Decision
-from policies.silberne_ananas import Heuristic, match_value, search_value, taker_values
+from policies.silberne_ananas import (
+    FastRollout,
+    Heuristic,
+    _sample_hands,
+    match_value,
+    search_value,
+    taker_values,
+)
 
 
 def _game(**kw) -> SilberneAnanasGame:
@@ -81,6 +88,25 @@ def test_determinize_keeps_the_view_conserves_cards_and_respects_voids():
             assert d.deck_orders[: s.deal_index] == s.deck_orders[: s.deal_index]
             checks += 1
     assert checks > 200 and voids_seen > 100 and joker_bans > 100
+
+
+def test_heuristic_samples_respect_voids():
+    game = _game()
+    rng = random.Random(3)
+    for n, s in enumerate(_random_states(game, 1, seed=13)):
+        seat = s.current_player
+        if seat < 0 or n % 2:
+            continue
+        hands = _sample_hands(s, seat, rng)
+        assert hands[seat] == s.hands[seat]
+        assert [h.bit_count() for h in hands] == [h.bit_count() for h in s.hands]
+        assert hands[0] | hands[1] | hands[2] == s.hands[0] | s.hands[1] | s.hands[2]
+        for p in range(3):
+            for suit in range(NUM_SUITS):
+                if (s.voids[p] >> suit) & 1:
+                    assert hands[p] & SUIT_MASK[suit] == 0
+            if s.no_joker[p]:
+                assert not (hands[p] >> JOKER) & 1
 
 
 def test_determinize_varies_the_hidden_part():
@@ -202,6 +228,19 @@ def test_make_policy_and_pimc_smoke():
         assert action in s.legal_actions()
         s.step(action)
     assert s.over and len(s.winners()) == 1
+
+
+@pytest.mark.parametrize("lead", ["greedy", "random"])
+def test_rollout_policy_plays_legal_actions(lead):
+    game = _game(match=False)
+    bot = FastRollout(game, seed=0, lead=lead)
+    rng = random.Random(10)
+    for _ in range(5):
+        s = game.new_state(game.deal(rng))
+        while not s.over:
+            action = bot.act(Decision(game, s))
+            assert action in s.legal_actions()
+            s.step(action)
 
 
 # -- metrics --------------------------------------------------------------------------------

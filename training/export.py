@@ -1,0 +1,150 @@
+"""Export a trained policy as a bot directory other programs can run.
+
+    stichzoo export runs/wizard__maskable_ppo__0__20261130-031500 --out policies/bots/wizard
+
+A bot directory holds
+
+- ``model.onnx``: the actor network.  Inputs ``observation`` (float32,
+  ``[batch, obs_size]``) and ``action_mask`` (float32 or int8 0/1 as float,
+  ``[batch, num_actions]``); outputs ``probabilities`` (illegal actions
+  exactly 0) and ``logits`` (illegal actions at -1e9).
+- ``manifest.json``: what the network expects and where it came from - game
+  and env version, rule options and player count, the observation layout
+  (piece names, offsets, sizes, meanings), the action layout (every action
+  id with its label), the encoder version, input/output names, the file's
+  SHA-256 and the training provenance (run, steps, config, evaluation).
+
+The runtime (:class:`policies.onnx_bot.OnnxPolicy`) needs only numpy and
+onnxruntime and refuses a bot whose manifest does not match the game it is
+asked to play.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import warnings
+
+import torch as th
+from torch import nn
+
+MANIFEST_SCHEMA = "stichzoo.bot/1"
+INPUTS = ("observation", "action_mask")
+OUTPUTS = ("probabilities", "logits")
+
+
+class ActorForExport(nn.Module):
+    """The policy's actor with the mask applied inside the graph."""
+
+    def __init__(self, sb3_policy):
+        super().__init__()
+        self.features = sb3_policy.features_extractor
+        self.extractor = sb3_policy.mlp_extractor
+        self.head = sb3_policy.action_net
+
+    def forward(self, observation: th.Tensor, action_mask: th.Tensor):
+        latent = self.extractor.forward_actor(self.features(observation))
+        logits = self.head(latent)
+        masked = th.where(action_mask > 0.5, logits, th.full_like(logits, -1e9))
+        return th.softmax(masked, dim=-1), masked
+
+
+def sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 16), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def export_bot(policy_path: str, out_dir: str, provenance: dict | None = None,
+               opset: int = 17) -> str:
+    """Write ``model.onnx`` and ``manifest.json`` for the policy file; returns ``out_dir``."""
+    import envs
+    from envs.core.game import build_options
+    from policies.base import encoder_for
+
+    saved = th.load(policy_path, map_location="cpu", weights_only=False)
+    header = saved.get("stichzoo")
+    if header is None:
+        raise ValueError(f"{policy_path}: not a stichzoo policy file")
+    cls = envs.game_class(header["game"])
+    game = cls(build_options(cls.Options, header["game"], header["options"]))
+    from policies.learned import TorchPolicy
+
+    policy = TorchPolicy.load(policy_path, game)
+    encoder = encoder_for(game)
+    actor = ActorForExport(policy.net).eval()
+    os.makedirs(out_dir, exist_ok=True)
+    model_path = os.path.join(out_dir, "model.onnx")
+    obs = th.zeros(1, encoder.layout.size)
+    mask = th.ones(1, game.num_actions)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the TorchScript exporter announces its deprecation
+        th.onnx.export(actor, (obs, mask), model_path, input_names=list(INPUTS),
+                       output_names=list(OUTPUTS), opset_version=opset, dynamo=False,
+                       dynamic_axes={name: {0: "batch"} for name in INPUTS + OUTPUTS})
+    manifest = {
+        "schema": MANIFEST_SCHEMA,
+        "game": game.name,
+        "env": game.env_id,
+        "env_version": game.version,
+        "encoder_version": game.version,
+        "options": game.options.as_dict(),
+        "num_players": game.num_players,
+        "observation": {"size": encoder.layout.size, "dtype": "float32",
+                        "pieces": encoder.layout.describe(),
+                        "seats": "relative: 0 is the observer, 1 its left neighbour, ..."},
+        "actions": {"size": game.num_actions,
+                    "labels": [game.action_label(a) for a in range(game.num_actions)]},
+        "model": {"file": "model.onnx", "sha256": sha256(model_path), "opset": opset,
+                  "inputs": {"observation": ["batch", encoder.layout.size],
+                             "action_mask": ["batch", game.num_actions]},
+                  "outputs": {"probabilities": ["batch", game.num_actions],
+                              "logits": ["batch", game.num_actions]}},
+        "provenance": {**{k: v for k, v in header.items()
+                          if k not in ("options", "policy_class")},
+                       "policy_file": os.path.basename(policy_path), **(provenance or {})},
+    }
+    with open(os.path.join(out_dir, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    return out_dir
+
+
+def export_run(run_dir: str, out_dir: str) -> str:
+    """Export a run's ``policy.pt`` with its config and final evaluation as provenance."""
+    import yaml
+
+    provenance: dict = {"run": os.path.basename(os.path.normpath(run_dir))}
+    cfg_path = os.path.join(run_dir, "config.yaml")
+    if os.path.exists(cfg_path):
+        with open(cfg_path) as f:
+            provenance["config"] = yaml.safe_load(f)
+    summary = os.path.join(run_dir, "train_summary.yaml")
+    if os.path.exists(summary):
+        with open(summary) as f:
+            provenance["training"] = yaml.safe_load(f)
+    evaluation = {}
+    eval_dir = os.path.join(run_dir, "eval")
+    if os.path.isdir(eval_dir):
+        for name in sorted(os.listdir(eval_dir)):
+            report = os.path.join(eval_dir, name, "report.json")
+            if name.startswith("final_vs_") and os.path.exists(report):
+                with open(report) as f:
+                    rep = json.load(f)
+                me = next(p for p in rep["policies"] if p.startswith("ppo"))
+                evaluation[name[len("final_"):]] = {
+                    "games": rep["games"],
+                    "score": rep["policies"][me]["score"],
+                    "win_rate": rep["policies"][me]["win_rate"],
+                    "score_difference": rep["versus_baseline"][me]["score_difference"],
+                    "metrics": rep["policies"][me]["metrics"],
+                }
+    if evaluation:
+        provenance["evaluation"] = evaluation
+    out = export_bot(os.path.join(run_dir, "policy.pt"), out_dir, provenance)
+    if os.path.exists(cfg_path):
+        shutil.copy(cfg_path, os.path.join(out_dir, "config.yaml"))
+    return out

@@ -3,6 +3,8 @@
     stichzoo eval wizard --players 4 --policies heuristic random --games 2000
     stichzoo eval hoch_tief --policies pimc heuristic --games 400 --out runs/eval/ht
     stichzoo train configs/wizard.yaml --final-eval
+    stichzoo export runs/<run> --out policies/bots/wizard
+    stichzoo serve --bots policies/bots --port 8000      (or --stdio)
 
 ``eval`` plays a duplicate tournament (see :mod:`training.evaluate`) and
 prints per policy the mean score and win rate with 95% intervals, the
@@ -77,6 +79,28 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from training.export import export_bot, export_run
+
+    if os.path.isdir(args.source):
+        out = export_run(args.source, args.out)
+    else:
+        out = export_bot(args.source, args.out)
+    print(f"exported {args.source} -> {out} (model.onnx, manifest.json)")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from policies.serve import create_app, serve_stdio
+
+    if args.stdio:
+        return serve_stdio(args.bots)
+    import uvicorn
+
+    uvicorn.run(create_app(args.bots), host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="stichzoo", description="stichzoo: train, evaluate, export")
     sub = p.add_subparsers(dest="command", required=True)
@@ -110,6 +134,16 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--final-games", type=int, help="games per final evaluation")
     t.add_argument("--quiet", action="store_true", help="no progress bars")
     t.set_defaults(func=cmd_train)
+    x = sub.add_parser("export", help="turn a run (or policy file) into an ONNX bot directory")
+    x.add_argument("source", help="a run folder (runs/...) or a policy file (.pt)")
+    x.add_argument("--out", required=True, help="bot directory to write")
+    x.set_defaults(func=cmd_export)
+    v = sub.add_parser("serve", help="serve exported bots over HTTP or JSON lines")
+    v.add_argument("--bots", default="policies/bots", help="folder of bot directories")
+    v.add_argument("--host", default="127.0.0.1")
+    v.add_argument("--port", type=int, default=8000)
+    v.add_argument("--stdio", action="store_true", help="JSON lines on stdin/stdout instead")
+    v.set_defaults(func=cmd_serve)
     return p
 
 

@@ -1,0 +1,248 @@
+"""Exported bots: ONNX parity with torch, manifest checks, the HTTP server and JSON-lines mode."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import io
+import json
+import os
+import random
+import socket
+import threading
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("fastapi")
+
+import envs
+from policies import Decision
+from training import config as config_mod
+
+PLAYERS = {"silberne_ananas": 3}
+
+
+def _tiny_cfg(game: str) -> dict:
+    cfg = config_mod.load(os.path.join("configs", f"{game}.yaml"))
+    cfg["train"].update(total_timesteps=128, n_steps=64, batch_size=32, n_envs=1,
+                        vec_env="dummy", n_epochs=1, checkpoint_every=10**6, net_arch=[32],
+                        heads="phase" if game == "wizard" else "shared")
+    cfg["eval"].update(every=0)
+    cfg["selfplay"]["snapshot_every"] = 0
+    cfg["opponents"] = ["random"]
+    return config_mod.validate(cfg)
+
+
+@pytest.fixture(scope="module")
+def bots(tmp_path_factory):
+    """A tiny trained and exported bot per game, in one bots folder."""
+    from training.export import export_run
+    from training.train import train
+
+    root = tmp_path_factory.mktemp("bots")
+    runs = tmp_path_factory.mktemp("runs")
+    for game in envs.GAMES:
+        run = train(_tiny_cfg(game), run_dir=str(runs / game), progress_bar=False,
+                    verbose=False)
+        export_run(run, str(root / game))
+    return root, runs
+
+
+def _game(name: str):
+    cls = envs.game_class(name)
+    return cls(cls.Options(num_players=PLAYERS.get(name, 4)))
+
+
+def _random_states(game, count: int, seed: int):
+    rng = random.Random(seed)
+    state = game.new_game(seed=seed)
+    out = []
+    while len(out) < count:
+        if state.over or state.truncated:
+            state = game.new_game(seed=rng.randrange(1 << 30))
+            continue
+        out.append(state.clone())
+        state.step(rng.choice(state.legal_actions()))
+    return out
+
+
+@pytest.mark.parametrize("name", list(envs.GAMES))
+def test_onnx_matches_torch_on_1000_observations(bots, name):
+    from policies.learned import TorchPolicy
+    from policies.onnx_bot import OnnxPolicy
+
+    root, runs = bots
+    game = _game(name)
+    onnx_bot = OnnxPolicy.load(str(root / name), game)
+    torch_bot = TorchPolicy.load(str(runs / name / "policy.pt"), game)
+    for state in _random_states(game, 1000, seed=1):
+        d = Decision(game, state)
+        p_onnx = onnx_bot.probabilities(d.observation, d.action_mask)
+        p_torch = torch_bot.probabilities(d.observation, d.action_mask)
+        assert np.abs(p_onnx - p_torch).max() < 1e-5
+        assert onnx_bot.act(d) == torch_bot.act(d)
+
+
+def test_manifest_describes_the_bot(bots):
+    root, _ = bots
+    manifest = json.loads((root / "wizard" / "manifest.json").read_text())
+    assert manifest["game"] == "wizard" and manifest["env"] == "wizard_v0"
+    assert manifest["num_players"] == 4 and manifest["options"]["num_players"] == 4
+    pieces = manifest["observation"]["pieces"]
+    assert pieces[0]["name"] == "hand" and sum(p["size"] for p in pieces) == \
+        manifest["observation"]["size"]
+    assert manifest["actions"]["labels"][:2] == ["B1", "B2"]
+    assert manifest["provenance"]["config"]["game"] == "wizard"
+    assert len(manifest["model"]["sha256"]) == 64
+
+
+def test_bot_refuses_another_table(bots):
+    from policies.onnx_bot import OnnxPolicy
+
+    root, _ = bots
+    cls = envs.game_class("wizard")
+    with pytest.raises(ValueError, match="trained for 4 players, the table has 3"):
+        OnnxPolicy.load(str(root / "wizard"), cls(cls.Options(num_players=3)))
+    with pytest.raises(ValueError, match="dealer_bid_restriction"):
+        OnnxPolicy.load(str(root / "wizard"),
+                        cls(cls.Options(num_players=4, dealer_bid_restriction=True)))
+    ht = envs.game_class("hoch_tief")
+    with pytest.raises(ValueError, match="plays 'wizard', not 'hoch_tief'"):
+        OnnxPolicy.load(str(root / "wizard"), ht(ht.Options(num_players=4)))
+
+
+# -- the HTTP server ------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(bots):
+    import uvicorn
+
+    from policies.serve import create_app
+
+    root, _ = bots
+    port = _free_port()
+    config = uvicorn.Config(create_app(str(root)), host="127.0.0.1", port=port,
+                            log_level="error")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 20
+    while not srv.started:
+        if time.time() > deadline:
+            raise RuntimeError("server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+def _view(name: str, state, seat: int) -> dict:
+    return importlib.import_module(f"envs.{name}.view").to_view(state, seat)
+
+
+def test_server_lists_and_describes(server):
+    import httpx
+
+    bots = httpx.get(f"{server}/bots").json()
+    assert {b["name"] for b in bots} == set(envs.GAMES)
+    info = httpx.get(f"{server}/bots/hoch_tief").json()
+    assert info["game"] == "hoch_tief" and info["manifest"]["num_players"] == 4
+    assert httpx.get(f"{server}/openapi.json").status_code == 200
+
+
+@pytest.mark.parametrize("name", list(envs.GAMES))
+def test_server_answers_like_the_bot(server, bots, name):
+    import httpx
+
+    from policies.onnx_bot import OnnxPolicy
+
+    root, _ = bots
+    game = _game(name)
+    bot = OnnxPolicy.load(str(root / name), game)
+    for state in _random_states(game, 40, seed=7):
+        seat = state.current_player
+        r = httpx.post(f"{server}/bots/{name}/act", json=_view(name, state, seat))
+        assert r.status_code == 200, r.text
+        answer = r.json()
+        expected = bot.act(Decision(game, state))
+        assert answer["action_id"] == expected
+        assert answer["action"] == game.action_label(expected)
+        assert 0 < answer["probability"] <= 1
+
+
+def test_server_bad_requests_get_clear_errors(server):
+    import httpx
+
+    game = _game("wizard")
+    state = _random_states(game, 30, seed=3)[-1]
+    seat = state.current_player
+    view = _view("wizard", state, seat)
+    url = f"{server}/bots/wizard/act"
+
+    r = httpx.post(url, content=b"{not json", headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "malformed JSON" in r.json()["error"]
+    r = httpx.post(f"{server}/bots/chess/act", json=view)
+    assert r.status_code == 404 and "unknown bot 'chess'" in r.json()["error"]
+    r = httpx.post(url, json={**view, "hand": ["Z99"]})
+    assert r.status_code == 422 and "Z99" in r.json()["error"]
+    r = httpx.post(url, json={**view, "hand": [*view["hand"], view["hand"][0]]})
+    assert r.status_code == 422 and view["hand"][0] in r.json()["error"]
+    if state.played:  # a card already played cannot be in the hand
+        played = game.deck.names[(state.played & -state.played).bit_length() - 1]
+        r = httpx.post(url, json={**view, "hand": [*view["hand"][:-1], played]})
+        assert r.status_code == 422 and played in r.json()["error"]
+    r = httpx.post(url, json={**view, "game": "hoch_tief"})
+    assert r.status_code == 422 and "plays wizard" in r.json()["error"]
+    r = httpx.post(url, json=_view("wizard", state, (seat + 1) % 4))
+    assert r.status_code == 422 and "not to act" in r.json()["error"]
+    r = httpx.post(url, json=[1, 2, 3])
+    assert r.status_code == 422
+    # still serving
+    assert httpx.post(url, json=view).status_code == 200
+
+
+def test_server_handles_concurrent_requests(server):
+    import httpx
+
+    game = _game("hoch_tief")
+    states = _random_states(game, 300, seed=11)
+    requests = [_view("hoch_tief", s, s.current_player) for s in states]
+
+    async def fire():
+        async with httpx.AsyncClient(timeout=60) as client:
+            return await asyncio.gather(*[client.post(f"{server}/bots/hoch_tief/act", json=v)
+                                          for v in requests])
+
+    responses = asyncio.run(fire())
+    assert all(r.status_code == 200 for r in responses)
+    for state, r in zip(states, responses):
+        assert (state.legal_mask() >> r.json()["action_id"]) & 1
+
+
+def test_stdio_mode(bots):
+    from policies.serve import serve_stdio
+
+    root, _ = bots
+    game = _game("geheimtrumpf")
+    state = _random_states(game, 10, seed=5)[-1]
+    view = _view("geheimtrumpf", state, state.current_player)
+    lines = [json.dumps({"id": 1, "bot": "geheimtrumpf", "view": view}), "{oops",
+             json.dumps({"id": 3, "bot": "nobody", "view": view}),
+             json.dumps({"id": 4, "view": view})]
+    out = io.StringIO()
+    serve_stdio(str(root), io.StringIO("\n".join(lines) + "\n"), out)
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert answers[0]["id"] == 1 and "action" in answers[0]
+    assert "malformed JSON" in answers[1]["error"]
+    assert "unknown bot 'nobody'" in answers[2]["error"]
+    assert "bot" in answers[3]["error"]

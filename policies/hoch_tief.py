@@ -25,16 +25,21 @@ Heuristic (:class:`Heuristic`), per legal card:
   of a high suit) and is worth +1 in a suit with 3 or more (dump into and
   take from those).  The card with the best expected value is played;
   ties go to the higher card (high cards are the liability in this game:
-  they take the rest).
+  they take the rest; breaking ties toward the lower card measured -14
+  points per game against this rule).
 
 The heuristic reads only the seat's hand and public facts (the trick, the
 taken cards, the voids, the played cards).
 
-Search hooks: ``rollout_policy`` is a fast greedy version of the heuristic
-(the exact last-to-play rule, otherwise the lowest legal card: aiming to be
-the lowest and take the top card), ``search_value`` is the default score
-margin over the rest of the round, ``SEARCH_DEFAULTS`` sizes the search so
-that a 4-player game with one searching seat takes about a second.
+Search hooks: no ``rollout_policy`` - PIMC plays its sampled worlds out
+with uniformly random cards, which measured best per unit of time (4
+players, 1 PIMC seat vs 3 heuristics, duplicate: random rollouts with 24
+worlds +23 to +25 points per game, a greedy rollout - exact when last,
+else the lowest card - with 12 worlds +19 at the same cost, this heuristic
+as rollout with 4 worlds +15 at 4x the cost).  ``search_value`` is the
+default score margin over the rest of the round; ``SEARCH_DEFAULTS`` (24
+worlds) keeps a game with one searching seat near 0.4 s of CPU with 4
+players and 1.2 s with 6.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from envs.hoch_tief.rules import NUM_SUITS, HochTiefGame, high_low
 from policies.base import Decision
 from policies.search import score_gain
 
-SEARCH_DEFAULTS = {"worlds": 8, "rollouts": 1, "horizon": "round"}
+SEARCH_DEFAULTS = {"worlds": 24, "rollouts": 1, "horizon": "round"}
 
 
 class _Tables:
@@ -248,33 +253,6 @@ class Heuristic:
         number = tb.number
         best = max(range(len(legal)), key=lambda i: (values[i], number[legal[i]], -legal[i]))
         return legal[best]
-
-
-class Greedy:
-    """The rollout policy: exact when last to play, otherwise the lowest legal card."""
-
-    name = "greedy"
-
-    def __init__(self, game: HochTiefGame, seed: int | None = None):
-        self.tb = _Tables(game)
-
-    def act(self, decision: Decision) -> int:
-        state = decision.state
-        legal = bit_list(state.legal_mask())
-        if len(legal) == 1:
-            return legal[0]
-        tb = self.tb
-        number = tb.number
-        if len(state.trick.cards) == tb.n - 1:
-            values = exact_last(state, decision.seat, legal, tb)
-            best = max(range(len(legal)), key=lambda i: (values[i], number[legal[i]]))
-            return legal[best]
-        return min(legal, key=lambda c: number[c])
-
-
-def rollout_policy(game: HochTiefGame, seed: int | None = None) -> Greedy:
-    """The fast policy PIMC plays its sampled worlds out with."""
-    return Greedy(game, seed)
 
 
 def search_value(root, end, seat: int) -> float:

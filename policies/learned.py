@@ -111,12 +111,8 @@ class NumpyForward:
         x = np.asarray(observation, dtype=np.float32)
         if self.phase is None:
             h = self._trunk(self.trunks[0], x)
-        else:  # the same mixture as the torch module: sum over phases of onehot_k * trunk_k
-            onehot = x[self.phase]
-            h = sum(onehot[k] * self._trunk(t, x) for k, t in enumerate(self.trunks)
-                    if onehot[k] != 0)
-            if isinstance(h, int):  # no phase bit set (cannot happen for a real observation)
-                h = 0 * self._trunk(self.trunks[0], x)
+        else:  # as the torch module: the trunk of the phase that is set
+            h = self._trunk(self.trunks[int(np.argmax(x[self.phase]))], x)
         return h @ self.head[0] + self.head[1]
 
     @staticmethod

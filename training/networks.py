@@ -40,10 +40,18 @@ class PhaseMlpExtractor(nn.Module):
         self.latent_dim_pi = out
 
     def forward_actor(self, features: th.Tensor) -> th.Tensor:
-        onehot = features[:, self.phase]
-        out = 0
+        phase = features[:, self.phase].argmax(dim=1)
+        if th.onnx.is_in_onnx_export() or th.jit.is_tracing():
+            # a static graph for export: every trunk, selected by the one-hot phase
+            onehot = th.nn.functional.one_hot(phase, len(self.policy_trunks)).to(features.dtype)
+            return sum(onehot[:, k:k + 1] * trunk(features)
+                       for k, trunk in enumerate(self.policy_trunks))
+        # each row through its own phase's trunk only: as cheap as one shared trunk
+        out = features.new_zeros(features.shape[0], self.latent_dim_pi)
         for k, trunk in enumerate(self.policy_trunks):
-            out = out + onehot[:, k:k + 1] * trunk(features)
+            rows = (phase == k).nonzero(as_tuple=True)[0]
+            if rows.numel():
+                out = out.index_copy(0, rows, trunk(features.index_select(0, rows)))
         return out
 
     def forward_critic(self, features: th.Tensor) -> th.Tensor:

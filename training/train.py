@@ -291,6 +291,20 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
     return run_dir
 
 
+def policy_from_checkpoint(checkpoint: str, cfg: dict, out: str) -> str:
+    """Write the policy file (``.pt``) of a PPO checkpoint (``model_<steps>.zip``)."""
+    from sb3_contrib import MaskablePPO
+
+    from policies.learned import save_policy
+    from training.networks import PhaseTrunkPolicy
+
+    model = MaskablePPO.load(checkpoint, device="cpu",
+                             custom_objects={"policy_class": PhaseTrunkPolicy}
+                             if cfg["train"]["heads"] == "phase" else None)
+    save_policy(model.policy, game_of(cfg), out, {"checkpoint": os.path.basename(checkpoint)})
+    return out
+
+
 def final_evaluation(run_dir: str, games: int | None = None, workers: int = 0,
                      progress: bool = True) -> dict[str, dict]:
     """The run's policy against each eval opponent, ``eval.final_games`` games each."""

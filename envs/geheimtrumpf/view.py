@@ -1,0 +1,737 @@
+"""The player view of Geheimtrumpf: what one seat knows, as JSON, and back.
+
+``to_view(state, seat)`` writes everything ``seat`` knows at this moment in
+card names (``"AH"``, ``"7D"`` ...) and task names (``"no_trick"`` ...),
+with absolute seat numbers; ``from_view(game, view)`` rebuilds a rules
+state that agrees with the view, filling the hidden parts with a
+consistent choice.  Encoding the rebuilt state for ``seat`` gives exactly
+the observation and the legal mask of the original state.  The keys are
+documented in ``docs/views/geheimtrumpf.md``.
+
+What a seat never sees, and how :func:`from_view` fills it in:
+
+- the trumps, for everyone but the start player, during the card draft:
+  a draw that agrees with every announced row winner
+  (:func:`envs.geheimtrumpf.rules.consistent_trumps`);
+- the other players' task choices until all have chosen: each one who has
+  chosen gets one of their unchecked tasks;
+- with 3 players the face-down fourth card of each row: the nine cards no
+  row shows, one per row;
+- the order of the stacks' other cards, every other round's deal, and the
+  order in which the tasks were drafted (any round-robin order that ends
+  in the tasks held).
+
+:func:`from_view` rebuilds the round by replaying it through the rules
+(the draft row by row, the choices, the tricks), so every take, choice and
+play in the view is checked as a legal move, and every announced winner
+against the rules; then it writes the rebuilt state back as a view and
+refuses the view if any key differs.
+"""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+from typing import Any
+
+from envs.core.cards import bit_list, mask_of
+from envs.core.game import IllegalActionError
+from envs.geheimtrumpf.rules import (
+    CARD_DRAFT,
+    CHECK_OFF,
+    DECK,
+    GAME_OVER,
+    MAX_HOLDERS,
+    NO_TRUMP_SUIT,
+    NO_TRUMP_VALUE,
+    NUM_CARDS,
+    NUM_SUITS,
+    NUM_TASKS,
+    PHASE_NAMES,
+    PLAY,
+    ROWS,
+    SUIT_STACK0,
+    SUITS,
+    TASK_CHOICE,
+    TASK_DRAFT,
+    TASK_NAMES,
+    TASKS_PER_PLAYER,
+    VALUE_STACK0,
+    VALUES,
+    GeheimtrumpfGame,
+    GeheimtrumpfState,
+    consistent_trumps,
+)
+
+GAME = "geheimtrumpf"
+SECRET = "secret"  # a task another player has chosen but not yet revealed
+
+#: the top-level keys of every view, in the order ``to_view`` writes them
+VIEW_KEYS = (
+    "game", "env", "options", "seat", "to_act", "phase", "hand", "legal",
+    "round", "start_player", "tasks", "checked", "totals", "trumps", "layout", "draft",
+    "hands", "chosen", "tricks", "trick", "tricks_won", "won_cards", "winners",
+)
+_ROUND_PHASES = (CARD_DRAFT, TASK_CHOICE, PLAY, CHECK_OFF)
+_TASK_IDS = {name: t for t, name in enumerate(TASK_NAMES)}
+
+
+# -- state -> view ----------------------------------------------------------------------
+
+
+def _names(mask: int) -> list[str]:
+    return [DECK.names[c] for c in bit_list(mask)]
+
+
+def _tasks(mask: int) -> list[str]:
+    return [TASK_NAMES[t] for t in bit_list(mask)]
+
+
+def to_view(state: GeheimtrumpfState, seat: int) -> dict:
+    """Everything ``seat`` knows of ``state``, JSON-ready (see the module docs)."""
+    game = state.game
+    n = state.num_players
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+        raise ValueError(f"{GAME}: seat {seat!r} is not a seat of a {n}-player game")
+    phase = state.phase
+    to_act = state.current_player if state.current_player >= 0 else None
+    in_round = phase in _ROUND_PHASES
+    legal = []
+    if to_act == seat:
+        legal = [game.action_label(a) for a in bit_list(state.legal_mask())]
+    trumps = None
+    if in_round and state.trumps_known_to(seat):
+        t = state.trumps
+        trumps = {"suit": SUITS[t.suit] if t.suit >= 0 else None,
+                  "value": t.value if t.value else None}
+    layout: list[list[str]] = []
+    draft: list[dict] = []
+    hands: list[list[str]] = [[] for _ in range(n)]
+    chosen: list[str | None] = [None] * n
+    tricks: list[dict] = []
+    trick = None
+    tricks_won = [0] * n
+    won_cards: list[list[str]] = [[] for _ in range(n)]
+    if in_round:
+        layout = [_names(state.rows[r] & state.layout) for r in range(ROWS)]
+        row = state.draft_row
+        for r in range(min(row + 1, ROWS)):
+            done = r < row
+            cards = state.draft_rows[r] if done else state.row_cards
+            draft.append({"row": r, "first": state.row_first(r),
+                          "cards": [DECK.names[c] for c in cards],
+                          "winner": state.row_winners[r] if done else None})
+        hands = [_names(h) for h in state.hands]
+        for p, t in enumerate(state.chosen):
+            if t >= 0:
+                chosen[p] = TASK_NAMES[t] if state.chosen_visible_to(seat, p) else SECRET
+        if phase in (PLAY, CHECK_OFF):
+            tricks = [{"leader": leader, "cards": [DECK.names[c] for c in cards],
+                       "winner": winner} for leader, cards, winner in state.tricks]
+            if phase == PLAY:
+                trick = {"leader": state.trick.leader,
+                         "cards": [DECK.names[c] for c in state.trick.cards]}
+            tricks_won = list(state.tricks_won)
+            won_cards = [_names(m) for m in state.won_cards]
+    return {
+        "game": GAME,
+        "env": game.env_id,
+        "options": game.options.as_dict(),
+        "seat": seat,
+        "to_act": to_act,
+        "phase": PHASE_NAMES[phase],
+        "hand": hands[seat][:],
+        "legal": legal,
+        "round": state.round_index,
+        "start_player": state.start,
+        "tasks": [_tasks(m) for m in state.held],
+        "checked": [_tasks(m) for m in state.checked],
+        "totals": list(state.totals),
+        "trumps": trumps,
+        "layout": layout,
+        "draft": draft,
+        "hands": hands,
+        "chosen": chosen,
+        "tricks": tricks,
+        "trick": trick,
+        "tricks_won": tricks_won,
+        "won_cards": won_cards,
+        "winners": state.winners() if phase == GAME_OVER else [],
+    }
+
+
+# -- the answer format -----------------------------------------------------------------------
+
+
+def action_to_view(game: GeheimtrumpfGame, action_id: int) -> dict:
+    """An action id in game terms: label, id, kind and the card or task it names.
+
+    Kinds: ``"card"`` (play a card; ``card``), ``"take"`` (take a card from
+    the draft row; ``card``), ``"draft_task"``, ``"choose_task"``,
+    ``"check_task"`` (``task``).
+    """
+    if (isinstance(action_id, bool) or not isinstance(action_id, int)
+            or not 0 <= action_id < game.num_actions):
+        raise ValueError(f"{GAME}: action id {action_id!r} is not in 0..{game.num_actions - 1}")
+    out: dict[str, Any] = {"action": game.action_label(action_id), "action_id": action_id}
+    a = action_id
+    if a < game.TAKE0:
+        out.update(kind="card", card=DECK.names[a])
+    elif a < game.DRAFT_TASK0:
+        out.update(kind="take", card=DECK.names[a - game.TAKE0])
+    elif a < game.CHOOSE_TASK0:
+        out.update(kind="draft_task", task=TASK_NAMES[a - game.DRAFT_TASK0])
+    elif a < game.CHECK0:
+        out.update(kind="choose_task", task=TASK_NAMES[a - game.CHOOSE_TASK0])
+    else:
+        out.update(kind="check_task", task=TASK_NAMES[a - game.CHECK0])
+    return out
+
+
+_LABELS: dict[int, dict[str, int]] = {}
+
+
+def action_from_label(game: GeheimtrumpfGame, label: str) -> int:
+    """The action id of a label (``"7H"``, ``"take 7H"``, ``"choose no_trick"`` ...).
+
+    Card names are read like the deck reads them (any case, ``"1H"`` for
+    ``"AH"``); anything else raises ``ValueError``.
+    """
+    if not isinstance(label, str):
+        raise ValueError(f"{GAME}: an action label must be a string, got {label!r}")
+    table = _LABELS.get(game.num_actions)
+    if table is None:
+        table = _LABELS[game.num_actions] = {game.action_label(a): a
+                                              for a in range(game.num_actions)}
+    a = table.get(label.strip())
+    if a is not None:
+        return a
+    text = label.strip()
+    base = 0
+    if text.lower().startswith("take "):
+        text, base = text[5:], game.TAKE0
+    try:
+        c = DECK.parse_one(text)
+    except ValueError:
+        c = NUM_CARDS
+    if c < NUM_CARDS:
+        return base + c
+    raise ValueError(f"{GAME}: unknown action label {label!r}")
+
+
+# -- view -> state: checking the parts ---------------------------------------------------------
+
+
+def _fail(msg: str):
+    raise ValueError(f"{GAME} view: {msg}")
+
+
+def _int(x, where: str, lo: int, hi: int) -> int:
+    if isinstance(x, bool) or not isinstance(x, int):
+        _fail(f"{where} must be an integer, got {x!r}")
+    if not lo <= x <= hi:
+        _fail(f"{where} = {x} is out of range {lo}..{hi}")
+    return x
+
+
+def _list(x, where: str, length: int | None = None) -> list:
+    if not isinstance(x, list):
+        _fail(f"{where} must be a list, got {type(x).__name__}")
+    if length is not None and len(x) != length:
+        _fail(f"{where} must have {length} entries, got {len(x)}")
+    return x
+
+
+def _dict(x, where: str, keys: tuple[str, ...]) -> dict:
+    if not isinstance(x, dict):
+        _fail(f"{where} must be an object, got {type(x).__name__}")
+    for k in keys:
+        if k not in x:
+            _fail(f"{where} is missing key {k!r}")
+    for k in x:
+        if k not in keys:
+            _fail(f"{where} has unknown key {k!r}")
+    return x
+
+
+def _card(x, where: str) -> int:
+    if not isinstance(x, str):
+        _fail(f"{where}: a card must be a name string, got {x!r}")
+    try:
+        c = DECK.parse_one(x)
+    except ValueError:
+        c = -1
+    if not 0 <= c < NUM_CARDS:
+        _fail(f"{where}: unknown card {x!r}")
+    return c
+
+
+def _cards(x, where: str) -> list[int]:
+    out = []
+    for i, name in enumerate(_list(x, where)):
+        c = _card(name, f"{where}[{i}]")
+        if c in out:
+            _fail(f"{where}: card {DECK.names[c]} twice")
+        out.append(c)
+    return out
+
+
+def _task(x, where: str) -> int:
+    if not isinstance(x, str) or x not in _TASK_IDS:
+        _fail(f"{where}: unknown task {x!r}; tasks: {', '.join(TASK_NAMES)}")
+    return _TASK_IDS[x]
+
+
+def _task_mask(x, where: str) -> int:
+    m = 0
+    for i, name in enumerate(_list(x, where)):
+        t = _task(name, f"{where}[{i}]")
+        if (m >> t) & 1:
+            _fail(f"{where}: task {name} twice")
+        m |= 1 << t
+    return m
+
+
+def _seat(x, where: str, n: int) -> int:
+    return _int(x, where, 0, n - 1)
+
+
+class _Table:
+    """Where each card has been seen in the view, to name a card seen twice."""
+
+    def __init__(self):
+        self.where: dict[int, str] = {}
+
+    def put(self, c: int, where: str) -> None:
+        if c in self.where:
+            _fail(f"card {DECK.names[c]} appears twice: in {self.where[c]} and in {where}")
+        self.where[c] = where
+
+
+def _step(state: GeheimtrumpfState, action: int, what: str) -> None:
+    try:
+        state.step(action)
+    except IllegalActionError as e:
+        _fail(f"{what} is not allowed by the rules: {e}")
+
+
+def _order_for(n: int, rows: list[list[int]], suit: int, value: int) -> tuple[int, ...]:
+    """A deck order whose rows show ``rows`` face up and whose stacks draw the trumps."""
+    shown = mask_of(c for row in rows for c in row)
+    aside = bit_list(((1 << NUM_CARDS) - 1) & ~shown)  # 3 players: one face-down card a row
+    numbers: list[int] = []
+    for r in range(ROWS):
+        numbers += sorted(rows[r])
+        if n == 3:
+            numbers.append(aside[r])
+    s_card = SUIT_STACK0 + (suit if suit >= 0 else NUM_SUITS)
+    v_card = VALUE_STACK0 + (value - 1 if value else VALUES)
+    suits = [c for c in range(SUIT_STACK0, VALUE_STACK0) if c != s_card] + [s_card]
+    values = [c for c in range(VALUE_STACK0, VALUE_STACK0 + VALUES + 1) if c != v_card]
+    return tuple(numbers + suits + values + [v_card])
+
+
+def _normalized(view: dict) -> dict:
+    """``view`` (already checked) with canonical card names and sets in id order."""
+    out = dict(view)
+
+    def names(cards):
+        return [DECK.names[_card(c, "")] for c in cards]
+
+    def sset(cards):
+        return _names(mask_of(_card(c, "") for c in cards))
+
+    def tasks(ts):
+        return _tasks(mask_of(_TASK_IDS[t] for t in ts))
+
+    out["hand"] = sset(view["hand"])
+    out["hands"] = [sset(h) for h in view["hands"]]
+    out["layout"] = [sset(r) for r in view["layout"]]
+    out["won_cards"] = [sset(w) for w in view["won_cards"]]
+    out["tasks"] = [tasks(t) for t in view["tasks"]]
+    out["checked"] = [tasks(t) for t in view["checked"]]
+    out["draft"] = [{**d, "cards": names(d["cards"])} for d in view["draft"]]
+    out["tricks"] = [{**t, "cards": names(t["cards"])} for t in view["tricks"]]
+    if view["trick"] is not None:
+        out["trick"] = {**view["trick"], "cards": names(view["trick"]["cards"])}
+    return out
+
+
+# -- view -> state -------------------------------------------------------------------------------
+
+
+def from_view(game: GeheimtrumpfGame, view: dict, rng: random.Random | None = None
+              ) -> GeheimtrumpfState:
+    """A rules state (no log) that agrees with ``view``; ``ValueError`` naming any problem.
+
+    Hidden parts get the first consistent choice, or a random one when
+    ``rng`` is given (the secret trumps among those that agree with the
+    row winners, the others' secret task choices among their open tasks).
+    """
+    try:
+        return _from_view(game, view, rng)
+    except (KeyError, TypeError, IndexError, AttributeError) as e:  # a safety net only
+        raise ValueError(f"{GAME} view: malformed view ({type(e).__name__}: {e})") from e
+
+
+def _pick(options: list, rng: random.Random | None):
+    return rng.choice(options) if rng is not None else options[0]
+
+
+def _from_view(game: GeheimtrumpfGame, view: dict, rng: random.Random | None
+               ) -> GeheimtrumpfState:
+    if not isinstance(view, dict):
+        _fail(f"a view must be an object, got {type(view).__name__}")
+    for k in VIEW_KEYS:
+        if k not in view:
+            _fail(f"missing key {k!r}")
+    for k in view:
+        if k not in VIEW_KEYS:
+            _fail(f"unknown key {k!r}")
+    if view["game"] != GAME:
+        _fail(f"this is a view of game {view['game']!r}, not {GAME!r}")
+    if view["env"] != game.env_id:
+        _fail(f"env {view['env']!r} does not match {game.env_id!r}")
+    options = game.options.as_dict()
+    if not isinstance(view["options"], dict):
+        _fail("options must be an object")
+    if view["options"].get("num_players") != game.num_players:
+        _fail(f"a view for {view['options'].get('num_players')!r} players, but this game has "
+              f"{game.num_players}")
+    if view["options"] != options:
+        _fail(f"options {view['options']!r} do not match the game's options {options!r}")
+    n = game.num_players
+    seat = _seat(view["seat"], "seat", n)
+    phase_name = view["phase"]
+    if phase_name not in PHASE_NAMES:
+        _fail(f"unknown phase {phase_name!r}; phases: {', '.join(PHASE_NAMES)}")
+    phase = PHASE_NAMES.index(phase_name)
+    to_act = view["to_act"]
+    if phase == GAME_OVER:
+        if to_act is not None:
+            _fail(f"to_act must be null once the game is over, got {to_act!r}")
+    else:
+        to_act = _seat(to_act, "to_act", n)
+    r = _int(view["round"], "round", 0, game.round_limit - 1)
+    if phase == TASK_DRAFT and r:
+        _fail(f"round must be 0 during the task draft, got {r}")
+    start = (game.options.first_start + r) % n
+    if view["start_player"] != start:
+        _fail(f"start_player {view['start_player']!r} does not match round {r}: the start "
+              f"player of round {r} is seat {start}")
+    legal = [action_from_label(game, a) for a in _list(view["legal"], "legal")]
+    if to_act != seat and legal:
+        _fail(f"legal must be empty when the seat ({seat}) is not to act")
+    if len(set(legal)) != len(legal):
+        _fail("legal lists an action twice")
+
+    # tasks: held, checked, totals
+    held = [_task_mask(t, f"tasks[{p}]") for p, t in enumerate(_list(view["tasks"], "tasks", n))]
+    checked = [_task_mask(t, f"checked[{p}]")
+               for p, t in enumerate(_list(view["checked"], "checked", n))]
+    totals = _list(view["totals"], "totals", n)
+    for p in range(n):
+        _int(totals[p], f"totals[{p}]", 0, TASKS_PER_PLAYER)
+        if checked[p] & ~held[p]:
+            _fail(f"seat {p} has checked {_tasks(checked[p] & ~held[p])} that it does not hold")
+        if totals[p] != checked[p].bit_count():
+            _fail(f"totals[{p}] = {totals[p]} but seat {p} has {checked[p].bit_count()} "
+                  f"checked tasks")
+    for t in range(NUM_TASKS):
+        holders = sum((m >> t) & 1 for m in held)
+        if holders > MAX_HOLDERS:
+            _fail(f"task {TASK_NAMES[t]} is held by {holders} players; at most {MAX_HOLDERS}")
+    picks = sum(m.bit_count() for m in held)
+    if phase == TASK_DRAFT:
+        if picks >= TASKS_PER_PLAYER * n:
+            _fail("phase task_draft, but every seat already holds four tasks")
+        if any(checked):
+            _fail("no task can be checked during the task draft")
+    else:
+        for p in range(n):
+            if held[p].bit_count() != TASKS_PER_PLAYER:
+                _fail(f"seat {p} holds {held[p].bit_count()} tasks; after the task draft "
+                      f"every seat holds {TASKS_PER_PLAYER}")
+
+    # the parts that exist only during a round
+    in_round = phase in _ROUND_PHASES
+    layout_v = _list(view["layout"], "layout")
+    draft_v = _list(view["draft"], "draft")
+    hands_v = _list(view["hands"], "hands", n)
+    chosen_v = _list(view["chosen"], "chosen", n)
+    tricks_v = _list(view["tricks"], "tricks")
+    tricks_won_v = _list(view["tricks_won"], "tricks_won", n)
+    won_v = _list(view["won_cards"], "won_cards", n)
+    winners_v = _list(view["winners"], "winners")
+    for p in range(n):
+        _int(tricks_won_v[p], f"tricks_won[{p}]", 0, ROWS)
+        _cards(won_v[p], f"won_cards[{p}]")
+    for i, w in enumerate(winners_v):
+        _seat(w, f"winners[{i}]", n)
+    hand = _cards(view["hand"], "hand")
+    hands = [_cards(h, f"hands[{p}]") for p, h in enumerate(hands_v)]
+    if set(hand) != set(hands[seat]):
+        _fail(f"hand {view['hand']!r} differs from hands[{seat}] {hands_v[seat]!r}")
+    for p, c in enumerate(chosen_v):
+        if c is not None and c != SECRET:
+            _task(c, f"chosen[{p}]")
+    if not in_round:
+        if layout_v or draft_v or tricks_v or any(hands) or any(c is not None for c in chosen_v):
+            _fail(f"phase {phase_name}: layout, draft, hands, chosen and tricks must be empty")
+        if view["trumps"] is not None or view["trick"] is not None:
+            _fail(f"phase {phase_name}: trumps and trick must be null")
+
+    table = _Table()
+    rows: list[list[int]] = [[] for _ in range(ROWS)]
+    draft: list[tuple[int, list[int], Any]] = []
+    if in_round:
+        _list(layout_v, "layout", ROWS)
+        for i, row in enumerate(layout_v):
+            for c in _cards(row, f"layout[{i}]"):
+                table.put(c, f"layout[{i}]")
+                rows[i].append(c)
+        if len(draft_v) > ROWS:
+            _fail(f"draft has {len(draft_v)} rows; there are {ROWS}")
+        for i, d in enumerate(draft_v):
+            where = f"draft[{i}]"
+            _dict(d, where, ("row", "first", "cards", "winner"))
+            if d["row"] != i:
+                _fail(f"{where}.row must be {i}, got {d['row']!r}")
+            first = _seat(d["first"], f"{where}.first", n)
+            if first != (start + 1 + i) % n:
+                _fail(f"{where}.first is {first}, but by the rules seat {(start + 1 + i) % n} "
+                      f"has first choice in row {i}")
+            cards = _cards(d["cards"], f"{where}.cards")
+            if len(cards) > n:
+                _fail(f"{where}: {len(cards)} cards taken from a row; {n} players take one each")
+            winner = d["winner"]
+            if winner is not None:
+                _seat(winner, f"{where}.winner", n)
+                if len(cards) != n:
+                    _fail(f"{where}: a row is announced only once all {n} players took a card")
+            for c in cards:
+                table.put(c, f"{where}.cards")
+                rows[i].append(c)
+            draft.append((first, cards, winner))
+        for i in range(ROWS):
+            if len(rows[i]) != n:
+                _fail(f"row {i} shows {len(rows[i])} cards face up (layout plus taken); "
+                      f"with {n} players each row shows {n}")
+        # hands: drafted by that seat, not played
+        drafted = [0] * n
+        for first, cards, _ in draft:
+            for k, c in enumerate(cards):
+                drafted[(first + k) % n] |= 1 << c
+        played = [0] * n
+        trick_list: list[tuple[int, list[int], Any]] = []
+        for i, t in enumerate(tricks_v):
+            _dict(t, f"tricks[{i}]", ("leader", "cards", "winner"))
+            trick_list.append((_seat(t["leader"], f"tricks[{i}].leader", n),
+                               _cards(t["cards"], f"tricks[{i}].cards"),
+                               _seat(t["winner"], f"tricks[{i}].winner", n)))
+        trick_v = view["trick"]
+        current = None
+        if trick_v is not None:
+            _dict(trick_v, "trick", ("leader", "cards"))
+            current = (_seat(trick_v["leader"], "trick.leader", n),
+                       _cards(trick_v["cards"], "trick.cards"))
+        plays = [(f"tricks[{i}]", t[0], t[1]) for i, t in enumerate(trick_list)]
+        if current is not None:
+            plays.append(("trick", current[0], current[1]))
+        lead = (start + 1) % n
+        for i, (where, leader, _) in enumerate(plays):
+            if leader != lead:
+                why = "the first trick" if i == 0 else f"the winner of tricks[{i - 1}]"
+                _fail(f"{where}.leader is {leader}, but by the rules seat {lead} leads it "
+                      f"({why})")
+            if i < len(trick_list):
+                lead = trick_list[i][2]
+        seen_play: dict[int, str] = {}
+        for where, leader, cards in plays:
+            for k, c in enumerate(cards):
+                p = (leader + k) % n
+                if c in seen_play:
+                    _fail(f"card {DECK.names[c]} is played twice: in {seen_play[c]} and {where}")
+                seen_play[c] = where
+                if not (drafted[p] >> c) & 1:
+                    _fail(f"{where}: seat {p} plays {DECK.names[c]}, a card it did not take")
+                played[p] |= 1 << c
+        for p in range(n):
+            for c in hands[p]:
+                if c in seen_play:
+                    _fail(f"card {DECK.names[c]} is in hands[{p}] and also played "
+                          f"({seen_play[c]})")
+                if not (drafted[p] >> c) & 1:
+                    _fail(f"card {DECK.names[c]} in hands[{p}] was not taken by seat {p} "
+                          f"in the draft")
+            want = (drafted[p] & ~played[p]).bit_count()
+            if len(hands[p]) != want:
+                _fail(f"hands[{p}] holds {len(hands[p])} cards; in phase {phase_name} seat {p} "
+                      f"holds {want} (taken {drafted[p].bit_count()}, played "
+                      f"{played[p].bit_count()})")
+
+    # trumps: known, or the first draw that agrees with the announced row winners
+    known = in_round and (phase != CARD_DRAFT or seat == start)
+    trumps_v = view["trumps"]
+    suit, value = NO_TRUMP_SUIT, NO_TRUMP_VALUE
+    if in_round and known:
+        if trumps_v is None:
+            _fail(f"trumps must be given: seat {seat} knows them in phase {phase_name}")
+        _dict(trumps_v, "trumps", ("suit", "value"))
+        if trumps_v["suit"] is not None:
+            if trumps_v["suit"] not in tuple(SUITS):
+                _fail(f"trumps.suit must be one of H, D, S, C or null, got {trumps_v['suit']!r}")
+            suit = SUITS.index(trumps_v["suit"])
+        if trumps_v["value"] is not None:
+            value = _int(trumps_v["value"], "trumps.value", 1, VALUES)
+    elif in_round:
+        if trumps_v is not None:
+            _fail(f"trumps must be null: they are secret from seat {seat} during the card "
+                  f"draft (only the start player, seat {start}, knows them)")
+        done = [(first, cards, w) for first, cards, w in draft if w is not None]
+        stub = SimpleNamespace(
+            num_players=n, draft_rows=[tuple(c) for _, c, _ in done],
+            row_winners=[w for _, _, w in done],
+            row_first=lambda row: (start + 1 + row) % n)
+        candidates = consistent_trumps(stub)
+        if not candidates:
+            _fail("no trump draw agrees with the announced row winners")
+        suit, value = _pick(candidates, rng)
+
+    # deal: this round's rows and trumps; any other round is a fresh shuffle
+    orders = game.deal(random.Random(0 if rng is None else rng.getrandbits(32)))
+    if in_round:
+        orders[r] = list(_order_for(n, rows, suit, value))
+    state = game.new_state(orders, log=False)
+
+    # the task draft, round-robin from the first start player (any order of one's tasks)
+    queues = [bit_list(m) for m in held]
+    counts = [0] * n
+    first_start = game.options.first_start
+    for k in range(picks):
+        p = (first_start + k) % n
+        if counts[p] >= len(queues[p]):
+            _fail(f"the tasks held do not fit the round-robin task draft from seat "
+                  f"{first_start}: seat {p} would pick its task no. {counts[p] + 1}")
+        t = queues[p][counts[p]]
+        counts[p] += 1
+        _step(state, game.DRAFT_TASK0 + t, f"seat {p} drafting {TASK_NAMES[t]}")
+
+    if phase == GAME_OVER:
+        state.round_index = r
+        state.start = start
+        state.checked = checked[:]
+        state.totals = [m.bit_count() for m in checked]
+        state._clear_round()
+        state.phase = GAME_OVER
+        state.current_player = -1
+        state.over = any(t == TASKS_PER_PLAYER for t in state.totals)
+        state.truncated = not state.over
+        if state.truncated and r + 1 != game.round_limit:
+            _fail(f"phase game_over, but nobody has checked all four tasks and round {r} is "
+                  f"not the last (round_limit {game.round_limit})")
+    elif in_round:
+        # the checks of the round before this round's choosers checked off
+        pre = checked[:]
+        if phase == CHECK_OFF:
+            for p, c in enumerate(chosen_v):
+                if p != start and c is not None and c != SECRET:
+                    pre[p] &= ~(1 << _TASK_IDS[c])
+        for p in range(n):
+            if pre[p].bit_count() == TASKS_PER_PLAYER:
+                _fail(f"seat {p} had checked all four tasks before round {r}: the game "
+                      f"would be over")
+        state.checked = pre
+        state.totals = [m.bit_count() for m in pre]
+        state._start_round(r)
+        _replay_round(game, state, view, seat, draft, trick_list, current, chosen_v, rng)
+
+    # phase and turn as the rules have them, then every key as to_view writes it
+    if state.phase != phase:
+        _fail(f"phase is {phase_name!r}, but the rest of the view puts the game in "
+              f"{PHASE_NAMES[state.phase]!r}")
+    want_act = state.current_player if state.current_player >= 0 else None
+    if to_act != want_act:
+        _fail(f"to_act is {to_act!r}, but by the rules seat {want_act} is to act")
+    mine = to_view(state, seat)
+    given = _normalized(view)
+    given["legal"] = [game.action_label(a) for a in sorted(legal)]
+    for k in VIEW_KEYS:
+        if given[k] != mine[k]:
+            _fail(f"{k!r} is inconsistent with the rest of the view: by the rules it is "
+                  f"{mine[k]!r}, the view says {view[k]!r}")
+    return state
+
+
+def _replay_round(game, state, view, seat, draft, trick_list, current, chosen_v, rng) -> None:
+    """Replay the round's takes, choices and plays through the rules (each checked)."""
+    n = state.num_players
+    names = DECK.names
+    for i, (first, cards, winner) in enumerate(draft):
+        if state.phase != CARD_DRAFT:
+            _fail(f"draft[{i}]: the card draft is over")
+        if first != state.row_first(i):
+            _fail(f"draft[{i}].first is {first}, but by the rules seat {state.row_first(i)} "
+                  f"has first choice in row {i}")
+        if i < len(draft) - 1 and winner is None:
+            _fail(f"draft[{i}]: a finished row must have its announced winner")
+        for c in cards:
+            _step(state, game.TAKE0 + c, f"draft[{i}]: seat {state.current_player} taking "
+                                         f"{names[c]}")
+        if winner is not None and state.row_winners[i] != winner:
+            _fail(f"draft[{i}]: the announced winner is seat {winner}, but under the trumps "
+                  f"the row goes to seat {state.row_winners[i]}")
+    if state.phase == CARD_DRAFT and len(draft) != state.draft_row + 1:
+        _fail(f"draft must list the {state.draft_row} finished rows and the row being "
+              f"drafted ({state.draft_row + 1} entries), got {len(draft)}")
+    start = state.start
+    if chosen_v[start] is not None:
+        _fail(f"chosen[{start}] must be null: the start player chooses no task")
+    if chosen_v[seat] == SECRET:
+        _fail(f"chosen[{seat}]: a seat's own choice is never secret to it")
+    revealed = view["phase"] in ("play", "check_off")
+    while state.phase == TASK_CHOICE:
+        p = state.current_player
+        c = chosen_v[p]
+        if c is None:
+            break
+        if c == SECRET:
+            if revealed:
+                _fail(f"chosen[{p}] cannot be secret in phase {view['phase']}: all choices "
+                      f"are revealed")
+            t = _pick(bit_list(state.held[p] & ~state.checked[p]), rng)
+        else:
+            if p != seat and not revealed:
+                _fail(f"chosen[{p}] must be {SECRET!r}: seat {seat} cannot see it before "
+                      f"all have chosen")
+            t = _TASK_IDS[c]
+        _step(state, game.CHOOSE_TASK0 + t, f"seat {p} choosing {c}")
+    for p, c in enumerate(chosen_v):
+        if c is not None and state.chosen[p] < 0:
+            _fail(f"chosen[{p}] is given, but seat {p} has not chosen yet by the rules "
+                  f"(choices go clockwise from the start player's left)")
+    plays = [(f"tricks[{i}]", leader, cards, winner)
+             for i, (leader, cards, winner) in enumerate(trick_list)]
+    if current is not None:
+        plays.append(("trick", current[0], current[1], None))
+    for where, leader, cards, winner in plays:
+        if state.phase != PLAY:
+            _fail(f"{where}: no trick is played in phase {PHASE_NAMES[state.phase]}")
+        if leader != state.trick.leader or state.trick.cards:
+            _fail(f"{where}.leader is {leader}, but by the rules seat {state.trick.leader} "
+                  f"leads this trick")
+        if winner is not None and len(cards) != n:
+            _fail(f"{where}: a finished trick holds {n} cards, got {len(cards)}")
+        if winner is None and len(cards) >= n:
+            _fail(f"{where}: the trick in progress holds {len(cards)} cards; at most {n - 1}")
+        for c in cards:
+            _step(state, game.PLAY0 + c, f"{where}: seat {state.current_player} playing "
+                                         f"{names[c]}")
+        if winner is not None and state.tricks[-1][2] != winner:
+            _fail(f"{where}.winner is seat {winner}, but by the rules seat "
+                  f"{state.tricks[-1][2]} wins it")
+    if state.phase == PLAY and current is None:
+        _fail("trick must be given in phase play (leader and the cards so far)")
+
+
+__all__ = ["VIEW_KEYS", "action_from_label", "action_to_view", "from_view", "to_view"]

@@ -291,6 +291,11 @@ def test_error_other_game_players_options(mid):
     _bad(game, {**v, "options": {**v["options"], "dealer_bid_restriction": True}},
          "options do not match.*dealer_bid_restriction")
     _bad(game, {**v, "options": "4 players"}, "'options' must be an object")
+    _bad(game, {**v, "options": {**v["options"], "first_dealer": False}},
+         "options do not match.*first_dealer=False")
+    _bad(game, {**v, "options": {**v["options"], "num_players": 4.0}}, "num_players=4.0")
+    _bad(game, {**v, "num_players": 4.0}, "num_players 4.0")
+    _bad(game, {**v, "hand_size": float(v["hand_size"])}, "hand_size .* does not match")
     five = WizardGame(WizardOptions(num_players=5))
     _bad(five, v, "num_players 4")
 

@@ -124,14 +124,13 @@ def _fail(msg: str):
     raise ValueError(f"wizard view: {msg}")
 
 
-def _int(view: dict, key: str, lo: int, hi: int, *, null: bool = False) -> int | None:
+def _int(view: dict, key: str, lo: int, hi: int, *, what: str | None = None) -> int:
     v = view[key]
-    if v is None and null:
-        return None
+    what = what or repr(key)
     if isinstance(v, bool) or not isinstance(v, int):
-        _fail(f"{key!r} must be an integer{' or null' if null else ''}, got {v!r}")
+        _fail(f"{what} must be an integer, got {v!r}")
     if not lo <= v <= hi:
-        _fail(f"{key!r} = {v} is out of range {lo}..{hi}")
+        _fail(f"{what} = {v} is out of range {lo}..{hi}")
     return v
 
 
@@ -172,6 +171,17 @@ def _mask(cards: list[int]) -> int:
     return m
 
 
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality that tells ``1`` from ``True`` and ``4`` from ``4.0``."""
+    if isinstance(b, dict):
+        return (isinstance(a, dict) and a.keys() == b.keys()
+                and all(_same(a[k], b[k]) for k in b))
+    if isinstance(b, list):
+        return (isinstance(a, list) and len(a) == len(b)
+                and all(_same(x, y) for x, y in zip(a, b)))
+    return type(a) is type(b) and a == b
+
+
 def _check_header(game: WizardGame, view: Any) -> None:
     if not isinstance(view, dict):
         _fail(f"a view is a JSON object, got {type(view).__name__}")
@@ -182,21 +192,21 @@ def _check_header(game: WizardGame, view: Any) -> None:
     if unknown:
         _fail(f"unknown key(s) {', '.join(map(repr, unknown))}; known keys: "
               f"{', '.join(VIEW_KEYS)}")
-    if view["game"] != game.name:
+    if not _same(view["game"], game.name):
         _fail(f"this is a view for game {view['game']!r}, not {game.name!r}")
-    if view["env"] != game.env_id:
+    if not _same(view["env"], game.env_id):
         _fail(f"env {view['env']!r} does not match {game.env_id!r}")
-    if view["num_players"] != game.num_players:
+    if not _same(view["num_players"], game.num_players):
         _fail(f"num_players {view['num_players']!r} does not match this game's "
               f"{game.num_players} players")
     opts = view["options"]
     if not isinstance(opts, dict):
         _fail(f"'options' must be an object, got {type(opts).__name__}")
     want = game.options.as_dict()
-    if opts != want:
+    if not _same(opts, want):
         keys = sorted(set(opts) | set(want), key=str)
         diff = [f"{k}={opts.get(k, '<missing>')!r} (game: {want.get(k, '<unknown>')!r})"
-                for k in keys if opts.get(k, object()) != want.get(k, object())]
+                for k in keys if k not in opts or k not in want or not _same(opts[k], want[k])]
         _fail(f"options do not match the game's: {', '.join(diff)}")
 
 
@@ -222,11 +232,11 @@ def from_view(game: WizardGame, view: dict, rng: random.Random | None = None) ->
     if phase_name not in PHASE_NAMES:
         _fail(f"unknown phase {phase_name!r}; phases: {', '.join(PHASE_NAMES)}")
     phase = PHASE_NAMES.index(phase_name)
-    if view["num_rounds"] != len(sizes):
+    if not _same(view["num_rounds"], len(sizes)):
         _fail(f"num_rounds {view['num_rounds']!r} does not match the game's {len(sizes)} rounds")
     rnd = _int(view, "round", 0, len(sizes) - 1)
     r = sizes[rnd]
-    if view["hand_size"] != r:
+    if not _same(view["hand_size"], r):
         _fail(f"hand_size {view['hand_size']!r} does not match round {rnd}, which deals {r}")
     if phase == GAME_OVER and rnd != len(sizes) - 1:
         _fail(f"phase game_over but round {rnd} is not the last round ({len(sizes) - 1})")
@@ -312,11 +322,11 @@ def from_view(game: WizardGame, view: dict, rng: random.Random | None = None) ->
     if set(tr) != set(TRICK_KEYS):
         _fail(f"'trick' must have exactly the keys {', '.join(TRICK_KEYS)}, got "
               f"{', '.join(sorted(map(str, tr)))}")
-    leader = _int(tr, "leader", 0, n - 1)
+    leader = _int(tr, "leader", 0, n - 1, what="trick leader")
     tcards = _cards(tr["cards"], "trick cards")
     tseats = _list(tr["seats"], "trick seats", len(tcards))
     for i, p in enumerate(tseats):
-        if p != (leader + i) % n:
+        if not _same(p, (leader + i) % n):
             _fail(f"trick seats must be {[(leader + i) % n for i in range(len(tcards))]} "
                   f"(play passes left from the leader), got {tseats}")
     tmask = _mask(tcards)

@@ -341,8 +341,9 @@ def _from_view(game: SilberneAnanasGame, view: dict) -> SilberneAnanasState:
     rows = _list(view["deal_scores"], "deal_scores")
     want_rows = deal + over
     if len(rows) != want_rows:
-        _fail(f"deal_scores must hold one row per finished deal: {want_rows} in "
-              f"{'the game over after' if over else ''} deal {deal}, got {len(rows)}")
+        when = f"the game over after deal {deal}" if over else f"deal {deal}"
+        _fail(f"deal_scores must hold one row per finished deal: {want_rows} in {when}, "
+              f"got {len(rows)}")
     running = [0] * NUM_PLAYERS
     for i, row in enumerate(rows):
         for p in range(NUM_PLAYERS):

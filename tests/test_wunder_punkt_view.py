@@ -396,6 +396,55 @@ def test_fuzzed_views_raise_value_error_only():
                 from_view(game, v)
 
 
+def test_plausible_edits_are_checked_or_harmless():
+    """Type-preserving edits (another card, seat +1, a flipped flag) on views of every phase:
+    either refused with ValueError or still a view whose state encodes back to that view."""
+    rng = random.Random(4)
+    for n in (3, 5):
+        game = game_of(num_players=n)
+        views = [to_view(s, rng.randrange(n)) for s in states(game, seed=2, stride=9)]
+        refused_count = accepted = 0
+        for b in views:
+            for _ in range(25):
+                v = copy.deepcopy(b)
+                k = rng.choice(VIEW_KEYS)
+                node, key = v, k
+                while isinstance(node[key], (list, dict)) and node[key]:
+                    node = node[key]
+                    key = rng.randrange(len(node)) if isinstance(node, list) else rng.choice(
+                        list(node))
+                x = node[key]
+                if isinstance(x, bool):
+                    node[key] = not x
+                elif isinstance(x, int):
+                    node[key] = x + rng.choice((-1, 1))
+                elif isinstance(x, str):
+                    node[key] = rng.choice(DECK.names)
+                else:
+                    continue
+                try:
+                    r = from_view(game, v)
+                except ValueError:
+                    refused_count += 1
+                    continue
+                accepted += 1
+                # the same view, up to the order of unordered card lists
+                def by_id(cards):
+                    return sorted(cards, key=DECK.parse_one)
+                v["hand"], v["removed"] = by_id(v["hand"]), by_id(v["removed"])
+                v["won"] = [by_id(w) for w in v["won"]]
+                v["legal"] = sorted(v["legal"], key=lambda a: action_from_label(game, a))
+                assert to_view(r, v["seat"]) == v
+        assert refused_count > 100 and accepted > 10
+
+
+def test_to_view_needs_a_state_from_real_play():
+    game = game_of(num_players=3)
+    s = game.position(["2c 3c", "4c 5c", "6c 7c"], ["8c", "9c", "Ad"], won=["Ac", "", ""])
+    with pytest.raises(ValueError, match="history"):
+        to_view(s, 0)
+
+
 # -- actions ----------------------------------------------------------------------------------
 
 

@@ -467,3 +467,13 @@ def test_to_view_refuses_a_bad_seat():
     for bad in (-1, 4, "1", None, True):
         with pytest.raises(ValueError, match="seat must be an integer"):
             to_view(s, bad)
+
+
+def test_documented_example_is_a_valid_view():
+    import pathlib
+    import re
+
+    doc = (pathlib.Path(__file__).parent.parent / "docs/views/hoch_tief.md").read_text()
+    v = json.loads(re.findall(r"```json\n(.*?)```", doc, re.S)[0])
+    g = game(4)
+    assert to_view(from_view(g, v), v["seat"]) == v

@@ -50,6 +50,13 @@ SCHEMA: dict[str, Any] = {
         "torch_threads": (int, 1),
         "checkpoint_every": (int, 50_000),
     },
+    "pretrain": {  # imitate a teacher before PPO (training/pretrain.py); steps 0: off
+        "teacher": (str, "heuristic"),
+        "steps": (int, 0),
+        "epochs": (int, 3),
+        "batch_size": (int, 512),
+        "learning_rate": ((int, float), 1e-3),
+    },
     "eval": {
         "every": (int, 50_000),  # steps between evaluations; 0: only at the end
         "games": (int, 200),
@@ -127,6 +134,10 @@ def validate(data: dict) -> dict:
             from training.evaluate import parse_policy_spec
 
             parse_policy_spec(name)
+    if cfg["pretrain"]["steps"] > 0:
+        from training.evaluate import parse_policy_spec
+
+        parse_policy_spec(cfg["pretrain"]["teacher"])
     t = cfg["train"]
     if t["n_envs"] < 1 or t["n_steps"] < 2 or t["batch_size"] < 2:
         raise ValueError("config: train.n_envs >= 1, n_steps >= 2 and batch_size >= 2 needed")

@@ -139,6 +139,7 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
     from training.networks import policy_setup
 
     torch.set_num_threads(cfg["train"]["torch_threads"])
+    run_start = time.time()  # the time budget (train.max_minutes) includes the warm start
     game = game_of(cfg)
     if run_dir is None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -172,6 +173,11 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
             vf_coef=t["vf_coef"], max_grad_norm=t["max_grad_norm"], target_kl=t["target_kl"],
             policy_kwargs=policy_kwargs, tensorboard_log=paths.tb, seed=cfg["seed"], verbose=0,
             device="cpu")
+    pretrain_stats = None
+    if not latest and cfg["pretrain"]["steps"] > 0:
+        from training.pretrain import warm_start
+
+        pretrain_stats = warm_start(model, cfg, verbose=verbose)
     for snap in sorted(glob.glob(os.path.join(paths.snapshots, "*.pt")))[-cfg["selfplay"]["keep"]:]:
         vec.env_method("add_snapshot", snap)
 
@@ -180,7 +186,7 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
 
         def __init__(self):
             super().__init__()
-            self.start = time.time()
+            self.start = run_start
             self.rollout_time = 0.0
             self.update_time = 0.0
             self._mark = time.time()
@@ -195,6 +201,8 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
                 writer = getattr(fmt, "writer", None)
                 if writer is not None:
                     writer.add_text("config", "```\n" + config_mod.dump(cfg) + "\n```", 0)
+                    for key, value in (pretrain_stats or {}).items():
+                        writer.add_scalar(f"pretrain/{key}", value, 0)
 
         def _on_rollout_start(self) -> None:
             self.update_time += time.time() - self._mark
@@ -280,13 +288,15 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
     vec.close()
     steps = model.num_timesteps
     total = loop.rollout_time + loop.update_time
-    summary = {"steps": steps, "wall_seconds": wall,
+    summary = {"steps": steps, "wall_seconds": time.time() - run_start,
+               "ppo_seconds": wall, "pretrain": pretrain_stats,
                "fps": (steps - (latest[1] if latest else 0)) / max(wall, 1e-9),
                "rollout_share": loop.rollout_time / total if total else float("nan")}
     with open(os.path.join(run_dir, "train_summary.yaml"), "w") as f:
         f.write(config_mod.dump(summary))
     if verbose:
-        print(f"trained {steps} steps in {wall / 60:.1f} min ({summary['fps']:.0f} fps, "
+        print(f"trained {steps} steps in {summary['wall_seconds'] / 60:.1f} min "
+              f"({summary['fps']:.0f} fps, "
               f"rollout {summary['rollout_share']:.0%} of the time); policy: {paths.policy}")
     return run_dir
 

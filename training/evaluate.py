@@ -349,10 +349,13 @@ def format_report(report: dict) -> str:
         lines.append(f"{p:<28}{sc['mean']:>10.2f} [{sc['lo']:>8.2f},{sc['hi']:>8.2f}]"
                      f"{wr['mean']:>8.3f} [{wr['lo']:.3f},{wr['hi']:.3f}]{rating:>11.2f}")
     for p, v in report["versus_baseline"].items():
-        d = v["score_difference"]
-        verdict = "significant" if d["lo"] > 0 or d["hi"] < 0 else "not significant"
-        lines.append(f"{p} - {report['baseline']}: score {d['mean']:+.2f} "
-                     f"[{d['lo']:+.2f}, {d['hi']:+.2f}], p = {d['p_value']:.2g} ({verdict})")
+        for key, label, fmt in (("score_difference", "score", "+.2f"),
+                                ("win_rate_difference", "win rate", "+.3f")):
+            d = v[key]
+            verdict = "significant" if d["lo"] > 0 or d["hi"] < 0 else "not significant"
+            lines.append(f"{p} - {report['baseline']}: {label} {d['mean']:{fmt}} "
+                         f"[{d['lo']:{fmt}}, {d['hi']:{fmt}}], p = {d['p_value']:.2g} "
+                         f"({verdict})")
     for p, s in report["policies"].items():
         if s["metrics"]:
             shown = ", ".join(f"{k} {v:.3f}" for k, v in s["metrics"].items())

@@ -246,3 +246,22 @@ def test_stdio_mode(bots):
     assert "malformed JSON" in answers[1]["error"]
     assert "unknown bot 'nobody'" in answers[2]["error"]
     assert "bot" in answers[3]["error"]
+
+
+SHIPPED = os.path.join(os.path.dirname(__file__), "..", "policies", "bots")
+
+
+@pytest.mark.parametrize("name", list(envs.GAMES))
+def test_shipped_bot_plays_its_game(name):
+    """One trained bot per game ships in policies/bots and plays a full game, torch-free."""
+    from policies.onnx_bot import OnnxPolicy, read_manifest
+
+    path = os.path.join(SHIPPED, name)
+    manifest = read_manifest(path)
+    assert manifest["game"] == name
+    assert manifest["provenance"]["evaluation"], "a shipped bot carries its evaluation"
+    bot = OnnxPolicy.load(path)
+    game = bot.game
+    state = game.new_game(seed=1)
+    while not (state.over or state.truncated):
+        state.step(bot.act(Decision(game, state)))

@@ -17,7 +17,6 @@ not in hand, a view whose phase or turn does not add up, a view for another
 table - and the server keeps serving.
 """
 
-from __future__ import annotations
 
 import importlib
 import json

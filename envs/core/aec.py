@@ -27,6 +27,27 @@ REWARD_MODES = ("score", "win")
 ENV_KWARGS = ("render_mode", "show_all_hands", "reward", "reward_scale")
 
 
+_SPACES: dict[tuple, tuple[spaces.Space, spaces.Space]] = {}
+
+
+def _shared_spaces(game: Game, encoder) -> tuple[spaces.Space, spaces.Space]:
+    """Observation and state spaces, one pair per game and options for all env instances.
+
+    Their Box bounds are the bulk of an env's memory (thousands of floats);
+    envs of the same table share them.  (Action spaces stay per env: users
+    seed and sample them.)
+    """
+    key = (type(game), repr(sorted(game.options.as_dict().items())))
+    if key not in _SPACES:
+        layout, slayout = encoder.layout, encoder.state_layout
+        obs = spaces.Dict({
+            "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8),
+        })
+        _SPACES[key] = (obs, spaces.Box(slayout.low, slayout.high, dtype=np.float32))
+    return _SPACES[key]
+
+
 class CardGameEnv(AECEnv):
     """Generic AEC env over a rules core; subclasses name the game."""
 
@@ -66,17 +87,11 @@ class CardGameEnv(AECEnv):
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        layout = self.encoder.layout
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8),
-        })
+        obs_space, self.state_space = _shared_spaces(self.game, self.encoder)
         act_space = ActionSpace(self.game.num_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
-        slayout = self.encoder.state_layout
-        self.state_space = spaces.Box(slayout.low, slayout.high, dtype=np.float32)
-        self._obs_buffer = np.zeros(layout.size, np.float32)
+        self._obs_buffer = np.zeros(self.encoder.layout.size, np.float32)
         self.state_: GameState | None = None
         self.seed_: int | None = None
 

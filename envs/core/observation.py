@@ -22,6 +22,24 @@ class Piece:
     doc: str = ""
 
 
+_BOUNDS: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _bounds(pieces: tuple[Piece, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Low/high arrays of a piece list, shared (read-only) by every layout with those pieces.
+
+    Thousands of live envs of one game share one layout's bounds instead of
+    each holding its own copies (the largest part of an env's memory).
+    """
+    if pieces not in _BOUNDS:
+        low = np.concatenate([np.full(p.size, p.low, np.float32) for p in pieces])
+        high = np.concatenate([np.full(p.size, p.high, np.float32) for p in pieces])
+        low.flags.writeable = False
+        high.flags.writeable = False
+        _BOUNDS[pieces] = (low, high)
+    return _BOUNDS[pieces]
+
+
 class Layout:
     def __init__(self, pieces: list[Piece]):
         self.pieces = tuple(pieces)
@@ -33,8 +51,7 @@ class Layout:
             self.offsets[p.name] = off
             off += p.size
         self.size = off
-        self.low = np.concatenate([np.full(p.size, p.low, np.float32) for p in self.pieces])
-        self.high = np.concatenate([np.full(p.size, p.high, np.float32) for p in self.pieces])
+        self.low, self.high = _bounds(self.pieces)
 
     def slice(self, name: str) -> slice:
         off = self.offsets[name]

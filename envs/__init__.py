@@ -1,18 +1,18 @@
 """stichzoo environments: five trick-taking card games as PettingZoo AEC envs.
 
-    from envs import wizard_v0
+    from stichzoo.envs import wizard_v0
     env = wizard_v0.env(num_players=4)
 
 Importing this package registers every game with PettingZoo's registry
 (``pettingzoo.make("aec", "stichzoo/wizard-v0")``).  Game modules load on
-first use, so ``import envs`` stays light.
+first use, so ``import stichzoo.envs`` stays light.
 """
 
 from __future__ import annotations
 
 import importlib
 
-from envs.registry import ENV_IDS, GAMES, env_module, game_class, register_with_pettingzoo
+from stichzoo.envs.registry import ENV_IDS, GAMES, env_module, game_class, register_with_pettingzoo
 
 __all__ = ["ENV_IDS", "GAMES", "env_module", "game_class", *ENV_IDS]
 
@@ -21,5 +21,5 @@ register_with_pettingzoo()
 
 def __getattr__(name: str):
     if name in ENV_IDS:
-        return importlib.import_module(f"envs.{name}")
-    raise AttributeError(f"module 'envs' has no attribute {name!r}")
+        return importlib.import_module(f"stichzoo.envs.{name}")
+    raise AttributeError(f"module 'stichzoo.envs' has no attribute {name!r}")

@@ -3,6 +3,6 @@
 See envs/geheimtrumpf/env.py for the env's documentation.
 """
 
-from envs.geheimtrumpf.env import __doc__, env, raw_env  # noqa: F401
+from stichzoo.envs.geheimtrumpf.env import __doc__, env, raw_env  # noqa: F401
 
 __all__ = ["env", "raw_env"]

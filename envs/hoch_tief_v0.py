@@ -3,6 +3,6 @@
 See envs/hoch_tief/env.py.
 """
 
-from envs.hoch_tief.env import __doc__, env, raw_env  # noqa: F401
+from stichzoo.envs.hoch_tief.env import __doc__, env, raw_env  # noqa: F401
 
 __all__ = ["env", "raw_env"]

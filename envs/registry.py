@@ -2,7 +2,7 @@
 
 Registration uses entry-point strings, so listing the games imports no
 game module; ``pettingzoo.make("aec", "stichzoo/wizard-v0")`` works after
-``import envs``.
+``import stichzoo.envs``.
 """
 
 from __future__ import annotations
@@ -11,12 +11,14 @@ import importlib
 
 #: game name -> (env module, rules module:Game class)
 GAMES: dict[str, tuple[str, str]] = {
-    "wizard": ("envs.wizard_v0", "envs.wizard.rules:WizardGame"),
-    "wunder_punkt": ("envs.wunder_punkt_v0", "envs.wunder_punkt.rules:WunderPunktGame"),
-    "silberne_ananas": ("envs.silberne_ananas_v0",
-                        "envs.silberne_ananas.rules:SilberneAnanasGame"),
-    "hoch_tief": ("envs.hoch_tief_v0", "envs.hoch_tief.rules:HochTiefGame"),
-    "geheimtrumpf": ("envs.geheimtrumpf_v0", "envs.geheimtrumpf.rules:GeheimtrumpfGame"),
+    "wizard": ("stichzoo.envs.wizard_v0", "stichzoo.envs.wizard.rules:WizardGame"),
+    "wunder_punkt": ("stichzoo.envs.wunder_punkt_v0",
+                     "stichzoo.envs.wunder_punkt.rules:WunderPunktGame"),
+    "silberne_ananas": ("stichzoo.envs.silberne_ananas_v0",
+                        "stichzoo.envs.silberne_ananas.rules:SilberneAnanasGame"),
+    "hoch_tief": ("stichzoo.envs.hoch_tief_v0", "stichzoo.envs.hoch_tief.rules:HochTiefGame"),
+    "geheimtrumpf": ("stichzoo.envs.geheimtrumpf_v0",
+                     "stichzoo.envs.geheimtrumpf.rules:GeheimtrumpfGame"),
 }
 
 ENV_IDS = tuple(f"{name}_v0" for name in GAMES)

@@ -3,6 +3,6 @@
 See envs/silberne_ananas/env.py.
 """
 
-from envs.silberne_ananas.env import __doc__, env, raw_env  # noqa: F401
+from stichzoo.envs.silberne_ananas.env import __doc__, env, raw_env  # noqa: F401
 
 __all__ = ["env", "raw_env"]

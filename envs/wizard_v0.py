@@ -1,5 +1,5 @@
 """PettingZoo entry point for Wizard: ``from envs import wizard_v0``; see envs/wizard/env.py."""
 
-from envs.wizard.env import __doc__, env, raw_env  # noqa: F401
+from stichzoo.envs.wizard.env import __doc__, env, raw_env  # noqa: F401
 
 __all__ = ["env", "raw_env"]

@@ -3,6 +3,6 @@
 See envs/wunder_punkt/env.py for the docs page.
 """
 
-from envs.wunder_punkt.env import __doc__, env, raw_env  # noqa: F401
+from stichzoo.envs.wunder_punkt.env import __doc__, env, raw_env  # noqa: F401
 
 __all__ = ["env", "raw_env"]

@@ -22,9 +22,9 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from envs.core.cards import bit_list
-from envs.core.game import Game, GameState
-from envs.core.observation import mask_bits_into
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.game import Game, GameState
+from stichzoo.envs.core.observation import mask_bits_into
 
 
 class Decision:
@@ -74,7 +74,7 @@ class Policy(Protocol):
 
 def encoder_for(game: Game):
     """The observation encoder of ``game`` (the same one its env uses)."""
-    import envs
+    from stichzoo import envs
 
     return envs.env_module(game.name).raw_env.encoder_cls(game)
 

@@ -13,7 +13,7 @@ the others' once revealed):
   plain cards by rank in their suit, damped by how many trumps exist) and a
   chance to win the *last* trick.  A seat that does not know the trumps
   averages these tables over every (suit, value) draw that agrees with all
-  row winners announced so far (:func:`envs.geheimtrumpf.rules.consistent_trumps`).
+  row winners announced so far (:func:`stichzoo.envs.geheimtrumpf.rules.consistent_trumps`).
   A hand's trick count is then a Poisson-binomial of its cards' chances.
 * **Task draft** (game start): a fixed preference order measured in
   duplicate play against the other orders - "one trick" (one sure winner,
@@ -44,7 +44,7 @@ the others' once revealed):
 Search hints: the rollout policy (:class:`Rollout`) is the heuristic with a
 cheap card draft (one target strength per seat from its open tasks, read
 off the sampled world's trumps); the value is the round's tasks-checked
-margin (the default :func:`policies.search.score_gain`).  At 3 worlds a
+margin (the default :func:`stichzoo.policies.search.score_gain`).  At 3 worlds a
 full 4-player game with one PIMC seat and three heuristics takes ~0.85 s
 (3 players ~0.65 s) on one core; every draft, choice and play decision of
 the round is searched.
@@ -54,9 +54,9 @@ from __future__ import annotations
 
 import random
 
-from envs.core.cards import bit_list
-from envs.core.tricks import follow_mask
-from envs.geheimtrumpf.rules import (
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.tricks import follow_mask
+from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     CARD_SUIT,
     CARD_VALUE,
@@ -77,7 +77,7 @@ from envs.geheimtrumpf.rules import (
     TRUMPS,
     consistent_trumps,
 )
-from policies.base import Decision
+from stichzoo.policies.base import Decision
 
 #: PIMC budget: ~0.85 s per 4-player game with one PIMC seat (see the module docstring)
 SEARCH_DEFAULTS = {"worlds": 3, "rollouts": 1, "horizon": "round"}

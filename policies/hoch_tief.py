@@ -46,10 +46,10 @@ from __future__ import annotations
 
 import random
 
-from envs.core.cards import bit_list
-from envs.hoch_tief.rules import NUM_SUITS, HochTiefGame, high_low
-from policies.base import Decision
-from policies.search import score_gain
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.hoch_tief.rules import NUM_SUITS, HochTiefGame, high_low
+from stichzoo.policies.base import Decision
+from stichzoo.policies.search import score_gain
 
 SEARCH_DEFAULTS = {"worlds": 24, "rollouts": 1, "horizon": "round"}
 

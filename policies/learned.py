@@ -7,7 +7,7 @@ whose header does not match the game it is asked to play, so a Wizard 4p
 bot is never silently seated at a 5p table.
 
 Importing this module needs torch (the ``train`` extra); nothing in
-``envs`` or the other policies imports it.
+``stichzoo.envs`` or the other policies imports it.
 """
 
 from __future__ import annotations
@@ -18,11 +18,13 @@ from typing import Any
 import numpy as np
 import torch as th
 
-from policies.base import Decision
+from stichzoo.policies.base import Decision
 
 
 def _policy_class(path: str):
     module, _, name = path.rpartition(".")
+    if module.split(".")[0] in ("envs", "policies", "training"):
+        module = f"stichzoo.{module}"  # a file written before the packages were namespaced
     return getattr(importlib.import_module(module), name)
 
 
@@ -64,7 +66,7 @@ class NumpyForward:
     One observation through a small MLP costs ~150 us in torch and ~20 us in
     numpy; self-play opponents and evaluation call it once per decision.
     Supports flatten features, ReLU/Tanh MLP trunks - shared or one per phase
-    (:class:`training.networks.PhaseTrunkPolicy`) - and the linear action head.
+    (:class:`stichzoo.training.networks.PhaseTrunkPolicy`) - and the linear action head.
     """
 
     def __init__(self, trunks: list[list[tuple]], head: tuple, phase: slice | None):
@@ -128,7 +130,7 @@ class NumpyForward:
 
 
 class TorchPolicy:
-    """A trained network as a :class:`~policies.base.Policy` (CPU, one thread is plenty)."""
+    """A trained network as a :class:`~stichzoo.policies.base.Policy` (CPU, one thread)."""
 
     name = "ppo"
 
@@ -141,7 +143,7 @@ class TorchPolicy:
         self.rng = np.random.default_rng(seed)
         self.source = source
         obs_size = int(sb3_policy.observation_space.shape[0])
-        from policies.base import encoder_for
+        from stichzoo.policies.base import encoder_for
 
         self.encoder = encoder_for(game)
         if self.encoder.layout.size != obs_size:

@@ -1,7 +1,7 @@
 """Play an exported bot with numpy and onnxruntime only (no torch).
 
-    from policies.onnx_bot import OnnxPolicy
-    bot = OnnxPolicy.load("policies/bots/wizard", game)     # game: the table it sits at
+    from stichzoo.policies.onnx_bot import OnnxPolicy, shipped_bot
+    bot = OnnxPolicy.load(shipped_bot("wizard"), game)   # game: the table it sits at
     action = bot.act(Decision(game, state))
 
 The bot refuses a table its manifest does not describe (another game, env
@@ -17,9 +17,23 @@ import os
 
 import numpy as np
 
-from policies.base import Decision, encoder_for
+from stichzoo.policies.base import Decision, encoder_for
 
 SCHEMA = "stichzoo.bot/1"
+
+#: The bots shipped inside the package (``policies/bots/<game>`` in the
+#: repository, ``stichzoo/policies/bots/<game>`` in an installed wheel).
+SHIPPED_BOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bots")
+
+
+def shipped_bot(game_name: str) -> str:
+    """The folder of the bot shipped for ``game_name``, wherever stichzoo is installed."""
+    path = os.path.join(SHIPPED_BOTS, game_name)
+    if not os.path.isfile(os.path.join(path, "manifest.json")):
+        known = sorted(d for d in os.listdir(SHIPPED_BOTS)
+                       if os.path.isfile(os.path.join(SHIPPED_BOTS, d, "manifest.json")))
+        raise ValueError(f"no shipped bot for {game_name!r}; shipped bots: {', '.join(known)}")
+    return path
 
 
 def read_manifest(bot_dir: str) -> dict:
@@ -62,7 +76,7 @@ def check_manifest(manifest: dict, game, source: str) -> None:
 
 
 class OnnxPolicy:
-    """An exported bot as a :class:`~policies.base.Policy`."""
+    """An exported bot as a :class:`~stichzoo.policies.base.Policy`."""
 
     name = "onnx"
 
@@ -84,8 +98,8 @@ class OnnxPolicy:
 
         manifest = read_manifest(bot_dir)
         if game is None:
-            import envs
-            from envs.core.game import build_options
+            from stichzoo import envs
+            from stichzoo.envs.core.game import build_options
 
             cls_ = envs.game_class(manifest["game"])
             game = cls_(build_options(cls_.Options, manifest["game"], manifest["options"]))

@@ -20,9 +20,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from envs.core.cards import bit_list
-from envs.core.game import Game, GameState
-from policies.base import Decision, Policy
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.game import Game, GameState
+from stichzoo.policies.base import Decision, Policy
 
 #: value of a finished rollout for ``seat``: (state at the root, state at the end, seat) -> float
 ValueFn = Callable[[GameState, GameState, int], float]

@@ -26,8 +26,8 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from policies.base import Decision
-from policies.onnx_bot import OnnxPolicy
+from stichzoo.policies.base import Decision
+from stichzoo.policies.onnx_bot import OnnxPolicy
 
 
 class BotError(ValueError):
@@ -78,7 +78,7 @@ class BotRegistry:
         if view.get("game") != game.name:
             raise BotError(f"bot {name!r} plays {game.name}, the view is for "
                            f"{view.get('game')!r}")
-        views = importlib.import_module(f"envs.{game.name}.view")
+        views = importlib.import_module(f"stichzoo.envs.{game.name}.view")
         try:
             state = views.from_view(game, view)
         except ValueError as e:

@@ -50,8 +50,8 @@ import random
 
 import numpy as np
 
-from envs.core.cards import bit_list
-from envs.silberne_ananas.rules import (
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.silberne_ananas.rules import (
     CARD_SUIT,
     GIVE,
     GIVE0,
@@ -66,7 +66,7 @@ from envs.silberne_ananas.rules import (
     middle_seat,
     trick_winner,
 )
-from policies.base import Decision
+from stichzoo.policies.base import Decision
 
 #: spread of one seat's deal score around the others' (points per deal, rough)
 DEAL_SIGMA = 8.0

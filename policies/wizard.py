@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import random
 
-from envs.wizard.rules import (
+from stichzoo.envs.wizard.rules import (
     BID,
     CHOOSE_TRUMP,
     DECK_SIZE,
@@ -51,7 +51,7 @@ from envs.wizard.rules import (
     WIZARD0,
     trick_winner,
 )
-from policies.base import Decision
+from stichzoo.policies.base import Decision
 
 ALL = (1 << DECK_SIZE) - 1
 WIZARDS = 0xF << WIZARD0

@@ -27,15 +27,15 @@ Heuristic (reads only its own hand and pick and public facts):
 
 Search hints: the same heuristic is the PIMC rollout policy (a fast,
 sensible table makes far better rollouts than random play); the value is
-the round's score margin (the default :func:`policies.search.score_gain`).
+the round's score margin (the default :func:`stichzoo.policies.search.score_gain`).
 """
 
 from __future__ import annotations
 
 import random
 
-from envs.core.cards import bit_list
-from envs.wunder_punkt.rules import (
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.wunder_punkt.rules import (
     CARD_NUMBER,
     CARD_SUIT,
     DECK_SIZE,
@@ -44,7 +44,7 @@ from envs.wunder_punkt.rules import (
     SORE,
     SUIT_MASK,
 )
-from policies.base import Decision
+from stichzoo.policies.base import Decision
 
 #: PIMC budget (see tests and the module docstring for the measured cost)
 SEARCH_DEFAULTS = {"worlds": 4, "rollouts": 1, "horizon": "round"}

@@ -34,7 +34,7 @@ import time
 
 import numpy as np
 
-import envs
+from stichzoo import envs
 
 USUAL_PLAYERS = {"silberne_ananas": 3}
 

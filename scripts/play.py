@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-import envs
+from stichzoo import envs
 
 
 def play(game: str, players: int, games: int, seed: int, options: dict) -> dict:

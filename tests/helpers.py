@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 from pettingzoo.test import seed_test
 
-from envs.core.game import GameState
+from stichzoo.envs.core.game import GameState
 
 _api = importlib.import_module("pettingzoo.test.api_test")
 

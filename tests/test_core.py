@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.cards import Deck, bit_list, bits, mask_of
-from envs.core.game import build_options
-from envs.core.observation import Layout, Piece, mask_bits_into, put_bits
-from envs.core.tricks import Trick, follow_mask
-from envs.wizard.rules import WizardOptions
+from stichzoo.envs.core.cards import Deck, bit_list, bits, mask_of
+from stichzoo.envs.core.game import build_options
+from stichzoo.envs.core.observation import Layout, Piece, mask_bits_into, put_bits
+from stichzoo.envs.core.tricks import Trick, follow_mask
+from stichzoo.envs.wizard.rules import WizardOptions
 
 DECK = Deck(["7h", "8h", "7s", "8s", "J1", "J2"], aliases={"J": [4, 5]})
 
@@ -92,3 +92,24 @@ def test_layout_offsets_bounds_and_bits():
 def test_unknown_option_is_named():
     with pytest.raises(ValueError, match=r"unknown option\(s\) 'colour'.*known options"):
         build_options(WizardOptions, "wizard", {"colour": 1})
+
+
+def test_views_use_only_public_rules_api():
+    """A player view rebuilds states through the rules' public API, never their private helpers."""
+    import ast
+    from pathlib import Path
+
+    from stichzoo import envs
+
+    root = Path(__file__).resolve().parent.parent / "envs"
+    for game in envs.GAMES:
+        tree = ast.parse((root / game / "view.py").read_text())
+        private = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and "stichzoo" in node.module:
+                private += [a.name for a in node.names if a.name.startswith("_")]
+            if (isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                    and not node.attr.startswith("__")
+                    and not (isinstance(node.value, ast.Name) and node.value.id == "self")):
+                private.append(ast.unparse(node))
+        assert not private, f"{game}/view.py uses private rules helpers: {private}"

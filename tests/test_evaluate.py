@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from training.cli import main as cli_main
-from training.evaluate import (
+from stichzoo.training.cli import main as cli_main
+from stichzoo.training.evaluate import (
     TournamentConfig,
     default_lineup,
     mean_ci,

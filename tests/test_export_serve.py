@@ -18,36 +18,22 @@ import pytest
 pytest.importorskip("onnxruntime")
 pytest.importorskip("fastapi")
 
-import envs
-from policies import Decision
-from training import config as config_mod
+from stichzoo import envs
+from stichzoo.policies import Decision
 
 PLAYERS = {"silberne_ananas": 3}
 
 
-def _tiny_cfg(game: str) -> dict:
-    cfg = config_mod.load(os.path.join("configs", f"{game}.yaml"))
-    cfg["train"].update(total_timesteps=128, n_steps=64, batch_size=32, n_envs=1,
-                        vec_env="dummy", n_epochs=1, checkpoint_every=10**6, net_arch=[32],
-                        heads="phase" if game == "wizard" else "shared")
-    cfg["eval"].update(every=0)
-    cfg["selfplay"]["snapshot_every"] = 0
-    cfg["opponents"] = ["random"]
-    return config_mod.validate(cfg)
-
-
 @pytest.fixture(scope="module")
-def bots(tmp_path_factory):
-    """A tiny trained and exported bot per game, in one bots folder."""
-    from training.export import export_run
-    from training.train import train
+def bots(tiny_run, tmp_path_factory):
+    """A tiny trained and exported bot per game (Wizard's with per-phase trunks), in one folder."""
+    from stichzoo.training.export import export_run
 
     root = tmp_path_factory.mktemp("bots")
-    runs = tmp_path_factory.mktemp("runs")
+    runs = {}
     for game in envs.GAMES:
-        run = train(_tiny_cfg(game), run_dir=str(runs / game), progress_bar=False,
-                    verbose=False)
-        export_run(run, str(root / game))
+        runs[game] = tiny_run(game, "phase" if game == "wizard" else "shared")
+        export_run(str(runs[game]), str(root / game))
     return root, runs
 
 
@@ -71,13 +57,13 @@ def _random_states(game, count: int, seed: int):
 
 @pytest.mark.parametrize("name", list(envs.GAMES))
 def test_onnx_matches_torch_on_1000_observations(bots, name):
-    from policies.learned import TorchPolicy
-    from policies.onnx_bot import OnnxPolicy
+    from stichzoo.policies.learned import TorchPolicy
+    from stichzoo.policies.onnx_bot import OnnxPolicy
 
     root, runs = bots
     game = _game(name)
     onnx_bot = OnnxPolicy.load(str(root / name), game)
-    torch_bot = TorchPolicy.load(str(runs / name / "policy.pt"), game)
+    torch_bot = TorchPolicy.load(str(runs[name] / "policy.pt"), game)
     for state in _random_states(game, 1000, seed=1):
         d = Decision(game, state)
         p_onnx = onnx_bot.probabilities(d.observation, d.action_mask)
@@ -100,7 +86,7 @@ def test_manifest_describes_the_bot(bots):
 
 
 def test_bot_refuses_another_table(bots):
-    from policies.onnx_bot import OnnxPolicy
+    from stichzoo.policies.onnx_bot import OnnxPolicy
 
     root, _ = bots
     cls = envs.game_class("wizard")
@@ -127,7 +113,7 @@ def _free_port() -> int:
 def server(bots):
     import uvicorn
 
-    from policies.serve import create_app
+    from stichzoo.policies.serve import create_app
 
     root, _ = bots
     port = _free_port()
@@ -147,7 +133,7 @@ def server(bots):
 
 
 def _view(name: str, state, seat: int) -> dict:
-    return importlib.import_module(f"envs.{name}.view").to_view(state, seat)
+    return importlib.import_module(f"stichzoo.envs.{name}.view").to_view(state, seat)
 
 
 def test_server_lists_and_describes(server):
@@ -164,7 +150,7 @@ def test_server_lists_and_describes(server):
 def test_server_answers_like_the_bot(server, bots, name):
     import httpx
 
-    from policies.onnx_bot import OnnxPolicy
+    from stichzoo.policies.onnx_bot import OnnxPolicy
 
     root, _ = bots
     game = _game(name)
@@ -230,7 +216,7 @@ def test_server_handles_concurrent_requests(server):
 
 
 def test_stdio_mode(bots):
-    from policies.serve import serve_stdio
+    from stichzoo.policies.serve import serve_stdio
 
     root, _ = bots
     game = _game("geheimtrumpf")
@@ -248,15 +234,14 @@ def test_stdio_mode(bots):
     assert "bot" in answers[3]["error"]
 
 
-SHIPPED = os.path.join(os.path.dirname(__file__), "..", "policies", "bots")
-
-
 @pytest.mark.parametrize("name", list(envs.GAMES))
 def test_shipped_bot_plays_its_game(name):
     """One trained bot per game ships in policies/bots and plays a full game, torch-free."""
-    from policies.onnx_bot import OnnxPolicy, read_manifest
+    from stichzoo.policies.onnx_bot import OnnxPolicy, read_manifest, shipped_bot
 
-    path = os.path.join(SHIPPED, name)
+    path = shipped_bot(name)
+    assert os.path.samefile(path, os.path.join(os.path.dirname(__file__), "..", "policies",
+                                               "bots", name))
     manifest = read_manifest(path)
     assert manifest["game"] == name
     assert manifest["provenance"]["evaluation"], "a shipped bot carries its evaluation"
@@ -265,3 +250,10 @@ def test_shipped_bot_plays_its_game(name):
     state = game.new_game(seed=1)
     while not (state.over or state.truncated):
         state.step(bot.act(Decision(game, state)))
+
+
+def test_unknown_shipped_bot_is_named():
+    from stichzoo.policies.onnx_bot import shipped_bot
+
+    with pytest.raises(ValueError, match=r"no shipped bot for 'chess'; shipped bots: geheimtrumpf"):
+        shipped_bot("chess")

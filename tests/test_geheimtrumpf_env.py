@@ -9,11 +9,11 @@ import numpy as np
 import pettingzoo
 import pytest
 
-import envs
-from envs import geheimtrumpf_v0
-from envs.core.cards import bit_list
-from envs.core.record import replay
-from envs.geheimtrumpf.rules import (
+from stichzoo import envs
+from stichzoo.envs import geheimtrumpf_v0
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.record import replay
+from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     DECK,
     GAME_OVER,

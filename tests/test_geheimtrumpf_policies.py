@@ -7,10 +7,10 @@ import random
 import numpy as np
 import pytest
 
-from envs.core.cards import bit_list
-from envs.geheimtrumpf.encode import GeheimtrumpfEncoder
-from envs.geheimtrumpf.metrics import seat_metrics
-from envs.geheimtrumpf.rules import (
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.geheimtrumpf.encode import GeheimtrumpfEncoder
+from stichzoo.envs.geheimtrumpf.metrics import seat_metrics
+from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     CHECK_OFF,
     PLAY,
@@ -23,9 +23,9 @@ from envs.geheimtrumpf.rules import (
     consistent_trumps,
     trumps_of_order,
 )
-from policies import make_policy
-from policies.base import Decision, RandomPolicy
-from policies.geheimtrumpf import Heuristic, Rollout
+from stichzoo.policies import make_policy
+from stichzoo.policies.base import Decision, RandomPolicy
+from stichzoo.policies.geheimtrumpf import Heuristic, Rollout
 
 
 def game_of(n: int, **opts) -> GeheimtrumpfGame:

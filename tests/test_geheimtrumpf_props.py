@@ -12,8 +12,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs.core.tricks import follow_mask
-from envs.geheimtrumpf.rules import (
+from stichzoo.envs.core.tricks import follow_mask
+from stichzoo.envs.geheimtrumpf.rules import (
     CARD_SUIT,
     CARD_VALUE,
     NUM_CARDS,

@@ -13,9 +13,9 @@ import random
 
 import pytest
 
-from envs.core.game import IllegalActionError
-from envs.core.tricks import Trick
-from envs.geheimtrumpf.rules import (
+from stichzoo.envs.core.game import IllegalActionError
+from stichzoo.envs.core.tricks import Trick
+from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     CHECK_OFF,
     DECK,

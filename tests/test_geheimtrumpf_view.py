@@ -9,8 +9,8 @@ import random
 import numpy as np
 import pytest
 
-from envs.geheimtrumpf.encode import GeheimtrumpfEncoder
-from envs.geheimtrumpf.rules import (
+from stichzoo.envs.geheimtrumpf.encode import GeheimtrumpfEncoder
+from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     CHECK_OFF,
     DECK,
@@ -24,7 +24,7 @@ from envs.geheimtrumpf.rules import (
     GeheimtrumpfOptions,
     consistent_trumps,
 )
-from envs.geheimtrumpf.view import (
+from stichzoo.envs.geheimtrumpf.view import (
     VIEW_KEYS,
     action_from_label,
     action_to_view,

@@ -9,13 +9,13 @@ import numpy as np
 import pettingzoo
 import pytest
 
-import envs
-from envs import hoch_tief_v0
-from envs.core.cards import bit_list
-from envs.core.record import replay
-from envs.core.tricks import Trick
-from envs.hoch_tief.encode import SCORE_SCALE
-from envs.hoch_tief.rules import MAX_ROUNDS, NUM_SUITS
+from stichzoo import envs
+from stichzoo.envs import hoch_tief_v0
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.record import replay
+from stichzoo.envs.core.tricks import Trick
+from stichzoo.envs.hoch_tief.encode import SCORE_SCALE
+from stichzoo.envs.hoch_tief.rules import MAX_ROUNDS, NUM_SUITS
 from tests.helpers import assert_no_leak, play_env, strict_api_test
 
 

@@ -8,14 +8,14 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from envs.core.cards import bit_list
-from envs.hoch_tief import rules
-from envs.hoch_tief.encode import HochTiefEncoder
-from envs.hoch_tief.metrics import METRIC_NAMES, seat_metrics
-from envs.hoch_tief.rules import HochTiefGame, HochTiefOptions
-from policies import make_policy
-from policies.base import Decision, RandomPolicy
-from policies.hoch_tief import SEARCH_DEFAULTS, Heuristic, search_value
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.hoch_tief import rules
+from stichzoo.envs.hoch_tief.encode import HochTiefEncoder
+from stichzoo.envs.hoch_tief.metrics import METRIC_NAMES, seat_metrics
+from stichzoo.envs.hoch_tief.rules import HochTiefGame, HochTiefOptions
+from stichzoo.policies import make_policy
+from stichzoo.policies.base import Decision, RandomPolicy
+from stichzoo.policies.hoch_tief import SEARCH_DEFAULTS, Heuristic, search_value
 
 
 def _game(n, rounds=None):
@@ -133,7 +133,7 @@ def test_constrained_deals_are_uniform_over_the_valid_deals(dealer):
     t, pool, sizes, banned = _small_case()
     valid = _all_valid(pool, sizes, banned)
     fn = {"exact": rules._exact_deal, "mixed": rules._mixed_deal,
-          "rejection": rules._constrained_deal}[dealer]
+          "rejection": rules.constrained_deal}[dealer]
     rng = random.Random(7)
     draws = 200 * len(valid)
     counts = Counter(tuple(fn(pool, sizes, banned, t, rng)) for _ in range(draws))
@@ -147,7 +147,7 @@ def test_exact_deal_gives_up_to_the_mixed_deal_when_counting_is_too_costly(monke
     monkeypatch.setattr(rules, "_REJECTION_TRIES", 0)
     with pytest.raises(rules._TooHard):
         rules._exact_deal(pool, sizes, banned, t, random.Random(0))
-    hands = rules._constrained_deal(pool, sizes, banned, t, random.Random(0))
+    hands = rules.constrained_deal(pool, sizes, banned, t, random.Random(0))
     assert tuple(hands) in _all_valid(pool, sizes, banned)
 
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from envs.core.game import IllegalActionError
-from envs.core.tricks import Trick
-from envs.hoch_tief.rules import (
+from stichzoo.envs.core.game import IllegalActionError
+from stichzoo.envs.core.tricks import Trick
+from stichzoo.envs.hoch_tief.rules import (
     GAME_OVER,
     HAND_SIZE,
     PLAY,

@@ -9,9 +9,9 @@ import random
 import numpy as np
 import pytest
 
-from envs.hoch_tief.encode import HochTiefEncoder
-from envs.hoch_tief.rules import GAME_OVER, HochTiefGame, HochTiefOptions
-from envs.hoch_tief.view import (
+from stichzoo.envs.hoch_tief.encode import HochTiefEncoder
+from stichzoo.envs.hoch_tief.rules import GAME_OVER, HochTiefGame, HochTiefOptions
+from stichzoo.envs.hoch_tief.view import (
     VIEW_KEYS,
     action_from_label,
     action_to_view,

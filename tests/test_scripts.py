@@ -48,7 +48,7 @@ def test_bench_memory_probe():
     assert 0 < bench.memory_of_envs("hoch_tief", 3, count=20) < 10
 
 
-def test_import_envs_is_light():
-    code = ("import sys, envs; heavy = [m for m in ('torch', 'stable_baselines3', 'onnxruntime')"
-            " if m in sys.modules]; print(heavy)")
+def test_import_stichzoo_is_light():
+    code = ("import sys, stichzoo, stichzoo.envs; heavy = [m for m in ('torch', "
+            "'stable_baselines3', 'onnxruntime') if m in sys.modules]; print(heavy)")
     assert run("-c", code).strip() == "[]"

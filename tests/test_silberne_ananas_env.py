@@ -9,12 +9,12 @@ import numpy as np
 import pettingzoo
 import pytest
 
-import envs
-from envs import silberne_ananas_v0
-from envs.core.cards import bit_list
-from envs.core.game import IllegalActionError
-from envs.core.record import replay, to_json
-from envs.silberne_ananas.rules import DECK, GIVE, GIVE0, JOKER, PLAY
+from stichzoo import envs
+from stichzoo.envs import silberne_ananas_v0
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.game import IllegalActionError
+from stichzoo.envs.core.record import replay, to_json
+from stichzoo.envs.silberne_ananas.rules import DECK, GIVE, GIVE0, JOKER, PLAY
 from tests.helpers import assert_no_leak, play_env, strict_api_test
 
 ENV_ID = "silberne_ananas_v0"

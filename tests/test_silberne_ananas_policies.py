@@ -7,9 +7,9 @@ import random
 import numpy as np
 import pytest
 
-from envs.silberne_ananas.encode import SilberneAnanasEncoder
-from envs.silberne_ananas.metrics import METRIC_NAMES, seat_metrics
-from envs.silberne_ananas.rules import (
+from stichzoo.envs.silberne_ananas.encode import SilberneAnanasEncoder
+from stichzoo.envs.silberne_ananas.metrics import METRIC_NAMES, seat_metrics
+from stichzoo.envs.silberne_ananas.rules import (
     DECK_SIZE,
     GIVE,
     JOKER,
@@ -19,9 +19,9 @@ from envs.silberne_ananas.rules import (
     SilberneAnanasGame,
     SilberneAnanasOptions,
 )
-from policies import make_policy
-from policies.base import Decision
-from policies.silberne_ananas import (
+from stichzoo.policies import make_policy
+from stichzoo.policies.base import Decision
+from stichzoo.policies.silberne_ananas import (
     FastRollout,
     Heuristic,
     _sample_hands,

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from envs.core.game import IllegalActionError, build_options
-from envs.core.tricks import Trick
-from envs.silberne_ananas.rules import (
+from stichzoo.envs.core.game import IllegalActionError, build_options
+from stichzoo.envs.core.tricks import Trick
+from stichzoo.envs.silberne_ananas.rules import (
     DECK,
     DECK_SIZE,
     GAME_OVER,

@@ -9,8 +9,8 @@ import random
 import numpy as np
 import pytest
 
-from envs.silberne_ananas.encode import SilberneAnanasEncoder
-from envs.silberne_ananas.rules import (
+from stichzoo.envs.silberne_ananas.encode import SilberneAnanasEncoder
+from stichzoo.envs.silberne_ananas.rules import (
     DECK,
     GIVE,
     GIVE0,
@@ -19,7 +19,7 @@ from envs.silberne_ananas.rules import (
     SilberneAnanasGame,
     SilberneAnanasOptions,
 )
-from envs.silberne_ananas.view import (
+from stichzoo.envs.silberne_ananas.view import (
     VIEW_KEYS,
     action_from_label,
     action_to_view,

@@ -9,9 +9,11 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import envs
-from training import config as config_mod
-from training.single_seat import OpponentPool, SingleSeatEnv
+from stichzoo import envs
+from stichzoo.policies import Decision
+from stichzoo.training import config as config_mod
+from stichzoo.training.single_seat import OpponentPool, SingleSeatEnv
+from tests.conftest import copy_run, tiny_config
 
 
 def _run_episode(env: SingleSeatEnv, seed: int, rng: np.random.Generator):
@@ -110,82 +112,94 @@ def test_every_config_is_valid():
     assert games == set(envs.GAMES)
 
 
-def _smoke_cfg(game: str, heads: str = "shared") -> dict:
-    cfg = config_mod.load(os.path.join("configs", f"{game}.yaml"))
-    cfg["train"].update(total_timesteps=256, n_steps=128, batch_size=64, n_envs=1,
-                        vec_env="dummy", n_epochs=1, checkpoint_every=128, heads=heads,
-                        net_arch=[32])
-    cfg["eval"].update(every=0, games=2, workers=1)
-    cfg["selfplay"]["snapshot_every"] = 128
-    cfg["opponents"] = [{"policy": "random", "weight": 1}, {"policy": "self", "weight": 1}]
-    if game == "wizard":
-        cfg["options"]["rounds"] = [2, 3]
-    return config_mod.validate(cfg)
-
-
 @pytest.mark.parametrize("game", list(envs.GAMES))
-def test_smoke_training_every_game(game, tmp_path):
-    from training.train import RunPaths, train
+def test_smoke_training_every_game(game, tiny_run):
+    """Every stage of a run - warm start, PPO, snapshots, checkpoints, logs - then a full game."""
+    from stichzoo.policies import Decision, make_policy
+    from stichzoo.training.train import RunPaths
 
-    run = train(_smoke_cfg(game), run_dir=str(tmp_path / game), progress_bar=False,
-                verbose=False)
-    paths = RunPaths(run)
+    paths = RunPaths(str(tiny_run(game)))
     assert os.path.exists(paths.policy) and paths.latest_checkpoint()
     assert os.listdir(paths.snapshots) and os.listdir(paths.tb)
     g = envs.game_class(game)
-    from policies import make_policy
-
-    game_obj = g(g.Options(**_smoke_cfg(game)["options"]))
+    game_obj = g(g.Options(**tiny_config(game)["options"]))
     bot = make_policy("ppo", game_obj, path=paths.policy)
     state = game_obj.new_game(seed=3)
-    from policies import Decision
-
     while not (state.over or state.truncated):
         state.step(bot.act(Decision(game_obj, state)))
 
 
-def test_phase_heads_and_resume(tmp_path):
-    from training.train import RunPaths, train
+def test_warm_start_imitates_the_teacher():
+    """A few thousand heuristic decisions, cloned: the policy's choices move to the teacher's."""
+    import torch as th
+    from sb3_contrib import MaskablePPO
 
-    cfg = _smoke_cfg("wizard", heads="phase")
-    run = train(cfg, run_dir=str(tmp_path / "w"), progress_bar=False, verbose=False)
+    from stichzoo.policies.base import encoder_for
+    from stichzoo.training.networks import policy_setup
+    from stichzoo.training.pretrain import collect, warm_start
+    from stichzoo.training.train import build_vec_env, game_of
+
+    cfg = tiny_config("wizard")
+    cfg["pretrain"].update(steps=3000, epochs=10)
+    cfg["train"]["net_arch"] = [64]
+    t = cfg["train"]
+    cls, kwargs = policy_setup(t["heads"], t["net_arch"], encoder_for(game_of(cfg)).layout)
+    vec = build_vec_env(cfg)
+    model = MaskablePPO(cls, vec, n_steps=t["n_steps"], batch_size=t["batch_size"], seed=0,
+                        policy_kwargs=kwargs, device="cpu")
+    data = collect(cfg, 600, seed=99)  # held-out teacher decisions
+
+    def agreement() -> float:
+        with th.no_grad():
+            dist = model.policy.get_distribution(th.as_tensor(data["obs"]),
+                                                 action_masks=th.as_tensor(data["mask"]))
+            chosen = dist.distribution.probs.argmax(-1).numpy()
+        return float((chosen == data["action"]).mean())
+
+    before = agreement()
+    stats = warm_start(model, cfg, verbose=False)
+    vec.close()
+    assert stats["samples"] >= 3000
+    assert agreement() > before + 0.1  # measured: 0.40 -> 0.57
+
+
+def test_phase_heads_and_resume(tiny_run, tmp_path):
+    from stichzoo.training.train import RunPaths, train
+
+    run = str(copy_run(tiny_run("wizard", "phase"), tmp_path / "w"))
     first = RunPaths(run).latest_checkpoint()[1]
+    cfg = tiny_config("wizard", heads="phase")
     cfg["train"]["total_timesteps"] = 512
     train(cfg, run_dir=run, resume=True, progress_bar=False, verbose=False)
     assert RunPaths(run).latest_checkpoint()[1] > first
 
 
-def test_policy_file_refuses_another_table(tmp_path):
-    from training.train import train
+def test_policy_file_refuses_another_table(tiny_run):
+    from stichzoo.policies.learned import TorchPolicy
 
-    run = train(_smoke_cfg("hoch_tief"), run_dir=str(tmp_path / "h"), progress_bar=False,
-                verbose=False)
-    from policies.learned import TorchPolicy
-
+    policy = str(tiny_run("hoch_tief") / "policy.pt")
     g = envs.game_class("hoch_tief")
     with pytest.raises(ValueError, match="trained for 4 players, the table has 5"):
-        TorchPolicy.load(os.path.join(run, "policy.pt"), g(g.Options(num_players=5)))
+        TorchPolicy.load(policy, g(g.Options(num_players=5)))
     w = envs.game_class("wizard")
     with pytest.raises(ValueError, match="plays 'hoch_tief', not 'wizard'"):
-        TorchPolicy.load(os.path.join(run, "policy.pt"), w(w.Options(num_players=4)))
+        TorchPolicy.load(policy, w(w.Options(num_players=4)))
 
 
 @pytest.mark.parametrize("heads", ["shared", "phase"])
-def test_numpy_inference_matches_torch(heads, tmp_path):
+def test_numpy_inference_matches_torch(heads, tiny_run):
     """Self-play opponents and evaluation run the actor in numpy; it must equal torch."""
     import random
 
     import torch as th
 
-    from policies import Decision
-    from policies.learned import TorchPolicy
-    from training.train import train
+    from stichzoo.policies import Decision
+    from stichzoo.policies.learned import TorchPolicy
 
-    run = train(_smoke_cfg("wizard", heads=heads), run_dir=str(tmp_path / heads),
-                progress_bar=False, verbose=False)
+    run = tiny_run("wizard", heads)
     g = envs.game_class("wizard")
-    game = g(g.Options(**_smoke_cfg("wizard")["options"]))
-    bot = TorchPolicy.load(os.path.join(run, "policy.pt"), game)
+    game = g(g.Options(**tiny_config("wizard")["options"]))
+    bot = TorchPolicy.load(str(run / "policy.pt"), game)
     assert bot._numpy is not None
     rng = random.Random(0)
     state = game.new_game(seed=0)
@@ -200,3 +214,21 @@ def test_numpy_inference_matches_torch(heads, tmp_path):
             expected = dist.distribution.probs[0].numpy()
         assert np.abs(bot.probabilities(d.observation, d.action_mask) - expected).max() < 1e-5
         state.step(rng.choice(state.legal_actions()))
+
+
+def test_policy_file_from_before_the_namespace_loads(tiny_run, tmp_path):
+    """Policy files name their network class; ones saved as ``training.networks...`` still load."""
+    import torch as th
+
+    from stichzoo.policies.learned import TorchPolicy
+
+    saved = th.load(tiny_run("wizard", "phase") / "policy.pt", weights_only=False)
+    cls = saved["stichzoo"]["policy_class"]
+    assert cls == "stichzoo.training.networks.PhaseTrunkPolicy"
+    saved["stichzoo"]["policy_class"] = "training.networks.PhaseTrunkPolicy"
+    th.save(saved, tmp_path / "old.pt")
+    g = envs.game_class("wizard")
+    game = g(g.Options(**tiny_config("wizard")["options"]))
+    bot = TorchPolicy.load(str(tmp_path / "old.pt"), game)
+    state = game.new_game(seed=1)
+    assert bot.act(Decision(game, state)) in state.legal_actions()

@@ -9,11 +9,11 @@ import numpy as np
 import pettingzoo
 import pytest
 
-import envs
-from envs import wizard_v0
-from envs.core.cards import bit_list
-from envs.core.record import replay
-from envs.wizard.rules import DECK_SIZE, PLAY, WizardGame, WizardOptions
+from stichzoo import envs
+from stichzoo.envs import wizard_v0
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.record import replay
+from stichzoo.envs.wizard.rules import DECK_SIZE, PLAY, WizardGame, WizardOptions
 from tests.helpers import assert_no_leak, play_env, random_playout, strict_api_test
 
 

@@ -7,9 +7,9 @@ import random
 import numpy as np
 import pytest
 
-from envs.core.cards import bit_list
-from envs.wizard.metrics import METRIC_NAMES, seat_metrics
-from envs.wizard.rules import (
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.wizard.metrics import METRIC_NAMES, seat_metrics
+from stichzoo.envs.wizard.rules import (
     BID,
     CHOOSE_TRUMP,
     DECK_SIZE,
@@ -19,9 +19,9 @@ from envs.wizard.rules import (
     WizardOptions,
     _deal_constrained,
 )
-from policies import make_policy
-from policies.base import Decision, encoder_for
-from policies.wizard import FastHeuristic, Heuristic, choose_trump
+from stichzoo.policies import make_policy
+from stichzoo.policies.base import Decision, encoder_for
+from stichzoo.policies.wizard import FastHeuristic, Heuristic, choose_trump
 
 
 def _game(n=4, **kw):

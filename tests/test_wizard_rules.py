@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from envs.core.game import IllegalActionError
-from envs.core.tricks import Trick
-from envs.wizard.rules import (
+from stichzoo.envs.core.game import IllegalActionError
+from stichzoo.envs.core.tricks import Trick
+from stichzoo.envs.wizard.rules import (
     BID,
     CHOOSE_TRUMP,
     DECK,

@@ -9,9 +9,9 @@ import random
 import numpy as np
 import pytest
 
-from envs.wizard.encode import WizardEncoder
-from envs.wizard.rules import WizardGame, WizardOptions
-from envs.wizard.view import (
+from stichzoo.envs.wizard.encode import WizardEncoder
+from stichzoo.envs.wizard.rules import WizardGame, WizardOptions
+from stichzoo.envs.wizard.view import (
     VIEW_KEYS,
     action_from_label,
     action_to_view,

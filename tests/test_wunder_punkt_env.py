@@ -9,10 +9,10 @@ import numpy as np
 import pettingzoo
 import pytest
 
-import envs
-from envs import wunder_punkt_v0
-from envs.core.record import replay, to_json
-from envs.wunder_punkt.rules import DECK, DECK_SIZE, PLAY, SORE
+from stichzoo import envs
+from stichzoo.envs import wunder_punkt_v0
+from stichzoo.envs.core.record import replay, to_json
+from stichzoo.envs.wunder_punkt.rules import DECK, DECK_SIZE, PLAY, SORE
 from tests.helpers import assert_no_leak, play_env, strict_api_test
 
 CONFIGS = [dict(num_players=n) for n in (3, 4, 5, 6)] + [dict(num_players=3, larger_hands=True)]

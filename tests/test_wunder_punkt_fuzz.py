@@ -13,7 +13,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs.wunder_punkt.rules import (
+from stichzoo.envs.wunder_punkt.rules import (
     CARD_NUMBER,
     CARD_SUIT,
     DECK_SIZE,

@@ -7,12 +7,18 @@ import random
 import numpy as np
 import pytest
 
-from envs.wunder_punkt.encode import WunderPunktEncoder
-from envs.wunder_punkt.metrics import seat_metrics
-from envs.wunder_punkt.rules import DECK_SIZE, PLAY, SORE, WunderPunktGame, WunderPunktOptions
-from policies import make_policy
-from policies.base import Decision, RandomPolicy
-from policies.wunder_punkt import Heuristic
+from stichzoo.envs.wunder_punkt.encode import WunderPunktEncoder
+from stichzoo.envs.wunder_punkt.metrics import seat_metrics
+from stichzoo.envs.wunder_punkt.rules import (
+    DECK_SIZE,
+    PLAY,
+    SORE,
+    WunderPunktGame,
+    WunderPunktOptions,
+)
+from stichzoo.policies import make_policy
+from stichzoo.policies.base import Decision, RandomPolicy
+from stichzoo.policies.wunder_punkt import Heuristic
 
 CONFIGS = [dict(num_players=n) for n in (3, 4, 5, 6)] + [dict(num_players=3, larger_hands=True)]
 IDS = ["3p", "4p", "5p", "6p", "3p-larger"]

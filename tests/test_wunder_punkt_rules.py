@@ -10,8 +10,8 @@ import random
 
 import pytest
 
-from envs.core.game import IllegalActionError, build_options
-from envs.wunder_punkt.rules import (
+from stichzoo.envs.core.game import IllegalActionError, build_options
+from stichzoo.envs.wunder_punkt.rules import (
     CARD_NUMBER,
     CARD_SUIT,
     DECK,

@@ -10,8 +10,8 @@ import random
 import numpy as np
 import pytest
 
-from envs.wunder_punkt.encode import WunderPunktEncoder
-from envs.wunder_punkt.rules import (
+from stichzoo.envs.wunder_punkt.encode import WunderPunktEncoder
+from stichzoo.envs.wunder_punkt.rules import (
     DECK,
     DECK_SIZE,
     GAME_OVER,
@@ -20,7 +20,7 @@ from envs.wunder_punkt.rules import (
     WunderPunktGame,
     WunderPunktOptions,
 )
-from envs.wunder_punkt.view import (
+from stichzoo.envs.wunder_punkt.view import (
     VIEW_KEYS,
     action_from_label,
     action_to_view,
@@ -156,7 +156,7 @@ def test_rebuilt_state_is_a_real_deal_that_search_can_use(opts):
             # the current round's deck order deals the rebuilt starting hands
             again = game.new_state(r.deck_orders)
             again.totals = list(r.totals)
-            again._deal(r.round_index)
+            again.start_round(r.round_index)
             for _, a in r.history:
                 again.step(a)
             assert (again.hands, again.sore_cards, again.won, again.removed) == (

@@ -4,9 +4,9 @@
     stichzoo eval hoch_tief --policies pimc heuristic --games 400 --out runs/eval/ht
     stichzoo train configs/wizard.yaml --final-eval
     stichzoo export runs/<run> --out policies/bots/wizard
-    stichzoo serve --bots policies/bots --port 8000      (or --stdio)
+    stichzoo serve --port 8000                    (the shipped bots; or --bots DIR, --stdio)
 
-``eval`` plays a duplicate tournament (see :mod:`training.evaluate`) and
+``eval`` plays a duplicate tournament (see :mod:`stichzoo.training.evaluate`) and
 prints per policy the mean score and win rate with 95% intervals, the
 difference to the baseline with its test, openskill ratings and per-game
 metrics; ``--out`` writes ``report.json`` and ``report.png``.
@@ -20,7 +20,7 @@ import math
 import os
 import sys
 
-import envs
+from stichzoo import envs
 
 
 def _options(items: list[str]) -> dict:
@@ -37,7 +37,7 @@ def _options(items: list[str]) -> dict:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from training.evaluate import (
+    from stichzoo.training.evaluate import (
         TournamentConfig,
         default_lineup,
         format_report,
@@ -61,8 +61,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from training import config as config_mod
-    from training.train import final_evaluation, train
+    from stichzoo.training import config as config_mod
+    from stichzoo.training.train import final_evaluation, train
 
     if args.resume:
         cfg = config_mod.load(f"{args.resume}/config.yaml", args.set)
@@ -80,7 +80,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from training.export import export_bot, export_run
+    from stichzoo.training.export import export_bot, export_run
 
     if os.path.isdir(args.source):
         out = export_run(args.source, args.out)
@@ -91,7 +91,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from policies.serve import create_app, serve_stdio
+    from stichzoo.policies.serve import create_app, serve_stdio
 
     if args.stdio:
         return serve_stdio(args.bots)
@@ -139,7 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--out", required=True, help="bot directory to write")
     x.set_defaults(func=cmd_export)
     v = sub.add_parser("serve", help="serve exported bots over HTTP or JSON lines")
-    v.add_argument("--bots", default="policies/bots", help="folder of bot directories")
+    from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+
+    v.add_argument("--bots", default=SHIPPED_BOTS,
+                   help="folder of bot directories (default: the bots shipped with stichzoo)")
     v.add_argument("--host", default="127.0.0.1")
     v.add_argument("--port", type=int, default=8000)
     v.add_argument("--stdio", action="store_true", help="JSON lines on stdin/stdout instead")

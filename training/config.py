@@ -117,25 +117,25 @@ def validate(data: dict) -> dict:
     cfg = _check(data, SCHEMA)
     if not cfg["game"]:
         raise ValueError("config: 'game' is required")
-    import envs
+    from stichzoo import envs
 
     if cfg["game"] not in envs.GAMES:
         raise ValueError(f"config: game {cfg['game']!r} is unknown; known: {', '.join(envs.GAMES)}")
-    from envs.core.game import build_options
+    from stichzoo.envs.core.game import build_options
 
     cls = envs.game_class(cfg["game"])
     build_options(cls.Options, cfg["game"], cfg["options"])  # clear error on a bad option
-    from training.single_seat import OpponentPool
+    from stichzoo.training.single_seat import OpponentPool
 
     OpponentPool(cfg["opponents"])  # clear error on a bad entry
     for spec in cfg["opponents"]:
         name = spec["policy"] if isinstance(spec, dict) else spec
         if name != "self":
-            from training.evaluate import parse_policy_spec
+            from stichzoo.training.evaluate import parse_policy_spec
 
             parse_policy_spec(name)
     if cfg["pretrain"]["steps"] > 0:
-        from training.evaluate import parse_policy_spec
+        from stichzoo.training.evaluate import parse_policy_spec
 
         parse_policy_spec(cfg["pretrain"]["teacher"])
     t = cfg["train"]

@@ -17,6 +17,7 @@ tournament is reproducible whatever the number of workers.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import json
 import math
@@ -28,9 +29,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import envs
-from envs.core.game import build_options
-from policies import POLICY_NAMES, Decision, make_policy
+from stichzoo import envs
+from stichzoo.envs.core.game import build_options
+from stichzoo.policies import POLICY_NAMES, Decision, make_policy
 
 MAX_ASSIGNMENTS = 24
 
@@ -162,7 +163,7 @@ def play_deal(cfg: TournamentConfig, deal: int) -> list[dict]:
 
 def _metrics_fn(game: str):
     try:
-        module = __import__(f"envs.{game}.metrics", fromlist=["seat_metrics"])
+        module = importlib.import_module(f"stichzoo.envs.{game}.metrics")
     except ModuleNotFoundError:
         return None
     return module.seat_metrics

@@ -14,7 +14,7 @@ A bot directory holds
   id with its label), the encoder version, input/output names, the file's
   SHA-256 and the training provenance (run, steps, config, evaluation).
 
-The runtime (:class:`policies.onnx_bot.OnnxPolicy`) needs only numpy and
+The runtime (:class:`stichzoo.policies.onnx_bot.OnnxPolicy`) needs only numpy and
 onnxruntime and refuses a bot whose manifest does not match the game it is
 asked to play.
 """
@@ -62,9 +62,9 @@ def sha256(path: str) -> str:
 def export_bot(policy_path: str, out_dir: str, provenance: dict | None = None,
                opset: int = 17) -> str:
     """Write ``model.onnx`` and ``manifest.json`` for the policy file; returns ``out_dir``."""
-    import envs
-    from envs.core.game import build_options
-    from policies.base import encoder_for
+    from stichzoo import envs
+    from stichzoo.envs.core.game import build_options
+    from stichzoo.policies.base import encoder_for
 
     saved = th.load(policy_path, map_location="cpu", weights_only=False)
     header = saved.get("stichzoo")
@@ -72,7 +72,7 @@ def export_bot(policy_path: str, out_dir: str, provenance: dict | None = None,
         raise ValueError(f"{policy_path}: not a stichzoo policy file")
     cls = envs.game_class(header["game"])
     game = cls(build_options(cls.Options, header["game"], header["options"]))
-    from policies.learned import TorchPolicy
+    from stichzoo.policies.learned import TorchPolicy
 
     policy = TorchPolicy.load(policy_path, game)
     encoder = encoder_for(game)

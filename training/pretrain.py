@@ -19,13 +19,13 @@ import time
 import numpy as np
 import torch as th
 
-from policies import Decision
+from stichzoo.policies import Decision
 
 
 def collect(cfg: dict, steps: int, seed: int) -> dict[str, np.ndarray]:
     """The teacher's decisions in the learner's seat: obs, mask, action, return-to-go."""
-    from training.evaluate import build_policy
-    from training.single_seat import OpponentPool, SingleSeatEnv
+    from stichzoo.training.evaluate import build_policy
+    from stichzoo.training.single_seat import OpponentPool, SingleSeatEnv
 
     entries = [e for e in cfg["opponents"]
                if (e["policy"] if isinstance(e, dict) else e) != "self"]

@@ -16,14 +16,15 @@ through SubprocVecEnv and DummyVecEnv alike.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-import envs
-from policies import Decision, make_policy
+from stichzoo import envs
+from stichzoo.policies import Decision, make_policy
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class OpponentPool:
     """Weighted opponent specs; ``"self"`` draws a frozen snapshot of the learner.
 
     Snapshots are file paths of saved policies (see
-    :class:`policies.learned.TorchPolicy`); the most recent ``keep`` are
+    :class:`stichzoo.policies.learned.TorchPolicy`); the most recent ``keep`` are
     used.  Until the first snapshot exists, ``"self"`` falls back to the
     other entries.
     """
@@ -80,13 +81,13 @@ class OpponentPool:
         if entry.policy == "self":
             path = self.snapshots[int(rng.integers(len(self.snapshots)))]
             if path not in self._loaded:
-                from policies.learned import TorchPolicy
+                from stichzoo.policies.learned import TorchPolicy
 
                 self._loaded[path] = TorchPolicy.load(path, game, deterministic=False)
             policy = self._loaded[path]
             policy.reseed(seed)
             return policy
-        from training.evaluate import build_policy
+        from stichzoo.training.evaluate import build_policy
 
         return build_policy(entry.policy, game, seed)
 
@@ -172,7 +173,7 @@ class SingleSeatEnv(gym.Env):
 
     def _metrics(self) -> dict[str, float]:
         try:
-            module = __import__(f"envs.{self.game_name}.metrics", fromlist=["seat_metrics"])
+            module = importlib.import_module(f"stichzoo.envs.{self.game_name}.metrics")
         except ModuleNotFoundError:
             return {}
         return module.seat_metrics(self.aec.state_)[self.seat]

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from training import config as config_mod
+from stichzoo.training import config as config_mod
 
 
 @dataclass
@@ -80,7 +80,7 @@ def make_env_fn(cfg: dict, rank: int):
         import torch
 
         torch.set_num_threads(1)
-        from training.single_seat import OpponentPool, SingleSeatEnv
+        from stichzoo.training.single_seat import OpponentPool, SingleSeatEnv
 
         env = SingleSeatEnv(cfg["game"], options=cfg["options"],
                             opponents=OpponentPool(cfg["opponents"], keep=cfg["selfplay"]["keep"]),
@@ -105,8 +105,8 @@ def build_vec_env(cfg: dict):
 
 
 def game_of(cfg: dict):
-    import envs
-    from envs.core.game import build_options
+    from stichzoo import envs
+    from stichzoo.envs.core.game import build_options
 
     cls = envs.game_class(cfg["game"])
     return cls(build_options(cls.Options, cfg["game"], cfg["options"]))
@@ -115,7 +115,7 @@ def game_of(cfg: dict):
 def evaluate_policy_file(cfg: dict, policy_path: str, opponent: str, games: int, seed: int,
                          workers: int = 0, progress: bool = False) -> dict:
     """Duplicate tournament: the learner in one seat, ``opponent`` in the others."""
-    from training.evaluate import TournamentConfig, run_tournament, seat_assignments
+    from stichzoo.training.evaluate import TournamentConfig, run_tournament, seat_assignments
 
     n = game_of(cfg).num_players
     lineup = [f"ppo:path={policy_path}"] + [opponent] * (n - 1)
@@ -135,8 +135,8 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from policies.learned import save_policy
-    from training.networks import policy_setup
+    from stichzoo.policies.learned import save_policy
+    from stichzoo.training.networks import policy_setup
 
     torch.set_num_threads(cfg["train"]["torch_threads"])
     run_start = time.time()  # the time budget (train.max_minutes) includes the warm start
@@ -156,7 +156,7 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
 
     vec = build_vec_env(cfg)
     t = cfg["train"]
-    from policies.base import encoder_for
+    from stichzoo.policies.base import encoder_for
 
     policy_cls, policy_kwargs = policy_setup(t["heads"], t["net_arch"], encoder_for(game).layout)
     latest = paths.latest_checkpoint() if resume else None
@@ -175,7 +175,7 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
             device="cpu")
     pretrain_stats = None
     if not latest and cfg["pretrain"]["steps"] > 0:
-        from training.pretrain import warm_start
+        from stichzoo.training.pretrain import warm_start
 
         pretrain_stats = warm_start(model, cfg, verbose=verbose)
     for snap in sorted(glob.glob(os.path.join(paths.snapshots, "*.pt")))[-cfg["selfplay"]["keep"]:]:
@@ -305,8 +305,8 @@ def policy_from_checkpoint(checkpoint: str, cfg: dict, out: str) -> str:
     """Write the policy file (``.pt``) of a PPO checkpoint (``model_<steps>.zip``)."""
     from sb3_contrib import MaskablePPO
 
-    from policies.learned import save_policy
-    from training.networks import PhaseTrunkPolicy
+    from stichzoo.policies.learned import save_policy
+    from stichzoo.training.networks import PhaseTrunkPolicy
 
     model = MaskablePPO.load(checkpoint, device="cpu",
                              custom_objects={"policy_class": PhaseTrunkPolicy}
@@ -318,7 +318,7 @@ def policy_from_checkpoint(checkpoint: str, cfg: dict, out: str) -> str:
 def final_evaluation(run_dir: str, games: int | None = None, workers: int = 0,
                      progress: bool = True) -> dict[str, dict]:
     """The run's policy against each eval opponent, ``eval.final_games`` games each."""
-    from training.evaluate import format_report, write_outputs
+    from stichzoo.training.evaluate import format_report, write_outputs
 
     cfg = config_mod.load(os.path.join(run_dir, "config.yaml"))
     games = games or cfg["eval"]["final_games"]

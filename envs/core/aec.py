@@ -1,6 +1,6 @@
 """One PettingZoo AEC adapter that turns any rules core into an env.
 
-A game plugs in two objects: its :class:`~envs.core.game.Game` (pure rules)
+A game plugs in two objects: its :class:`~stichzoo.envs.core.game.Game` (pure rules)
 and an encoder (observation, global state, text render).  Everything the
 PettingZoo API asks of an env - agent names, spaces, the action mask,
 reward accumulation, terminations, dead steps, seeding, rendering - is
@@ -18,10 +18,10 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from envs.core.cards import bit_list
-from envs.core.game import Game, GameState, IllegalActionError, build_options
-from envs.core.observation import mask_bits_into
-from envs.core.record import build_record
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
+from stichzoo.envs.core.observation import mask_bits_into
+from stichzoo.envs.core.record import build_record
 
 REWARD_MODES = ("score", "win")
 ENV_KWARGS = ("render_mode", "show_all_hands", "reward", "reward_scale")

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
 
-from envs.core.cards import Deck, bit_list
+from stichzoo.envs.core.cards import Deck, bit_list
 
 
 class IllegalActionError(ValueError):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from envs.core.game import Game, GameState, build_options
+from stichzoo.envs.core.game import Game, GameState, build_options
 
 SCHEMA = "stichzoo.record/1"
 
@@ -52,7 +52,7 @@ def replay(record: dict) -> GameState:
     Raises ``ValueError`` naming the first decision that the rules refuse,
     or the first total that differs.
     """
-    from envs.registry import game_class
+    from stichzoo.envs.registry import game_class
 
     if record.get("schema") != SCHEMA:
         raise ValueError(f"not a stichzoo record (schema {record.get('schema')!r})")

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.observation import Layout, Piece, put_bits
-from envs.geheimtrumpf.rules import (
+from stichzoo.envs.core.observation import Layout, Piece, put_bits
+from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     CHECK_OFF,
     DECK,

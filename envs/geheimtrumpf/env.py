@@ -89,9 +89,9 @@ Version History
 
 from __future__ import annotations
 
-from envs.core.aec import CardGameEnv, wrap
-from envs.geheimtrumpf.encode import GeheimtrumpfEncoder
-from envs.geheimtrumpf.rules import GeheimtrumpfGame
+from stichzoo.envs.core.aec import CardGameEnv, wrap
+from stichzoo.envs.geheimtrumpf.encode import GeheimtrumpfEncoder
+from stichzoo.envs.geheimtrumpf.rules import GeheimtrumpfGame
 
 
 class raw_env(CardGameEnv):

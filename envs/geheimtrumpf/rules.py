@@ -79,9 +79,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from envs.core.cards import Deck, bit_list
-from envs.core.game import Game, GameState, Options, check_int
-from envs.core.tricks import Trick, follow_mask
+from stichzoo.envs.core.cards import Deck, bit_list
+from stichzoo.envs.core.game import Game, GameState, Options, check_int
+from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck -------------------------------------------------------------------
 
@@ -520,11 +520,16 @@ class GeheimtrumpfState(GameState):
         self.start = game.options.first_start
         self.phase = TASK_DRAFT
         self.current_player = self.start
-        self._clear_round()
+        self.clear_round()
         if self.log is not None:
             self.log.append({"task_draft": []})
 
-    def _clear_round(self) -> None:
+    def clear_round(self) -> None:
+        """Empty every per-round field: no trumps known, no rows, hands or tricks.
+
+        Public because a player view of a finished game rebuilds the state
+        between rounds this way.
+        """
         n = self.num_players
         self.trumps = TRUMPS[(NO_TRUMP_SUIT, NO_TRUMP_VALUE)]
         self.rows: tuple[int, ...] = (0,) * ROWS
@@ -543,11 +548,16 @@ class GeheimtrumpfState(GameState):
 
     # -- round set-up -----------------------------------------------------------
 
-    def _start_round(self, round_index: int) -> None:
+    def start_round(self, round_index: int) -> None:
+        """Deal round ``round_index`` from its deck order and open it; totals and history stay.
+
+        Public because a player view rebuilds a state at the start of its
+        round this way (``view.from_view``) before replaying the round.
+        """
         n = self.num_players
         self.round_index = round_index
         self.start = (self.game.options.first_start + round_index) % n
-        self._clear_round()
+        self.clear_round()
         order = self.deck_orders[round_index]
         self.trumps = TRUMPS[trumps_of_order(order)]
         # row i is order[4i:4i+4]; with 3 players its 4th card lies face down
@@ -651,7 +661,7 @@ class GeheimtrumpfState(GameState):
         if len(self.history) < TASKS_PER_PLAYER * n:
             self.current_player = (seat + 1) % n
         else:
-            self._start_round(0)
+            self.start_round(0)
 
     def _take(self, seat: int, card: int) -> None:
         self.hands[seat] |= 1 << card
@@ -771,7 +781,7 @@ class GeheimtrumpfState(GameState):
         elif self.round_index + 1 >= self.game.round_limit:
             self.truncated = True
         else:
-            self._start_round(self.round_index + 1)
+            self.start_round(self.round_index + 1)
             return
         self.phase = GAME_OVER
         self.current_player = -1

@@ -12,7 +12,7 @@ What a seat never sees, and how :func:`from_view` fills it in:
 
 - the trumps, for everyone but the start player, during the card draft:
   a draw that agrees with every announced row winner
-  (:func:`envs.geheimtrumpf.rules.consistent_trumps`);
+  (:func:`stichzoo.envs.geheimtrumpf.rules.consistent_trumps`);
 - the other players' task choices until all have chosen: each one who has
   chosen gets one of their unchecked tasks;
 - with 3 players the face-down fourth card of each row: the nine cards no
@@ -34,9 +34,9 @@ import random
 from types import SimpleNamespace
 from typing import Any
 
-from envs.core.cards import bit_list, mask_of
-from envs.core.game import IllegalActionError
-from envs.geheimtrumpf.rules import (
+from stichzoo.envs.core.cards import bit_list, mask_of
+from stichzoo.envs.core.game import IllegalActionError
+from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     CHECK_OFF,
     DECK,
@@ -622,7 +622,7 @@ def _from_view(game: GeheimtrumpfGame, view: dict, rng: random.Random | None
         state.start = start
         state.checked = checked[:]
         state.totals = [m.bit_count() for m in checked]
-        state._clear_round()
+        state.clear_round()
         state.phase = GAME_OVER
         state.current_player = -1
         state.over = any(t == TASKS_PER_PLAYER for t in state.totals)
@@ -643,7 +643,7 @@ def _from_view(game: GeheimtrumpfGame, view: dict, rng: random.Random | None
                       f"would be over")
         state.checked = pre
         state.totals = [m.bit_count() for m in pre]
-        state._start_round(r)
+        state.start_round(r)
         _replay_round(game, state, view, seat, draft, trick_list, current, chosen_v, rng)
 
     # phase and turn as the rules have them, then every key as to_view writes it

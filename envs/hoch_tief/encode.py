@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.observation import Layout, Piece, put_bits
-from envs.hoch_tief.rules import (
+from stichzoo.envs.core.observation import Layout, Piece, put_bits
+from stichzoo.envs.hoch_tief.rules import (
     GAME_OVER,
     HAND_SIZE,
     NUM_SUITS,

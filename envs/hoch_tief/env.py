@@ -67,9 +67,9 @@ Version History
 
 from __future__ import annotations
 
-from envs.core.aec import CardGameEnv, wrap
-from envs.hoch_tief.encode import HochTiefEncoder
-from envs.hoch_tief.rules import HochTiefGame
+from stichzoo.envs.core.aec import CardGameEnv, wrap
+from stichzoo.envs.hoch_tief.encode import HochTiefEncoder
+from stichzoo.envs.hoch_tief.rules import HochTiefGame
 
 
 class raw_env(CardGameEnv):

@@ -48,9 +48,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from envs.core.cards import Deck, bit_list, bits
-from envs.core.game import Game, GameState, Options, check_int
-from envs.core.tricks import Trick, follow_mask
+from stichzoo.envs.core.cards import Deck, bit_list, bits
+from stichzoo.envs.core.game import Game, GameState, Options, check_int
+from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck ------------------------------------------------------------------
 
@@ -136,15 +136,16 @@ def score_taken(taken: int, t: CardTables) -> int:
 _REJECTION_TRIES = 64
 
 
-def _constrained_deal(pool: int, sizes: list[int], banned: list[int], t: CardTables,
-                      rng: random.Random) -> list[int]:
+def constrained_deal(pool: int, sizes: list[int], banned: list[int], t: CardTables,
+                     rng: random.Random) -> list[int]:
     """Deal the cards of ``pool`` into hands of ``sizes``, hand ``j`` holding none of ``banned[j]``.
 
     Uniform over all such deals: a few tries of plain rejection sampling
     (exact when it succeeds), then :func:`_exact_deal`, which is exact too.
     Only when counting would take too long (five or six players with many
     voids) the deal is :func:`_mixed_deal`'s, uniform up to a short Markov
-    chain's mixing.
+    chain's mixing.  Public: :meth:`HochTiefGame.determinize` and the player
+    view (``view.from_view``) both deal hidden cards with it.
     """
     cards = bit_list(pool)
     for _ in range(_REJECTION_TRIES):
@@ -409,7 +410,7 @@ class HochTiefGame(Game):
         has observed this round (a player who did not follow a suit gets
         none of it), uniformly among all such deals: plain rejection
         sampling first, and when voids make that unlikely to succeed an
-        exact count-weighted deal (:func:`_constrained_deal`).  The current
+        exact count-weighted deal (:func:`constrained_deal`).  The current
         round's deck order is rebuilt to agree with the new hands (each
         seat's dealt cards - hand plus cards played this round - in random
         order at its deal positions); later rounds' deck orders are
@@ -433,7 +434,7 @@ class HochTiefGame(Game):
                 if v >> su & 1:
                     b |= t.suit_mask[su]
             banned.append(b & pool)
-        hands = _constrained_deal(pool, sizes, banned, t, rng)
+        hands = constrained_deal(pool, sizes, banned, t, rng)
         for p, h in zip(others, hands):
             s.hands[p] = h
         # the current round's deck order, consistent with the new hands
@@ -501,11 +502,16 @@ class HochTiefState(GameState):
         self.truncated = False
         self.last_deltas = None
         self.phase = PLAY
-        self._deal(0)
+        self.start_round(0)
 
     # -- round set-up -------------------------------------------------------
 
-    def _deal(self, round_index: int) -> None:
+    def start_round(self, round_index: int) -> None:
+        """Deal round ``round_index`` from its deck order and open it; totals and history stay.
+
+        Public because a player view rebuilds a state at the start of its
+        round this way (``view.from_view``) before replaying the round.
+        """
         n = self.num_players
         self.round_index = round_index
         self.dealer = (self.game.options.first_dealer + round_index) % n
@@ -610,7 +616,7 @@ class HochTiefState(GameState):
             rec["scores"] = scores
             rec["totals"] = totals[:]
         if self.round_index + 1 < self.game.num_rounds:
-            self._deal(self.round_index + 1)
+            self.start_round(self.round_index + 1)
         else:
             self.phase = GAME_OVER
             self.over = True

@@ -30,8 +30,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from envs.core.cards import bit_list
-from envs.hoch_tief.rules import (
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.hoch_tief.rules import (
     GAME_OVER,
     HAND_SIZE,
     NUM_SUITS,
@@ -40,7 +40,7 @@ from envs.hoch_tief.rules import (
     SUITS,
     HochTiefGame,
     HochTiefState,
-    _constrained_deal,
+    constrained_deal,
     high_low,
 )
 
@@ -381,7 +381,7 @@ def from_view(game: HochTiefGame, view: dict) -> HochTiefState:
                        f"showed out of (voids): every other seat showed out of suit "
                        f"{SUITS[s]}, yet {names[c]!r} is neither in hand nor played")
     try:
-        dealt_hidden = _constrained_deal(unseen, sizes, banned, t, rng)
+        dealt_hidden = constrained_deal(unseen, sizes, banned, t, rng)
     except ValueError:
         raise _err("no deal of the unseen cards to the other seats fits the suits they "
                    "showed out of (voids)") from None
@@ -407,7 +407,7 @@ def from_view(game: HochTiefGame, view: dict) -> HochTiefState:
     state = game.new_state(orders, log=False)
     state.round_scores = [list(r) for r in rs[:rnd]]
     state.totals = [sum(r[p] for r in state.round_scores) for p in range(n)]
-    state._deal(rnd)
+    state.start_round(rnd)
     for p, c, w in plays:
         if state.current_player != p or not state.legal_mask() >> c & 1:  # pragma: no cover
             raise _err(f"{w}: seat {p} cannot play {names[c]!r} by the rules")

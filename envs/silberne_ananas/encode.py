@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.observation import Layout, Piece, put_bits
-from envs.silberne_ananas.rules import (
+from stichzoo.envs.core.observation import Layout, Piece, put_bits
+from stichzoo.envs.silberne_ananas.rules import (
     DECK,
     DECK_SIZE,
     GAME_OVER,

@@ -81,9 +81,9 @@ Version History
 
 from __future__ import annotations
 
-from envs.core.aec import CardGameEnv, wrap
-from envs.silberne_ananas.encode import SilberneAnanasEncoder
-from envs.silberne_ananas.rules import SilberneAnanasGame
+from stichzoo.envs.core.aec import CardGameEnv, wrap
+from stichzoo.envs.silberne_ananas.encode import SilberneAnanasEncoder
+from stichzoo.envs.silberne_ananas.rules import SilberneAnanasGame
 
 
 class raw_env(CardGameEnv):

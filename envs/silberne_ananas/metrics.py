@@ -16,7 +16,7 @@ Deals that did not finish (a truncated game) are not counted.
 
 from __future__ import annotations
 
-from envs.silberne_ananas.rules import NUM_PLAYERS
+from stichzoo.envs.silberne_ananas.rules import NUM_PLAYERS
 
 METRIC_NAMES = ("middle_rate", "mean_deal_score", "mean_tricks", "joker_rate", "match_win")
 

@@ -70,9 +70,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from envs.core.cards import Deck, bit_list
-from envs.core.game import Game, GameState, Options, check_int
-from envs.core.tricks import Trick, follow_mask
+from stichzoo.envs.core.cards import Deck, bit_list
+from stichzoo.envs.core.game import Game, GameState, Options, check_int
+from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck ------------------------------------------------------------------
 
@@ -367,11 +367,16 @@ class SilberneAnanasState(GameState):
         self.over = False
         self.truncated = False
         self.last_deltas = None
-        self._deal(0)
+        self.start_deal(0)
 
     # -- deal set-up --------------------------------------------------------
 
-    def _deal(self, deal_index: int) -> None:
+    def start_deal(self, deal_index: int) -> None:
+        """Deal ``deal_index`` from its deck order and open it; totals and history stay.
+
+        Public because a player view rebuilds a state at the start of its
+        deal this way (``view.from_view``) before replaying the deal.
+        """
         n = NUM_PLAYERS
         self.deal_index = deal_index
         self.dealer = (self.game.options.first_dealer + deal_index) % n
@@ -494,7 +499,7 @@ class SilberneAnanasState(GameState):
         g = self.game
         if g.options.match and max(totals) < g.options.target_score:
             # cannot run past the drawn orders: see max_deals in the module doc
-            self._deal(self.deal_index + 1)
+            self.start_deal(self.deal_index + 1)
         else:
             self.phase = GAME_OVER
             self.over = True

@@ -32,9 +32,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from envs.core.cards import bit_list
-from envs.core.game import IllegalActionError
-from envs.silberne_ananas.rules import (
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.game import IllegalActionError
+from stichzoo.envs.silberne_ananas.rules import (
     CARD_SUIT,
     DEAL_POINTS,
     DECK,
@@ -491,7 +491,7 @@ def _from_view(game: SilberneAnanasGame, view: dict) -> SilberneAnanasState:
     for d in range(deal):
         history += _placeholder_deal((opts.first_dealer + d) % NUM_PLAYERS)
     state.history = history
-    state._deal(deal)
+    state.start_deal(deal)
 
     # -- replay this deal through the rules (checked steps)
     for what, _raw, cards, winner in seq:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.observation import Layout, Piece, put_bits
-from envs.wizard.rules import (
+from stichzoo.envs.core.observation import Layout, Piece, put_bits
+from stichzoo.envs.wizard.rules import (
     BID,
     CHOOSE_TRUMP,
     DECK,

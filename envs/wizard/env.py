@@ -65,9 +65,9 @@ Version History
 
 from __future__ import annotations
 
-from envs.core.aec import CardGameEnv, wrap
-from envs.wizard.encode import WizardEncoder
-from envs.wizard.rules import WizardGame
+from stichzoo.envs.core.aec import CardGameEnv, wrap
+from stichzoo.envs.wizard.encode import WizardEncoder
+from stichzoo.envs.wizard.rules import WizardGame
 
 
 class raw_env(CardGameEnv):

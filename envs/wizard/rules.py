@@ -40,9 +40,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from envs.core.cards import Deck, bit_list
-from envs.core.game import Game, GameState, Options, check_int
-from envs.core.tricks import Trick, follow_mask
+from stichzoo.envs.core.cards import Deck, bit_list
+from stichzoo.envs.core.game import Game, GameState, Options, check_int
+from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck ------------------------------------------------------------------
 
@@ -157,7 +157,7 @@ _KIND_MASK = (*SUIT_MASK, FREE)
 _DETERMINIZE_TRIES = 40
 
 
-def _deal_hidden(cards: list[int], sizes: list[int], bans: list[int],
+def deal_hidden(cards: list[int], sizes: list[int], bans: list[int],
                  rng: random.Random) -> list[int]:
     """Deal ``cards`` into hands of ``sizes`` (the rest stays undealt) so that
     hand ``i`` holds no card of ``bans[i]`` (the suits its owner showed out of).
@@ -166,7 +166,8 @@ def _deal_hidden(cards: list[int], sizes: list[int], bans: list[int],
     hand breaks its voids.  When that keeps failing (late rounds, many
     voids, no undealt rest) it falls back to :func:`_deal_constrained`,
     which never fails on a feasible input and is close to uniform.
-    Returns the hands as bitmasks.
+    Returns the hands as bitmasks.  Public: :meth:`WizardGame.determinize`
+    and the player view (``view.from_view``) both deal hidden cards with it.
     """
     tries = _DETERMINIZE_TRIES if any(bans) else 1
     for _ in range(tries):
@@ -292,7 +293,7 @@ class WizardGame(Game):
         in its hand, not played this round, not the turned card), keeping
         each hand's size and every void the seat has seen (a player who did
         not follow a suit holds none of it; Wizards and Jesters fit any
-        hand) - uniformly among such deals (see :func:`_deal_hidden`); the
+        hand) - uniformly among such deals (see :func:`deal_hidden`); the
         cards left undealt this round; and the deck orders of all later
         rounds.  The current round's deck order is rebuilt to match the new
         deal (each seat's hand plus the cards it played this round in its
@@ -314,7 +315,7 @@ class WizardGame(Game):
             for suit in range(NUM_SUITS):
                 if v >> suit & 1:
                     bans[i] |= SUIT_MASK[suit]
-        hands = _deal_hidden(unseen, sizes, bans, rng)
+        hands = deal_hidden(unseen, sizes, bans, rng)
         dealt = 0
         for p, h in zip(others, hands):
             s.hands[p] = h
@@ -397,11 +398,16 @@ class WizardState(GameState):
         self.over = False
         self.truncated = False
         self.last_deltas = None
-        self._deal(0)
+        self.start_round(0)
 
     # -- round set-up -------------------------------------------------------
 
-    def _deal(self, round_index: int) -> None:
+    def start_round(self, round_index: int) -> None:
+        """Deal round ``round_index`` from its deck order and open it; totals and history stay.
+
+        Public because a player view rebuilds a state at the start of its
+        round this way (``view.from_view``) before replaying the round.
+        """
         g, n = self.game, self.num_players
         self.round_index = round_index
         r = self.hand_size = g.round_sizes[round_index]
@@ -543,7 +549,7 @@ class WizardState(GameState):
             rec["scores"] = scores
             rec["totals"] = totals[:]
         if self.round_index + 1 < len(self.game.round_sizes):
-            self._deal(self.round_index + 1)
+            self.start_round(self.round_index + 1)
         else:
             self.phase = GAME_OVER
             self.over = True

@@ -21,9 +21,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from envs.core.cards import bit_list
-from envs.core.tricks import Trick
-from envs.wizard.rules import (
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.tricks import Trick
+from stichzoo.envs.wizard.rules import (
     BID,
     CARD_SUIT,
     CHOOSE_TRUMP,
@@ -43,7 +43,7 @@ from envs.wizard.rules import (
     WIZARD0,
     WizardGame,
     WizardState,
-    _deal_hidden,
+    deal_hidden,
     is_jester,
     is_wizard,
     trick_winner,
@@ -462,7 +462,7 @@ def _build(game, rng, seat, phase, rnd, r, dealer, hand_mask, played_mask, tcard
     hands[seat] = hand_mask
     if phase != GAME_OVER:
         try:
-            dealt = _deal_hidden(unseen[:], [hand_sizes[p] for p in others], bans, rng)
+            dealt = deal_hidden(unseen[:], [hand_sizes[p] for p in others], bans, rng)
         except ValueError:
             _fail("no deal of the unseen cards to the other seats fits the voids shown")
         for p, h in zip(others, dealt):

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.observation import Layout, Piece, put_bits
-from envs.wunder_punkt.rules import (
+from stichzoo.envs.core.observation import Layout, Piece, put_bits
+from stichzoo.envs.wunder_punkt.rules import (
     CARD_SUIT,
     DECK,
     DECK_SIZE,

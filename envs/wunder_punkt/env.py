@@ -81,9 +81,9 @@ Version History
 
 from __future__ import annotations
 
-from envs.core.aec import CardGameEnv, wrap
-from envs.wunder_punkt.encode import WunderPunktEncoder
-from envs.wunder_punkt.rules import WunderPunktGame
+from stichzoo.envs.core.aec import CardGameEnv, wrap
+from stichzoo.envs.wunder_punkt.encode import WunderPunktEncoder
+from stichzoo.envs.wunder_punkt.rules import WunderPunktGame
 
 
 class raw_env(CardGameEnv):

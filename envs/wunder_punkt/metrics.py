@@ -15,7 +15,7 @@ that have not been scored yet are skipped.  Pure Python.
 
 from __future__ import annotations
 
-from envs.wunder_punkt.rules import CARD_NUMBER, CARD_SUIT, DECK
+from stichzoo.envs.wunder_punkt.rules import CARD_NUMBER, CARD_SUIT, DECK
 
 
 def seat_metrics(state) -> list[dict[str, float]]:

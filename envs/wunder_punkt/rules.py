@@ -68,9 +68,9 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from envs.core.cards import Deck, bit_list, bits
-from envs.core.game import Game, GameState, Options, check_int
-from envs.core.tricks import Trick, follow_mask
+from stichzoo.envs.core.cards import Deck, bit_list, bits
+from stichzoo.envs.core.game import Game, GameState, Options, check_int
+from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck ------------------------------------------------------------------
 
@@ -378,11 +378,16 @@ class WunderPunktState(GameState):
         self.over = False
         self.truncated = False
         self.last_deltas = None
-        self._deal(0)
+        self.start_round(0)
 
     # -- round set-up -------------------------------------------------------
 
-    def _deal(self, round_index: int) -> None:
+    def start_round(self, round_index: int) -> None:
+        """Deal round ``round_index`` from its deck order and open it; totals and history stay.
+
+        Public because a player view rebuilds a state at the start of its
+        round this way (``view.from_view``) before replaying the round.
+        """
         g, n = self.game, self.num_players
         self.round_index = round_index
         self.dealer = dealer = (g.options.first_dealer + round_index) % n
@@ -487,7 +492,7 @@ class WunderPunktState(GameState):
             rec["scores"] = scores
             rec["totals"] = totals[:]
         if self.round_index + 1 < self.game.num_rounds:
-            self._deal(self.round_index + 1)
+            self.start_round(self.round_index + 1)
         else:
             self.phase = GAME_OVER
             self.over = True

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.core.cards import bit_list
-from envs.wunder_punkt.rules import (
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.wunder_punkt.rules import (
     CARD_SUIT,
     DECK,
     DECK_SIZE,
@@ -470,7 +470,7 @@ def from_view(game: WunderPunktGame, view: dict) -> WunderPunktState:
     orders[rnd] = deal
     s = game.new_state(orders, log=False)
     s.totals = list(totals)
-    s._deal(rnd)
+    s.start_round(rnd)
     for p in order:
         if picked[p]:
             s.step(game.sore0 + picks[p])

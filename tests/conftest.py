@@ -1,0 +1,70 @@
+"""Fixtures shared across test modules.
+
+Training is the suite's expensive setup, and several modules need a trained
+run (the smoke tests, numpy/torch parity, policy-file checks, ONNX export
+and the bot server).  ``tiny_run`` trains each (game, heads) pair once per
+test session - once for all pytest-xdist workers, behind a file lock - with
+every stage of a real run switched on: the warm start, PPO with self-play
+snapshots, checkpoints and TensorBoard logs.  Only the sizes are tiny.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAYERS = {"silberne_ananas": 3}
+
+
+def tiny_config(game: str, heads: str = "shared") -> dict:
+    """The game's committed config, shrunk to seconds: every stage runs, briefly."""
+    from stichzoo.training import config as config_mod
+
+    cfg = config_mod.load(str(ROOT / "configs" / f"{game}.yaml"))
+    cfg["train"].update(total_timesteps=256, n_steps=128, batch_size=64, n_envs=1,
+                        vec_env="dummy", n_epochs=1, checkpoint_every=128, heads=heads,
+                        net_arch=[32])
+    cfg["pretrain"].update(steps=400, epochs=1, batch_size=64)
+    cfg["eval"].update(every=0, games=2, workers=1)
+    cfg["selfplay"]["snapshot_every"] = 128
+    cfg["opponents"] = [{"policy": "random", "weight": 1}, {"policy": "self", "weight": 1}]
+    return config_mod.validate(cfg)
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory) -> Callable[..., Path]:
+    """``tiny_run(game, heads="shared")``: the folder of a tiny finished training run.
+
+    Read-only: a test that changes a run copies it first (``copy_run``).
+    """
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    # pytest-xdist workers each get a basetemp below one session folder: share that
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "tiny_runs"
+    shared.mkdir(exist_ok=True)
+
+    def get(game: str, heads: str = "shared") -> Path:
+        from stichzoo.training.train import train
+
+        run = shared / f"{game}-{heads}"
+        with FileLock(str(run) + ".lock"):
+            if not (run / "policy.pt").exists():
+                partial = shared / f"{game}-{heads}.partial"
+                shutil.rmtree(partial, ignore_errors=True)
+                train(tiny_config(game, heads), run_dir=str(partial), progress_bar=False,
+                      verbose=False)
+                os.replace(partial, run)
+        return run
+
+    return get
+
+
+def copy_run(run: Path, to: Path) -> Path:
+    shutil.copytree(run, to)
+    return to

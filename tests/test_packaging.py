@@ -1,0 +1,177 @@
+"""One top-level package, ``stichzoo``: in the wheel, in a fresh venv, beside a user's ``envs``.
+
+The repository keeps its design-card folders (envs/, policies/, training/);
+pyproject.toml maps them to ``stichzoo.envs``, ``stichzoo.policies`` and
+``stichzoo.training``.  These tests build the real wheel, install it into a
+new virtual environment with no checkout in sight, and use it as a new
+user would - including from a project of their own that has an ``envs``
+package of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from stichzoo import envs
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = {"envs": "stichzoo.envs", "policies": "stichzoo.policies",
+           "training": "stichzoo.training"}
+_SKIP = shutil.ignore_patterns(".venv", ".git", "runs", "build", "dist", "*.egg-info",
+                               "__pycache__", ".pytest_cache", ".ruff_cache", "records")
+
+
+def _setuptools_config() -> dict:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["tool"]["setuptools"]
+
+
+def test_pyproject_lists_every_package_folder():
+    """The explicit package list (needed for the mapping) misses no folder and names no other."""
+    cfg = _setuptools_config()
+    assert cfg["package-dir"] == {v: k for k, v in FOLDERS.items()}
+    found = {"stichzoo"}
+    for folder, package in FOLDERS.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / folder).parts
+            found.add(".".join((package, *rel)))
+    assert set(cfg["packages"]) == found
+
+
+def _run(args, cwd, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=300, **kw)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel built from a copy of the source tree (no stale build/ folder can leak in)."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
+    shutil.copytree(ROOT, src, ignore=_SKIP)
+    out = _run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "--no-build-isolation",
+                "--disable-pip-version-check", "-q", "-w", str(tmp / "dist")], cwd=src)
+    assert out.returncode == 0, out.stderr
+    (path,) = (tmp / "dist").glob("stichzoo-*.whl")
+    return path
+
+
+def test_wheel_has_one_top_level_package_with_the_bots(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/")[0] for n in names}
+    info = {t for t in tops if t.endswith(".dist-info")}
+    assert tops - info == {"stichzoo"}
+    for game in envs.GAMES:
+        for file in ("model.onnx", "manifest.json", "config.yaml"):
+            assert f"stichzoo/policies/bots/{game}/{file}" in names
+        assert f"stichzoo/envs/{game}/rules.py" in names
+        assert f"stichzoo/envs/{game}_v0.py" in names
+    assert "stichzoo/__init__.py" in names and "stichzoo/training/cli.py" in names
+    assert not [n for n in names if "/tests/" in n or n.startswith(("envs/", "tests/"))]
+    (meta,) = info
+    entry_points = zipfile.ZipFile(wheel).read(f"{meta}/entry_points.txt").decode()
+    assert "stichzoo = stichzoo.training.cli:main" in entry_points
+    top_level = [n for n in names if n.endswith("/top_level.txt")]
+    if top_level:
+        assert zipfile.ZipFile(wheel).read(top_level[0]).decode().split() == ["stichzoo"]
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(wheel, tmp_path_factory) -> Path:
+    """A new venv holding only the wheel; its dependencies come from this venv's site-packages.
+
+    The dependencies are added as a plain path (a ``.pth`` line), so this
+    venv's own ``.pth`` files - among them the editable install's finder -
+    are not run there: the only stichzoo it can import is the wheel's.
+    """
+    venv = tmp_path_factory.mktemp("venv") / "v"
+    out = _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=venv.parent)
+    assert out.returncode == 0, out.stderr
+    python = venv / "bin" / "python"
+    out = _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
+                "--disable-pip-version-check", "-q", str(wheel)], cwd=venv.parent)
+    assert out.returncode == 0, out.stderr
+    site = _run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                cwd=venv.parent).stdout.strip()
+    Path(site, "dev_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return venv
+
+
+def _python(venv: Path, code: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSAFEPATH")}
+    return _run([str(venv / "bin" / "python"), "-c", textwrap.dedent(code)], cwd=cwd, env=env)
+
+
+def test_installed_wheel_works_without_the_checkout(fresh_venv, tmp_path):
+    out = _python(fresh_venv, f"""
+        import importlib.util, os, sys
+        assert importlib.util.find_spec("envs") is None, "a top-level 'envs' is installed"
+        assert importlib.util.find_spec("policies") is None
+        assert importlib.util.find_spec("training") is None
+        import stichzoo, stichzoo.envs.wizard_v0
+        assert not stichzoo.__file__.startswith({str(ROOT)!r}), stichzoo.__file__
+        import pettingzoo
+        env = pettingzoo.make("aec", "stichzoo/wizard-v0", num_players=3)
+        env.reset(seed=1)
+        from stichzoo.envs import wizard_v0
+        wizard_v0.env(num_players=4).reset(seed=2)
+        from stichzoo.policies import Decision
+        from stichzoo.policies.onnx_bot import OnnxPolicy, shipped_bot
+        for name in stichzoo.envs.GAMES:
+            bot = OnnxPolicy.load(shipped_bot(name))
+            assert bot.source.startswith(os.path.dirname(stichzoo.__file__)), bot.source
+            state = bot.game.new_game(seed=5)
+            assert bot.act(Decision(bot.game, state)) in state.legal_actions()
+        print("ok", stichzoo.__version__)
+    """, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("ok 0.")
+    cli = _run([str(fresh_venv / "bin" / "stichzoo"), "--help"], cwd=tmp_path)
+    assert cli.returncode == 0 and "eval" in cli.stdout, cli.stderr
+
+
+USER_PROJECT = """
+    import envs, training                      # the user's own packages
+    assert envs.MINE and training.MINE
+    import pettingzoo
+    import stichzoo                            # registers our games
+    env = pettingzoo.make("aec", "stichzoo/wizard-v0", num_players=4)
+    env.reset(seed=0)
+    from stichzoo.envs import hoch_tief_v0
+    hoch_tief_v0.env().reset(seed=0)
+    import envs as again
+    assert again.MINE
+    print("ok")
+"""
+
+
+def _user_project(tmp_path: Path) -> Path:
+    project = tmp_path / "p"
+    for name in ("envs", "training"):
+        (project / name).mkdir(parents=True)
+        (project / name / "__init__.py").write_text("MINE = True\n")
+    return project
+
+
+def test_user_project_with_its_own_envs_package(fresh_venv, tmp_path):
+    out = _python(fresh_venv, USER_PROJECT, cwd=_user_project(tmp_path))
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_user_project_beside_the_editable_install(tmp_path):
+    """The development install (what CI runs) is namespaced too."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = _run([sys.executable, "-c", textwrap.dedent(USER_PROJECT)],
+               cwd=_user_project(tmp_path), env=env)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+    out = _run([sys.executable, "-c", "import envs"], cwd=tmp_path, env=env)
+    assert out.returncode != 0 and "No module named 'envs'" in out.stderr

@@ -86,6 +86,19 @@ class GameState:
         best = max(self.totals)
         return [s for s, t in enumerate(self.totals) if t == best]
 
+    def placement(self) -> list[int]:
+        """Each seat's place (0 first, equal places tied) by the game's own outcome.
+
+        Ratings rank seats with it, so it must follow the winner rule, not
+        the score: the winners share place 0, the others follow by total,
+        highest first.  A game whose winner is not the highest total
+        overrides this.
+        """
+        won = set(self.winners())
+        rest = sorted({t for s, t in enumerate(self.totals) if s not in won}, reverse=True)
+        first = 1 if won else 0
+        return [0 if s in won else first + rest.index(t) for s, t in enumerate(self.totals)]
+
 
 def build_options(cls: type, game: str, kwargs: dict[str, Any], extra_known=()):
     """Instantiate an options dataclass, naming unknown options clearly."""

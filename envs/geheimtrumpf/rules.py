@@ -320,11 +320,15 @@ class GeheimtrumpfGame(Game):
         - the order of the stacks' other cards (never shown);
         - with 3 players, which set-aside (face-down) card lay in which row;
         - the other players' secret task choices before the reveal: each
-          one who has chosen gets one of their unchecked tasks;
+          one who has chosen gets one of their unchecked tasks, and the
+          history entry of that choice is rewritten to match (the clone
+          keeps no log), so the world replays from its own history;
         - every future deal (this round's too during the task draft):
           fresh shuffles, drawn lazily on first use.
 
-        ``seat``'s own view - its encoded observation - is unchanged.
+        ``seat``'s own view - its encoded observation - is unchanged, and
+        the sample depends on ``rng`` and on that view only.  Past rounds'
+        deck orders are kept as dealt: they can no longer change play.
         """
         s = state.clone()
         n = s.num_players
@@ -342,23 +346,43 @@ class GeheimtrumpfGame(Game):
                 suit, value = s.trumps.suit, s.trumps.value
             s_card = SUIT_STACK0 + (suit if suit >= 0 else NUM_SUITS)
             v_card = VALUE_STACK0 + (value - 1 if value else VALUES)
-            suits = [c for c in order[NUM_CARDS:VALUE_STACK0] if c != s_card]
-            values = [c for c in order[VALUE_STACK0:] if c != v_card]
+            # hidden cards are shuffled from a fixed (sorted) order, never from the true
+            # one: with a fixed rng the world must not follow what ``seat`` cannot see
+            suits = sorted(c for c in order[NUM_CARDS:VALUE_STACK0] if c != s_card)
+            values = sorted(c for c in order[VALUE_STACK0:] if c != v_card)
             rng.shuffle(suits)
             rng.shuffle(values)
             order[NUM_CARDS:] = [*suits, s_card, *values, v_card]
             if n == 3:
-                aside = [order[i * ROW_LEN + 3] for i in range(ROWS)]
+                aside = sorted(order[i * ROW_LEN + 3] for i in range(ROWS))
                 rng.shuffle(aside)
                 for i, c in enumerate(aside):
                     order[i * ROW_LEN + 3] = c
             known[r] = tuple(order)
             if phase == TASK_CHOICE:
+                redrawn = {}
                 for p in range(n):
                     if p != seat and s.chosen[p] >= 0:
-                        s.chosen[p] = rng.choice(bit_list(s.held[p] & ~s.checked[p]))
+                        s.chosen[p] = redrawn[p] = rng.choice(
+                            bit_list(s.held[p] & ~s.checked[p]))
+                _rewrite_choices(s.history, redrawn, self.CHOOSE_TASK0)
         s.deck_orders = _RedrawnOrders(known, len(orders), rng.getrandbits(62))
         return s
+
+
+def _rewrite_choices(history: list[tuple[int, int]], tasks: dict[int, int],
+                     choose0: int) -> None:
+    """Make this round's task-choice entries of ``history`` say ``tasks`` (seat -> task).
+
+    During the task choice the round's choices are the last entries of the
+    history (the card draft's takes come right before them).
+    """
+    for i in range(len(history) - 1, -1, -1):
+        p, a = history[i]
+        if not choose0 <= a < choose0 + NUM_TASKS:
+            break
+        if p in tasks:
+            history[i] = (p, choose0 + tasks[p])
 
 
 def check_order(order) -> None:

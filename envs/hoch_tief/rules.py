@@ -451,7 +451,7 @@ class HochTiefGame(Game):
         orders = list(s.deck_orders)
         orders[s.round_index] = tuple(order)
         for i in range(s.round_index + 1, len(orders)):
-            o = list(orders[i])
+            o = sorted(orders[i])  # shuffled from card-id order, not from the true deal
             rng.shuffle(o)
             orders[i] = tuple(o)
         s.deck_orders = orders

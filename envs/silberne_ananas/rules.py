@@ -310,7 +310,7 @@ class SilberneAnanasGame(Game):
         orders = list(state.deck_orders)
         orders[state.deal_index] = tuple(order)
         for i in range(state.deal_index + 1, len(orders)):
-            o = list(orders[i])
+            o = sorted(orders[i])  # shuffled from card-id order, not from the true deal
             rng.shuffle(o)
             orders[i] = tuple(o)
         c.deck_orders = orders
@@ -506,6 +506,15 @@ class SilberneAnanasState(GameState):
             self.current_player = -1
 
     # -- the result -------------------------------------------------------------
+
+    def placement(self) -> list[int]:
+        """The winners share place 0; everybody else loses alike (place 1).
+
+        The middle total wins, so a higher total is no better place: the
+        score says nothing about how close a loser came.
+        """
+        won = set(self.winners())
+        return [0 if s in won else 1 for s in range(NUM_PLAYERS)]
 
     def winners(self) -> list[int]:
         """Seats that win (share) the game, by the rule the options select."""

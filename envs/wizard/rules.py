@@ -350,7 +350,7 @@ class WizardGame(Game):
             orders = s.deck_orders[:]
             orders[s.round_index] = tuple(order)
             for j in range(s.round_index + 1, len(orders)):
-                o = list(orders[j])
+                o = sorted(orders[j])  # shuffled from card-id order, not from the true deal
                 rng.shuffle(o)
                 orders[j] = tuple(o)
             s.deck_orders = orders

@@ -280,7 +280,9 @@ class WunderPunktGame(Game):
         current round's deck order is rebuilt to deal exactly the re-dealt
         starting hands (current hand + own pick + cards played this round);
         later rounds get fresh shuffles; past rounds are public and kept.
-        ``seat``'s hand and pick and everything public are unchanged.
+        ``seat``'s hand and pick and everything public are unchanged.  The
+        sample depends on ``rng`` and on what ``seat`` sees only: the
+        unseen cards are pooled in card-id order, never in the true deal's.
         """
         s = state.clone()
         if s.phase == GAME_OVER:
@@ -288,12 +290,15 @@ class WunderPunktGame(Game):
         n = self.num_players
         pending = s.phase == SORE
         others = [p for p in range(n) if p != seat]
-        pool: list[int] = []
+        # The cards ``seat`` has not seen, in card-id order: a pool built from the true
+        # hands seat by seat would make the shuffled world (and a search's action under a
+        # fixed seed) follow the true deal.
+        unseen = 0
         for p in others:
-            h = s.hands[p]
+            unseen |= s.hands[p]
             if pending and s.sore_cards[p] >= 0:
-                h |= 1 << s.sore_cards[p]
-            pool.extend(bit_list(h))
+                unseen |= 1 << s.sore_cards[p]
+        pool = bit_list(unseen)
         rng.shuffle(pool)
         picks_made = sum(1 for c in s.sore_cards if c >= 0)
         start = len(s.history) - picks_made - s.played.bit_count()  # first action of the round

@@ -12,9 +12,10 @@ shadowed by a user's own ``envs`` or ``training`` package.  This folder
 holds only the package root.
 
 Importing ``stichzoo`` registers every game with PettingZoo's registry
-(``pettingzoo.make("aec", "stichzoo/wizard-v0")``); it loads numpy,
-gymnasium and pettingzoo only - the games, the bots and training load on
-first use.
+(``pettingzoo.make("aec", "stichzoo/wizard-v0")``) and its single-seat view
+with Gymnasium's (``gymnasium.make("stichzoo/Wizard-v0")``, see
+``stichzoo.training.gym_registry``); it loads numpy, gymnasium and
+pettingzoo only - the games, the bots and training load on first use.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from pkgutil import extend_path
 __path__ = extend_path(__path__, __name__)
 
 from stichzoo import envs
+from stichzoo.training.gym_registry import register_with_gymnasium
+
+register_with_gymnasium()
 
 try:
     __version__ = version("stichzoo")

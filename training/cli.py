@@ -61,18 +61,43 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from stichzoo.training import config as config_mod
-    from stichzoo.training.train import final_evaluation, train
+    """Check everything the run needs (config, folders, flags), then train.
 
+    Every refusal happens before :func:`~stichzoo.training.train.train` creates
+    the run folder, so a refused command leaves nothing behind.
+    """
+    from stichzoo.training import config as config_mod
+
+    if args.final_games is not None and args.final_games < 1:
+        raise ValueError(f"--final-games {args.final_games}: use a number of games >= 1")
     if args.resume:
-        cfg = config_mod.load(f"{args.resume}/config.yaml", args.set)
-        run_dir = train(cfg, run_dir=args.resume, resume=True, progress_bar=not args.quiet)
+        if args.config or args.run_dir:
+            raise ValueError("--resume RUN_DIR continues a run with its own config.yaml; "
+                             "drop the config file and --run-dir (use --set to change values)")
+        if not os.path.isdir(args.resume):
+            raise ValueError(f"--resume {args.resume}: no such run folder")
+        config_path = os.path.join(args.resume, "config.yaml")
+        if not os.path.isfile(config_path):
+            raise ValueError(f"--resume {args.resume}: not a run folder (it has no config.yaml)")
+        cfg = config_mod.load(config_path, args.set)
+        from stichzoo.training.train import RunPaths
+
+        latest = RunPaths(args.resume).latest_checkpoint()
+        if latest and latest[1] >= cfg["train"]["total_timesteps"]:
+            raise ValueError(f"--resume {args.resume}: the run has trained {latest[1]} steps, "
+                             f"train.total_timesteps={cfg['train']['total_timesteps']} is "
+                             f"reached; raise it with --set train.total_timesteps=N")
     else:
         if not args.config:
             raise ValueError("name a config file (configs/<game>.yaml) or --resume RUN_DIR")
         cfg = config_mod.load(args.config, args.set)
         if args.run_dir and os.path.exists(args.run_dir):
             raise ValueError(f"--run-dir {args.run_dir} exists; use --resume to continue it")
+    from stichzoo.training.train import final_evaluation, train
+
+    if args.resume:
+        run_dir = train(cfg, run_dir=args.resume, resume=True, progress_bar=not args.quiet)
+    else:
         run_dir = train(cfg, run_dir=args.run_dir, progress_bar=not args.quiet)
     if args.final_eval:
         final_evaluation(run_dir, games=args.final_games, progress=not args.quiet)
@@ -151,12 +176,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; a user error is one line on stderr and exit status 2, never a traceback.
+
+    ``ValueError`` is how stichzoo reports a bad config, option or argument;
+    ``OSError`` (a folder that cannot be written, a file that vanished) is the
+    user's environment, not a bug, so it is reported the same way.
+    """
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except ValueError as e:
-        print(f"stichzoo: error: {e}", file=sys.stderr)
+    except (ValueError, OSError) as e:
+        print(f"stichzoo: error: {_one_line(e)}", file=sys.stderr)
         return 2
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split()) or type(e).__name__
 
 
 if __name__ == "__main__":

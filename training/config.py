@@ -2,17 +2,26 @@
 
 A typo in a config silently training with a default is the worst kind of
 bug in RL, so every key is known here with its type and default; an
-unknown key or a wrong type is an error that names the key.  CLI overrides
-(``--set train.learning_rate=1e-4``) go through the same checks.
+unknown key or a wrong type is an error that names the key.  Every number
+has a range too (:data:`RANGES`: ``0 < gamma <= 1``, ``total_timesteps >= 1``,
+``batch_size <= n_steps * n_envs``...), checked when the config is read, so a
+config that could only train nothing, never stop or crash minutes in is
+refused before a run folder exists.  CLI overrides
+(``--set train.learning_rate=1e-4``) go through the same checks.  Every error
+is a ``ValueError`` whose message is one line naming the key; ``stichzoo
+train`` prints it as ``stichzoo: error: ...`` and exits with status 2.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
+import math
+from collections.abc import Callable
 from typing import Any
 
 import yaml
+
+SEED_MAX = 2**31 - 1  # numpy and SB3 seed with 32-bit integers; evaluation adds offsets
 
 # key -> (type or tuple of types, default); nested dicts are sections
 SCHEMA: dict[str, Any] = {
@@ -74,6 +83,57 @@ CHOICES = {
 }
 
 
+def _finite(v: float) -> bool:
+    return math.isfinite(v)
+
+
+#: key -> (test, what the value must be).  Every number in the schema has a
+#: range here, so a value that would train nothing (total_timesteps 0), never
+#: stop (max_minutes inf) or blow up minutes later (gamma 2: NaN returns in the
+#: warm start) is refused when the config is read, before any run folder exists.
+RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "seed": (lambda v: 0 <= v <= SEED_MAX, f"an integer in 0..{SEED_MAX}"),
+    "env.reward_scale": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
+    "selfplay.snapshot_every": (lambda v: v >= 0, "an integer >= 0 (0: no snapshots)"),
+    "selfplay.keep": (lambda v: v >= 1, "an integer >= 1 (snapshots kept in the pool)"),
+    "train.total_timesteps": (lambda v: v >= 1, "an integer >= 1"),
+    "train.max_minutes": (lambda v: _finite(v) and v > 0,
+                          "a finite number of minutes > 0 (the run's time budget)"),
+    "train.n_envs": (lambda v: v >= 1, "an integer >= 1"),
+    "train.learning_rate": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
+    "train.n_steps": (lambda v: v >= 2, "an integer >= 2 (steps per env per rollout)"),
+    "train.batch_size": (lambda v: v >= 2, "an integer >= 2 (PPO normalises advantages "
+                                           "per minibatch)"),
+    "train.n_epochs": (lambda v: v >= 1, "an integer >= 1"),
+    "train.gamma": (lambda v: 0 < v <= 1, "a discount in (0, 1]"),
+    "train.gae_lambda": (lambda v: 0 <= v <= 1, "a number in [0, 1]"),
+    "train.clip_range": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
+    "train.ent_coef": (lambda v: _finite(v) and v >= 0, "a finite number >= 0"),
+    "train.vf_coef": (lambda v: _finite(v) and v >= 0, "a finite number >= 0"),
+    "train.max_grad_norm": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
+    "train.target_kl": (lambda v: v is None or (_finite(v) and v > 0),
+                        "null (no early stop) or a finite number > 0"),
+    "train.net_arch": (lambda v: all(isinstance(x, int) and not isinstance(x, bool) and x > 0
+                                     for x in v), "a list of positive integers (layer sizes)"),
+    "train.torch_threads": (lambda v: v >= 1, "an integer >= 1"),
+    "train.checkpoint_every": (lambda v: v >= 1, "an integer >= 1 (steps between checkpoints)"),
+    "pretrain.steps": (lambda v: v >= 0, "an integer >= 0 (0: no warm start)"),
+    "pretrain.epochs": (lambda v: v >= 1, "an integer >= 1"),
+    "pretrain.batch_size": (lambda v: v >= 1, "an integer >= 1"),
+    "pretrain.learning_rate": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
+    "eval.every": (lambda v: v >= 0, "an integer >= 0 (0: no evaluation during training)"),
+    "eval.games": (lambda v: v >= 1, "an integer >= 1"),
+    "eval.opponents": (lambda v: all(isinstance(x, str) for x in v),
+                       "a list of policy specs (strings, e.g. heuristic)"),
+    "eval.final_games": (lambda v: v >= 1, "an integer >= 1"),
+    "eval.workers": (lambda v: v >= 0, "an integer >= 0 (0: all cores)"),
+}
+#: checked only where the key is used: eval.games only with evaluations during training
+_USED_WHEN: dict[str, Callable[[dict], bool]] = {
+    "eval.games": lambda cfg: cfg["eval"]["every"] > 0,
+}
+
+
 def _defaults(schema: dict) -> dict:
     out = {}
     for key, spec in schema.items():
@@ -81,9 +141,35 @@ def _defaults(schema: dict) -> dict:
     return out
 
 
-def _check(data: dict, schema: dict, prefix: str = "") -> dict:
+def _coerce(value: Any, types: tuple) -> Any:
+    """Numbers YAML reads as strings (``1e-4``) or as floats (``3e6`` for an integer).
+
+    PyYAML follows YAML 1.1, where ``1e-4`` (no dot) is a string and ``3e6``
+    for ``total_timesteps`` a float; refusing those would punish the natural
+    spelling.  Only exact conversions happen: ``2.5`` stays an error for an
+    integer key, ``"many"`` for any number.
+    """
+    if isinstance(value, (bool, *types)):
+        return value
+    if isinstance(value, str) and (float in types or int in types):
+        try:
+            value = float(value)
+        except ValueError:
+            return value
+        if float in types:
+            return value
+    if isinstance(value, float) and int in types and value.is_integer():
+        return int(value)
+    return value
+
+
+def _check(data: Any, schema: dict, prefix: str = "") -> dict:
     if not isinstance(data, dict):
-        raise ValueError(f"config section {prefix.rstrip('.') or '<top>'} must be a mapping")
+        where = f"section {prefix.rstrip('.')}" if prefix else "file"
+        got = "null (an empty section)" if data is None else f"{type(data).__name__} {data!r}"
+        raise ValueError(f"config: the {where} must be a mapping of keys, got {got}"
+                         + ("; delete the line to use the defaults" if data is None and prefix
+                            else ""))
     out = _defaults(schema)
     for key, value in data.items():
         path = f"{prefix}{key}"
@@ -92,9 +178,10 @@ def _check(data: dict, schema: dict, prefix: str = "") -> dict:
                              f"{', '.join(schema)}")
         spec = schema[key]
         if isinstance(spec, dict):
-            out[key] = _check(value or {}, spec, prefix=f"{path}.")
+            out[key] = _check(value, spec, prefix=f"{path}.")
             continue
         types = spec[0] if isinstance(spec[0], tuple) else (spec[0],)
+        value = _coerce(value, types)
         if isinstance(value, bool) and bool not in types:
             raise ValueError(f"config: {path} must be {_type_names(types)}, got {value!r}")
         if not isinstance(value, types):
@@ -112,8 +199,56 @@ def _type_names(types: tuple) -> str:
     return " or ".join(names.get(t, t.__name__) for t in types)
 
 
+def _get(cfg: dict, path: str) -> Any:
+    node = cfg
+    for part in path.split("."):
+        node = node[part]
+    return node
+
+
+def _check_ranges(cfg: dict) -> None:
+    for path, (ok, must) in RANGES.items():
+        if path in _USED_WHEN and not _USED_WHEN[path](cfg):
+            continue
+        value = _get(cfg, path)
+        if not ok(value):
+            raise ValueError(f"config: {path}={value!r} is out of range; it must be {must}")
+    t = cfg["train"]
+    rollout = t["n_steps"] * t["n_envs"]
+    if t["batch_size"] > rollout:
+        raise ValueError(f"config: train.batch_size={t['batch_size']} is larger than a rollout "
+                         f"(train.n_steps * train.n_envs = {rollout}); it must be <= {rollout}")
+
+
+def _check_opponents(opponents: list) -> None:
+    """Each entry a policy name or {policy, weight}; some non-self entry can be drawn at once."""
+    drawable = False
+    for i, entry in enumerate(opponents):
+        where = f"config: opponents[{i}]"
+        if isinstance(entry, dict):
+            name, weight = entry.get("policy"), entry.get("weight", 1.0)
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)) \
+                    or not math.isfinite(weight) or weight < 0:
+                raise ValueError(f"{where}.weight={weight!r} must be a finite number >= 0")
+        else:
+            name, weight = entry, 1.0
+        if not isinstance(name, str):
+            raise ValueError(f"{where}: use a policy name or {{policy: NAME, weight: W}}, "
+                             f"got {entry!r}")
+        drawable = drawable or (name != "self" and weight > 0)
+    if opponents and not drawable:
+        raise ValueError("config: opponents needs an entry other than 'self' with weight > 0 "
+                         "(the learner's snapshots exist only once training has run)")
+
+
 def validate(data: dict) -> dict:
-    """A complete, checked config (defaults filled in) from a partial one."""
+    """A complete, checked config (defaults filled in) from a partial one.
+
+    Everything a run would trip over later is checked here - types, choices,
+    every number's range, the game's options and every policy spec - so a
+    refused config fails in a second with one line naming the key, before
+    a run folder, an env or a network exists.
+    """
     cfg = _check(data, SCHEMA)
     if not cfg["game"]:
         raise ValueError("config: 'game' is required")
@@ -121,56 +256,90 @@ def validate(data: dict) -> dict:
 
     if cfg["game"] not in envs.GAMES:
         raise ValueError(f"config: game {cfg['game']!r} is unknown; known: {', '.join(envs.GAMES)}")
+    _check_ranges(cfg)
     from stichzoo.envs.core.game import build_options
 
     cls = envs.game_class(cfg["game"])
-    build_options(cls.Options, cfg["game"], cfg["options"])  # clear error on a bad option
+    try:
+        build_options(cls.Options, cfg["game"], cfg["options"])  # clear error on a bad option
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"config: options: {e}") from None
+    _check_opponents(cfg["opponents"])
     from stichzoo.training.single_seat import OpponentPool
 
-    OpponentPool(cfg["opponents"])  # clear error on a bad entry
+    OpponentPool(cfg["opponents"], keep=cfg["selfplay"]["keep"])  # clear error on a bad entry
+    from stichzoo.training.evaluate import parse_policy_spec
+
     for spec in cfg["opponents"]:
         name = spec["policy"] if isinstance(spec, dict) else spec
         if name != "self":
-            from stichzoo.training.evaluate import parse_policy_spec
-
             parse_policy_spec(name)
     if cfg["pretrain"]["steps"] > 0:
-        from stichzoo.training.evaluate import parse_policy_spec
-
         parse_policy_spec(cfg["pretrain"]["teacher"])
-    t = cfg["train"]
-    if t["n_envs"] < 1 or t["n_steps"] < 2 or t["batch_size"] < 2:
-        raise ValueError("config: train.n_envs >= 1, n_steps >= 2 and batch_size >= 2 needed")
-    if not all(isinstance(x, int) and x > 0 for x in t["net_arch"]):
-        raise ValueError("config: train.net_arch must be a list of positive integers")
+    for spec in cfg["eval"]["opponents"]:
+        parse_policy_spec(spec)
+    if cfg["eval"]["every"] > 0 and not cfg["eval"]["opponents"]:
+        raise ValueError("config: eval.opponents is empty but eval.every > 0; name at least "
+                         "one opponent or set eval.every: 0")
     return cfg
 
 
 def load(path: str, overrides: list[str] | None = None) -> dict:
-    with open(path) as f:
-        data = yaml.safe_load(f) or {}
+    """Read, override and validate a config file; every failure is one ``ValueError`` line."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise ValueError(f"config file {path} does not exist") from None
+    except OSError as e:
+        raise ValueError(f"config file {path}: {e.strerror or e}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ValueError(f"config file {path} is not valid YAML: {_yaml_problem(e)}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ValueError(f"config file {path} must be a mapping of keys (game: ..., train: ...), "
+                         f"got {type(data).__name__}")
     for item in overrides or []:
         apply_override(data, item)
     return validate(data)
 
 
+def _yaml_problem(e: yaml.YAMLError) -> str:
+    """PyYAML's multi-line message as one line: what is wrong, and where."""
+    mark = getattr(e, "problem_mark", None)
+    problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+    if mark is not None:
+        return f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
+    return " ".join(str(e).split())
+
+
 def apply_override(data: dict, item: str) -> None:
-    """``train.learning_rate=1e-4`` (value parsed as YAML) into ``data``."""
+    """``train.learning_rate=1e-4`` (value parsed as YAML) into ``data``.
+
+    Numbers that YAML reads as strings are converted by :func:`validate`,
+    which knows each key's type, so ``--set pretrain.teacher=...`` stays a string.
+    """
     key, eq, raw = item.partition("=")
-    if not eq or not key:
-        raise ValueError(f"override {item!r}: use KEY=VALUE, e.g. train.n_envs=2")
-    value = yaml.safe_load(raw)
-    if isinstance(value, str):
-        with contextlib.suppress(ValueError):  # YAML 1.1 reads "1e-4" as a string
-            value = float(value)
     parts = key.split(".")
+    if not eq or not all(parts):
+        raise ValueError(f"override {item!r}: use KEY=VALUE, e.g. train.n_envs=2")
+    try:
+        value = yaml.safe_load(raw)
+    except yaml.YAMLError as e:
+        raise ValueError(f"override {item!r}: the value is not valid YAML: "
+                         f"{_yaml_problem(e)}") from None
     node = data
-    for p in parts[:-1]:
+    for i, p in enumerate(parts[:-1]):
         node = node.setdefault(p, {})
         if not isinstance(node, dict):
-            raise ValueError(f"override {item!r}: {p} is not a section")
+            raise ValueError(f"override {item!r}: {'.'.join(parts[:i + 1])} is not a section "
+                             f"(it is {node!r})")
     node[parts[-1]] = value
 
 
 def dump(cfg: dict) -> str:
+    """The config as YAML, in schema order, as a run folder's ``config.yaml`` keeps it."""
     return yaml.safe_dump(cfg, sort_keys=False)

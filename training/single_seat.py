@@ -12,6 +12,34 @@ transition of another seat ever reaches the learner.)
 
 ``action_masks()`` lives on the view, so sb3-contrib's MaskablePPO finds it
 through SubprocVecEnv and DummyVecEnv alike.
+
+Illegal actions follow PettingZoo's convention for its classic games (the
+``TerminateIllegalWrapper`` that ``env()`` applies): by default
+(``illegal="terminate"``) an action the rules refuse ends the episode at
+once - ``terminated=True``, reward :data:`ILLEGAL_REWARD` (-1, not scaled by
+``reward_scale``) for the learner, the game state untouched, and the info
+says why (``info["illegal_action"]``: the action id, ``info["illegal_reason"]``:
+the rules' message).  That is what lets generic tools that step with
+unmasked ``action_space.sample()`` - Gymnasium's and SB3's ``check_env``,
+random-agent baselines - run the view.  ``illegal="raise"`` raises the
+rules' :class:`~stichzoo.envs.core.game.IllegalActionError` instead, for
+code that must never take one.  MaskablePPO takes only masked (legal)
+actions, so training is the same under either.  An action outside
+``action_space`` (not an integer id in ``0..n-1``) raises in both modes, as
+PettingZoo's ``AssertOutOfBoundsWrapper`` does.
+
+Gymnasium ids (registered by ``import stichzoo``, see
+:mod:`stichzoo.training.gym_registry`), one per game::
+
+    stichzoo/Wizard-v0  stichzoo/WunderPunkt-v0  stichzoo/SilberneAnanas-v0
+    stichzoo/HochTief-v0  stichzoo/Geheimtrumpf-v0
+
+    env = gymnasium.make("stichzoo/Wizard-v0", options={"num_players": 4},
+                         opponents=["heuristic"], illegal="raise")
+
+Keyword arguments of ``make`` are those of :class:`SingleSeatEnv`.  Through
+``make``'s wrappers, reach the mask with ``env.unwrapped.action_masks()``
+(or ``env.get_wrapper_attr("action_masks")()``).
 """
 
 from __future__ import annotations
@@ -24,7 +52,13 @@ import gymnasium as gym
 import numpy as np
 
 from stichzoo import envs
+from stichzoo.envs.core.game import IllegalActionError
 from stichzoo.policies import Decision, make_policy
+
+#: the learner's reward for an illegal action under ``illegal="terminate"``
+#: (PettingZoo's ``TerminateIllegalWrapper(illegal_reward=-1)``, as ``env()`` uses)
+ILLEGAL_REWARD = -1.0
+ILLEGAL_MODES = ("terminate", "raise")
 
 
 @dataclass(frozen=True)
@@ -93,14 +127,25 @@ class OpponentPool:
 
 
 class SingleSeatEnv(gym.Env):
-    """One seat of a stichzoo game as a Gymnasium env with ``action_masks()``."""
+    """One seat of a stichzoo game as a Gymnasium env with ``action_masks()``.
 
-    metadata = {"render_modes": ["ansi"]}
+    ``illegal`` says what an illegal action of the learner does: ``"terminate"``
+    (default) ends the episode with reward :data:`ILLEGAL_REWARD`, ``"raise"``
+    raises :class:`~stichzoo.envs.core.game.IllegalActionError`; see the module
+    docstring.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(self, game: str, options: dict | None = None,
                  opponents: OpponentPool | list | None = None, reward: str = "score",
                  reward_scale: float = 1.0, seat: int | None = None,
-                 render_mode: str | None = None):
+                 render_mode: str | None = None, illegal: str = "terminate"):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is not supported; choose one of "
+                             f"{self.metadata['render_modes']} or None")
+        if illegal not in ILLEGAL_MODES:
+            raise ValueError(f"illegal={illegal!r}: choose one of {list(ILLEGAL_MODES)}")
         self.game_name = game
         self.aec = envs.env_module(game).raw_env(reward=reward, reward_scale=reward_scale,
                                                  render_mode=render_mode, **(options or {}))
@@ -109,6 +154,7 @@ class SingleSeatEnv(gym.Env):
         if seat is not None and not (isinstance(seat, int) and 0 <= seat < n):
             raise ValueError(f"seat={seat!r} must be an integer in 0..{n - 1} or None (drawn)")
         self.fixed_seat = seat
+        self.illegal = illegal
         if opponents is None:
             opponents = ["random"]
         self.pool = opponents if isinstance(opponents, OpponentPool) else OpponentPool(opponents)
@@ -120,6 +166,8 @@ class SingleSeatEnv(gym.Env):
         self.learner = "player_0"
         self._mask = np.zeros(self.game.num_actions, np.int8)
         self._opponents: dict[int, Any] = {}
+        self._started = False  # reset() has run
+        self._ended = False  # the episode is over (game end or an illegal action)
 
     # -- gymnasium API ---------------------------------------------------------------
 
@@ -132,19 +180,35 @@ class SingleSeatEnv(gym.Env):
         self.learner = f"player_{self.seat}"
         self._opponents = {s: self.pool.draw(rng, self.game, int(rng.integers(2**31 - 1)))
                            for s in range(n) if s != self.seat}
+        self._started, self._ended = True, False
         self._advance()
         obs, _, _, _, info = self._view()
         return obs, info
 
     def step(self, action):
-        self.aec.step(int(action))  # the learner's own move (an illegal one raises)
+        if not self._started:
+            raise gym.error.ResetNeeded("SingleSeatEnv.step() before reset(): call reset() first")
+        if self._ended:
+            raise gym.error.ResetNeeded("SingleSeatEnv.step() after the episode ended: "
+                                        "call reset() first")
+        a = self._action_id(action)
+        try:
+            self.aec.step(a)  # the learner's own move; an illegal one raises, changing nothing
+        except IllegalActionError as e:
+            if self.illegal == "raise":
+                raise
+            return self._illegal_end(a, e)
         self._advance()
         return self._view()
 
     def action_masks(self) -> np.ndarray:
         return self._mask.astype(bool)
 
-    def render(self):
+    def render(self) -> str:
+        """The table from the learner's seat, as text (``ansi``; also without a render_mode)."""
+        if not self._started:
+            raise gym.error.ResetNeeded("SingleSeatEnv.render() before reset(): there is no "
+                                        "game to show yet; call reset() first")
         return self.aec.encoder.render(self.aec.state_, self.seat, False)
 
     # -- internals ----------------------------------------------------------------------
@@ -156,6 +220,34 @@ class SingleSeatEnv(gym.Env):
             seat = state.current_player
             aec.step(self._opponents[seat].act(Decision(game, state, seat)))
 
+    def _action_id(self, action: Any) -> int:
+        """The action as a plain int; anything outside ``action_space`` is an error in any mode.
+
+        (Gymnasium leaves actions outside the space undefined; PettingZoo's
+        ``env()`` asserts them.  Only in-space actions the rules refuse are
+        "illegal moves" that may end the episode.)
+        """
+        try:
+            a = int(action)
+            ok = a == action and 0 <= a < self.action_space.n
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise IllegalActionError(f"action {action!r} is not in the action space "
+                                     f"Discrete({self.action_space.n})")
+        return a
+
+    def _illegal_end(self, action: int, error: IllegalActionError):
+        """PettingZoo's TerminateIllegalWrapper for one seat: episode over, penalty, reason."""
+        self._ended = True
+        self._mask = np.zeros(self.game.num_actions, np.int8)  # nothing is legal any more
+        obs = self.aec.observe(self.learner)["observation"]
+        # Rewards earned before this decision were credited by the previous step.
+        self.aec._cumulative_rewards[self.learner] = 0
+        info: dict[str, Any] = {"seat": self.seat, "illegal_action": action,
+                                "illegal_reason": str(error)}
+        return obs, ILLEGAL_REWARD, True, False, info
+
     def _view(self):
         aec, state = self.aec, self.aec.state_
         obs = aec.observe(self.learner)
@@ -165,6 +257,7 @@ class SingleSeatEnv(gym.Env):
         terminated, truncated = bool(state.over), bool(state.truncated)
         info: dict[str, Any] = {"seat": self.seat}
         if terminated or truncated:
+            self._ended = True
             winners = state.winners()
             info["final_totals"] = list(state.totals)
             info["win_share"] = (1 / len(winners)) if self.seat in winners else 0.0
@@ -184,8 +277,8 @@ class SingleSeatEnv(gym.Env):
         self.pool.add_snapshot(path)
 
 
-def make_single_seat(game: str, **kwargs) -> SingleSeatEnv:
+def make_single_seat(game: str, **kwargs: Any) -> SingleSeatEnv:
     return SingleSeatEnv(game, **kwargs)
 
 
-__all__ = ["OpponentPool", "PoolEntry", "SingleSeatEnv", "make_policy"]
+__all__ = ["ILLEGAL_REWARD", "OpponentPool", "PoolEntry", "SingleSeatEnv", "make_policy"]

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
@@ -28,6 +29,14 @@ ENV_KWARGS = ("render_mode", "show_all_hands", "reward", "reward_scale")
 
 
 _SPACES: dict[tuple, tuple[spaces.Space, spaces.Space]] = {}
+
+
+class ResetNeededError(ResetNeeded, ValueError):
+    """The env was used before ``reset()``.
+
+    Gymnasium's error for this mistake, and a ``ValueError`` like every other
+    user mistake in stichzoo, so one ``except ValueError`` catches them all.
+    """
 
 
 def _shared_spaces(game: Game, encoder) -> tuple[spaces.Space, spaces.Space]:
@@ -94,6 +103,7 @@ class CardGameEnv(AECEnv):
         self._obs_buffer = np.zeros(self.encoder.layout.size, np.float32)
         self.state_: GameState | None = None
         self.seed_: int | None = None
+        self._construction_args = frozenset(ENV_KWARGS).union(opts.as_dict())
 
     # -- spaces -------------------------------------------------------------
 
@@ -106,6 +116,25 @@ class CardGameEnv(AECEnv):
     # -- lifecycle ------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game.
+
+        ``reset`` has no options of its own.  A game option or env argument
+        (``num_players``, ``reward``, ...) passed in ``options`` is refused by
+        name: it is fixed when the env is made, and ignoring it would play a
+        different game than the one asked for.  Other keys are ignored, as
+        PettingZoo's API expects of every env (its ``api_test`` resets with
+        ``options={"options": 1}``).
+        """
+        if options is not None:
+            if not isinstance(options, dict):
+                raise ValueError(f"{self.game.env_id}: reset(options=...) must be a dict or "
+                                 f"None, not {type(options).__name__}")
+            fixed = [k for k in options if k in self._construction_args]
+            if fixed:
+                raise ValueError(
+                    f"{self.game.env_id}: {', '.join(map(repr, fixed))} cannot be set by "
+                    f"reset(options=...); pass it when making the env, e.g. "
+                    f"env({fixed[0]}=...)")
         self.np_random, _ = seeding.np_random(seed)
         # The rules core shuffles with a pure-Python RNG seeded from the env's
         # generator: same seed -> same deck orders, independent of numpy.
@@ -121,8 +150,22 @@ class CardGameEnv(AECEnv):
         self._skip_agent_selection = None
         self.agent_selection = self.agents[self.state_.current_player]
 
+    def _started(self, call: str) -> GameState:
+        """The rules state; a clear error instead of an AttributeError before ``reset()``."""
+        if self.state_ is None:
+            raise ResetNeededError(f"{self.game.env_id}: reset() must be called before {call}()")
+        return self.state_
+
+    def last(self, observe: bool = True):
+        self._started("last")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        self._started("agent_iter")
+        return super().agent_iter(max_iter)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        state = self.state_
+        state = self._started("observe")
         seat = self.agent_name_mapping[agent]
         buf = self._obs_buffer
         self.encoder.encode(state, seat, buf)
@@ -132,20 +175,13 @@ class CardGameEnv(AECEnv):
         return {"observation": buf.copy(), "action_mask": mask}
 
     def step(self, action: Any) -> None:
+        state = self._started("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.state_
         seat = self.agent_name_mapping[agent]
-        try:
-            a = int(action)
-            if a != action:
-                raise TypeError
-        except (TypeError, ValueError):
-            raise IllegalActionError(
-                f"action {action!r} for {agent} is not an integer action id") from None
-        state.step(a)  # raises IllegalActionError (a ValueError) and changes nothing
+        state.step(self._action_id(action, agent))  # an illegal one raises, changes nothing
 
         self._cumulative_rewards[agent] = 0
         deltas = state.last_deltas if self.reward_mode == "score" else None
@@ -176,10 +212,30 @@ class CardGameEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    def _action_id(self, action: Any, agent: str) -> int:
+        """``action`` as a plain int; bools and floats are refused, not rounded.
+
+        ``True`` is an int to Python and ``60.0 == 60``, but neither is an
+        action id: taking them would play a move nobody chose.  Numpy integers
+        (and 0-d integer arrays) are what RL libraries pass, so they count.
+        """
+        if type(action) is int:
+            return action
+        integer = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+        scalar_array = (isinstance(action, np.ndarray) and action.shape == ()
+                        and action.dtype.kind in "iu")
+        if integer or scalar_array:
+            return int(action)
+        legal = ", ".join(f"{a} ({self.game.action_label(a)})"
+                          for a in bit_list(self.state_.legal_mask()))
+        raise IllegalActionError(
+            f"illegal action {action!r} for {agent}: not an integer action id (got "
+            f"{type(action).__name__}); legal actions: {legal}")
+
     def state(self) -> np.ndarray:
         """Global state (every hand included) for centralised critics; not an observation."""
         out = np.zeros(self.encoder.state_layout.size, np.float32)
-        self.encoder.encode_state(self.state_, out)
+        self.encoder.encode_state(self._started("state"), out)
         return out
 
     def render(self) -> str | None:
@@ -188,7 +244,7 @@ class CardGameEnv(AECEnv):
 
             gymnasium.logger.warn("render() called without a render_mode")
             return None
-        seat = self.state_.current_player
+        seat = self._started("render").current_player
         text = self.encoder.render(self.state_, seat, self.show_all_hands)
         if self.render_mode == "human":
             print(text)
@@ -206,14 +262,15 @@ class CardGameEnv(AECEnv):
         return self.state_
 
     def legal_actions(self, agent: str | None = None) -> list[int]:
+        state = self._started("legal_actions")
         agent = agent or self.agent_selection
-        if self.agent_name_mapping[agent] != self.state_.current_player:
+        if self.agent_name_mapping[agent] != state.current_player:
             return []
-        return bit_list(self.state_.legal_mask())
+        return bit_list(state.legal_mask())
 
     def record(self) -> dict:
         """The game so far as a JSON-ready record (see docs/records.md)."""
-        return build_record(self.game, self.state_, seed=self.seed_, env_kwargs={
+        return build_record(self.game, self._started("record"), seed=self.seed_, env_kwargs={
             "reward": self.reward_mode, "reward_scale": self.reward_scale})
 
 
@@ -268,6 +325,8 @@ class ActionSpace(spaces.Discrete):
     def contains(self, x: Any) -> bool:
         if type(x) is int:
             return self.start <= x < self.start + self.n
+        if isinstance(x, (bool, np.bool_)):
+            return False  # gymnasium counts True as 1; no action id is a bool
         return super().contains(x)
 
 

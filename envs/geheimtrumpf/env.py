@@ -83,6 +83,10 @@ Arguments
     the task draft and the first round.  ``show_all_hands``: renders show
     the secrets (trumps, choices).
 
+    ``reset(seed=None, options=None)``: the arguments above fix the game, so
+    any of them in ``options`` is refused with a ValueError naming it; reset
+    has no options of its own and ignores other keys (as PettingZoo expects).
+
 Version History
     v0: first release.
 """

@@ -61,6 +61,10 @@ Arguments
     plays ``n`` (everybody deals once).  ``first_dealer``: seat that deals
     round 1; the deal moves left each round.
 
+    ``reset(seed=None, options=None)``: the arguments above fix the game, so
+    any of them in ``options`` is refused with a ValueError naming it; reset
+    has no options of its own and ignores other keys (as PettingZoo expects).
+
 Version History
     v0: first release.
 """

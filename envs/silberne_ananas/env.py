@@ -75,6 +75,10 @@ Arguments
       (match play only).
     - ``first_dealer``: seat dealing the first deal (0..2).
 
+    ``reset(seed=None, options=None)``: the arguments above fix the game, so
+    any of them in ``options`` is refused with a ValueError naming it; reset
+    has no options of its own and ignores other keys (as PettingZoo expects).
+
 Version History
     v0: first release.
 """

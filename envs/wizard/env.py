@@ -59,6 +59,10 @@ Arguments
     show_all_hands=False)``.  ``rounds``: list of hand sizes to play (e.g.
     ``[5]`` for one round of five cards); None plays the full 60/n rounds.
 
+    ``reset(seed=None, options=None)``: the arguments above fix the game, so
+    any of them in ``options`` is refused with a ValueError naming it; reset
+    has no options of its own and ignores other keys (as PettingZoo expects).
+
 Version History
     v0: first release.
 """

@@ -75,6 +75,10 @@ Arguments
     cards each).  ``rounds``: a fixed number of rounds (1..100); None plays
     one per player.  ``first_dealer``: the seat dealing round 1.
 
+    ``reset(seed=None, options=None)``: the arguments above fix the game, so
+    any of them in ``options`` is refused with a ValueError naming it; reset
+    has no options of its own and ignores other keys (as PettingZoo expects).
+
 Version History
     v0: first release.
 """

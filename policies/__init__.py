@@ -1,8 +1,13 @@
 """Bots that play stichzoo games, all behind one interface (:mod:`stichzoo.policies.base`).
 
     from stichzoo.policies import make_policy
-    bot = make_policy("heuristic", game, seed=0)   # or "random", "pimc", "ppo"
+    bot = make_policy("heuristic", game, seed=0)   # or "random", "pimc", "ppo", "onnx", "bot"
     action = bot.act(Decision(game, state))
+
+The same names are the policy specs of tournaments, training opponent
+pools and the warm-start teacher (``"pimc:worlds=8"``): ``ppo:path=FILE.pt``
+is a trained torch policy, ``onnx:path=DIR`` an exported bot folder and
+``bot:NAME`` (``bot:wizard``) the bot that ships with stichzoo for a game.
 
 Each game's rule-based bot lives in ``policies/<game>.py`` as ``Heuristic``;
 the search bot (:mod:`stichzoo.policies.search`) serves all games.
@@ -11,11 +16,12 @@ the search bot (:mod:`stichzoo.policies.search`) serves all games.
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any
 
 from stichzoo.policies.base import Decision, Policy, RandomPolicy
 
-POLICY_NAMES = ("random", "heuristic", "pimc", "ppo")
+POLICY_NAMES = ("random", "heuristic", "pimc", "ppo", "onnx", "bot")
 
 __all__ = ["POLICY_NAMES", "Decision", "Policy", "RandomPolicy", "game_policy_module",
            "make_policy"]
@@ -49,7 +55,33 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
         path = kwargs.pop("path", None)
         if not path:
             raise ValueError("policy 'ppo' needs a file: ppo:path=runs/<run>/policy.pt")
+        path = str(path)
+        if os.path.isdir(path):
+            hint = (f"onnx:path={path}" if os.path.isfile(os.path.join(path, "manifest.json"))
+                    else f"ppo:path={os.path.join(path, 'policy.pt')}")
+            raise ValueError(f"policy 'ppo': {path} is a folder, not a policy file; "
+                             f"try {hint}")
+        if not os.path.isfile(path):
+            raise ValueError(f"policy 'ppo': no policy file {path}")
         from stichzoo.policies.learned import TorchPolicy
 
         return TorchPolicy.load(path, game, seed=seed, **kwargs)
+    if name in ("onnx", "bot"):
+        from stichzoo.policies.onnx_bot import OnnxPolicy, shipped_bot
+
+        if name == "bot":
+            which = kwargs.pop("of", None) or game.name
+            path = shipped_bot(str(which))
+        else:
+            path = kwargs.pop("path", None)
+            if not path:
+                raise ValueError("policy 'onnx' needs a bot folder: onnx:path=policies/bots/wizard")
+            path = str(path)
+            if not os.path.isdir(path):
+                raise ValueError(f"policy 'onnx': {path} is not a bot folder (model.onnx + "
+                                 f"manifest.json)")
+        deterministic = kwargs.pop("deterministic", True)
+        if kwargs:
+            raise ValueError(f"policy {name!r}: unknown argument(s) {', '.join(sorted(kwargs))}")
+        return OnnxPolicy.load(path, game, deterministic=bool(deterministic), seed=seed)
     raise ValueError(f"unknown policy {name!r}; known policies: {', '.join(POLICY_NAMES)}")

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import json
-import math
 
 import pytest
 
+from stichzoo import envs
 from stichzoo.training.cli import main as cli_main
 from stichzoo.training.evaluate import (
     TournamentConfig,
     default_lineup,
+    format_report,
     mean_ci,
+    openskill_ratings,
     paired_test,
     parse_policy_spec,
     run_tournament,
     seat_assignments,
+    wilson_interval,
     write_outputs,
 )
 
@@ -41,18 +44,137 @@ def test_policy_specs():
         parse_policy_spec("alphago")
     with pytest.raises(ValueError, match="key=value"):
         parse_policy_spec("pimc:worlds")
+    assert parse_policy_spec("bot:wizard") == ("bot", {"of": "wizard"})
+    assert parse_policy_spec("onnx:path=policies/bots/wizard") == (
+        "onnx", {"path": "policies/bots/wizard"})
+
+
+def test_exported_bots_are_policy_specs():
+    """The shipped bots and any exported bot folder play in tournaments like any policy."""
+    cfg = TournamentConfig("wizard", 4, ["bot:wizard", "onnx:path=policies/bots/wizard",
+                                         "heuristic", "random"], deals=1, seed=5, workers=1)
+    report = run_tournament(cfg, progress=False)
+    assert report["games"] == 24 and set(report["policies"]) == set(cfg.lineup)
+    with pytest.raises(ValueError, match="is a folder, not a policy file; try onnx:path="):
+        TournamentConfig("wizard", 4, ["ppo:path=policies/bots/wizard"] + ["random"] * 3,
+                         deals=1)
+    with pytest.raises(ValueError, match="no shipped bot for 'chess'"):
+        TournamentConfig("wizard", 4, ["bot:chess"] + ["random"] * 3, deals=1)
+    with pytest.raises(ValueError, match="trained for 4 players, the table has 3"):
+        TournamentConfig("wizard", 3, ["bot:wizard"] + ["random"] * 2, deals=1)
+    with pytest.raises(ValueError, match="not a bot folder"):
+        TournamentConfig("wizard", 4, ["onnx:path=nowhere"] + ["random"] * 3, deals=1)
+
+
+def test_exported_bot_as_training_opponent():
+    from stichzoo.training.single_seat import SingleSeatEnv
+
+    env = SingleSeatEnv("hoch_tief", options={"num_players": 4}, opponents=["bot:hoch_tief"])
+    env.reset(seed=3)
+    assert {type(b).__name__ for b in env._opponents.values()} == {"OnnxPolicy"}
 
 
 def test_statistics():
-    ci = mean_ci([1.0, 2.0, 3.0, 4.0])
-    assert ci["mean"] == 2.5
-    # t(0.975, 3) = 3.182; sd = 1.291; half = 3.182 * 1.291 / 2
-    assert ci["hi"] - ci["mean"] == pytest.approx(3.182446 * 1.2909944 / 2, rel=1e-4)
-    test = paired_test([1.0, 1.2, 0.8, 1.1, 0.9])
-    assert test["lo"] > 0 and test["p_value"] < 0.001
-    null = paired_test([1.0, -1.0, 0.5, -0.5])
+    values = [float(i % 5) for i in range(25)]
+    ci = mean_ci(values)
+    assert ci["mean"] == 2.0 and ci["method"] == "t"
+    # t(0.975, 24) = 2.0639; sd = 1.4434 (0..4 five times); half = t * sd / 5
+    assert ci["hi"] - ci["mean"] == pytest.approx(2.063899 * 1.4433757 / 5, rel=1e-4)
+    test = paired_test([1.0, 1.2, 0.8, 1.1, 0.9] * 5)
+    assert test["lo"] > 0 and test["p_value"] < 0.001 and test["verdict"] == "significant"
+    null = paired_test([1.0, -1.0, 0.5, -0.5] * 6)
     assert null["lo"] < 0 < null["hi"] and null["p_value"] > 0.5
-    assert math.isnan(mean_ci([3.0])["lo"])
+    assert null["verdict"] == "not significant"
+
+
+def test_few_deals_give_no_interval_and_no_verdict():
+    few = mean_ci([1.0, 2.0, 3.0])
+    assert few["lo"] is None and few["hi"] is None and "not enough deals" in few["method"]
+    # Hoch & Tief bot vs pimc: 12 deals, every one -0.333 -> no claim at all
+    test = paired_test([-1 / 3] * 12, bounds=(-1.0, 1.0))
+    assert test["lo"] is None and test["p_value"] is None
+    assert test["verdict"] == "not enough deals"
+
+
+def test_no_spread_between_deals_claims_nothing_from_nothing():
+    same = paired_test([-1 / 3] * 40, bounds=(-1.0, 1.0))
+    assert same["method"].startswith("wilson") and same["p_value"] is None
+    assert -1.0 <= same["lo"] < -0.5 and -1 / 3 < same["hi"] <= 1.0  # wide, not a point
+    unbounded = paired_test([5.0] * 40)
+    assert unbounded["lo"] is None and unbounded["verdict"] == "no variation between deals"
+
+
+def test_wilson_intervals_stay_in_range():
+    ones = wilson_interval([1.0] * 30)
+    assert ones["hi"] == 1.0 and 0.85 < ones["lo"] < 1.0
+    zeros = wilson_interval([0.0] * 30)
+    assert zeros["lo"] == 0.0 and 0.0 < zeros["hi"] < 0.15
+    half = wilson_interval([0.0, 1.0] * 50)  # the textbook case: p = 0.5, n = 100
+    assert half["lo"] == pytest.approx(0.4038, abs=1e-3)
+    assert half["hi"] == pytest.approx(0.5962, abs=1e-3)
+    shares = wilson_interval([1 / 3, 0.5, 0.0, 1.0] * 10)  # shared wins: fractional shares
+    assert 0.0 <= shares["lo"] < shares["mean"] < shares["hi"] <= 1.0
+    near_one = paired_test([1.0] * 29 + [0.9], bounds=(-1.0, 1.0))  # t would pass 1.0
+    assert near_one["hi"] <= 1.0
+
+
+def test_placement_follows_the_games_winner_rule():
+    from stichzoo.envs.core.game import GameState
+
+    state = GameState.__new__(GameState)
+    state.totals = [30, 50, 50, 10]
+    assert state.placement() == [1, 0, 0, 2]
+    cls = envs.game_class("silberne_ananas")
+    game = cls(cls.Options())
+    sa = game.new_game(seed=1)
+    sa.totals = [10, 20, 30]  # the middle total wins; the two others lose alike
+    assert sa.winners() == [1] and sa.placement() == [1, 0, 1]
+
+
+def test_ratings_follow_the_outcome_not_the_score():
+    """Silberne Ananas: the middle total wins, so the lower-scoring winner rates higher."""
+    games = [{"assignment": ["mid", "high", "high"], "totals": [20, 40, 30],
+              "placement": [0, 1, 1]} for _ in range(30)]
+    ratings = openskill_ratings(games, ["mid", "high"])
+    assert ratings["mid"]["ordinal"] > ratings["high"]["ordinal"]
+
+
+def test_self_play_reports_no_win_rate_and_no_rating(capsys):
+    cfg = TournamentConfig("wizard", 3, ["random"] * 3, deals=2, seed=3,
+                           options={"rounds": [1]}, workers=1)
+    report = run_tournament(cfg, progress=False)
+    assert report["policies"]["random"]["win_rate"] is None and report["ratings"] == {}
+    text = format_report(report)
+    assert "n/a (self-play)" in text and "0.250" not in text
+
+
+def test_metrics_get_intervals_and_the_table_stays_aligned(tmp_path):
+    long = "heuristic"
+    cfg = TournamentConfig("wizard", 3, [long, "random", "random"], deals=20, seed=2,
+                           options={"rounds": [1, 2]}, workers=1)
+    report = run_tournament(cfg, progress=False)
+    hit = report["policies"][long]["metrics"]["bid_hit_rate"]
+    assert hit["method"] == "wilson" and 0.0 <= hit["lo"] <= hit["mean"] <= hit["hi"] <= 1.0
+    err = report["policies"][long]["metrics"]["mean_abs_bid_error"]
+    assert err["method"] == "t" and err["lo"] < err["mean"] < err["hi"]
+    assert report["key_metric"] == "bid_hit_rate" and report["methods"]["win_rate"]
+    # a long policy name keeps every column of the table in place
+    report["policies"] = {"pimc:worlds=64,rollouts=4,horizon=game": report["policies"][long],
+                          "random": report["policies"]["random"]}
+    report["ratings"] = {}
+    table = format_report(report).splitlines()[1:4]
+    assert len({len(line) for line in table}) == 1
+    assert table[0].endswith("openskill") and table[1].endswith("n/a")
+    paths = write_outputs(run_tournament(cfg, progress=False), str(tmp_path))
+    assert (tmp_path / "report.png").stat().st_size > 10_000 and len(paths) == 2
+
+
+def test_progress_counts_games_as_they_finish(capsys):
+    cfg = TournamentConfig("hoch_tief", 3, ["heuristic", "random", "random"], deals=3, seed=1,
+                           options={"rounds": 1}, workers=2)
+    run_tournament(cfg, progress=True)
+    err = capsys.readouterr().err
+    assert "9/9" in err and "game" in err and "deal" not in err
 
 
 def test_bad_config_errors():
@@ -85,6 +207,13 @@ def test_outputs_written(tmp_path):
     paths = write_outputs(report, str(tmp_path))
     assert json.loads((tmp_path / "report.json").read_text())["games"] == 3
     assert any(p.endswith("report.png") for p in paths) and (tmp_path / "report.png").stat().st_size
+
+
+def test_cli_eval_of_a_shipped_bot(capsys):
+    assert cli_main(["eval", "hoch_tief", "--policies", "bot:hoch_tief", "heuristic",
+                     "--games", "8", "--workers", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "bot:hoch_tief" in out and "not enough deals" in out
 
 
 def test_cli_errors_are_clear(capsys):

@@ -2,6 +2,7 @@
 
     stichzoo eval wizard --players 4 --policies heuristic random --games 2000
     stichzoo eval hoch_tief --policies pimc heuristic --games 400 --out runs/eval/ht
+    stichzoo eval wizard --policies bot:wizard heuristic --games 1000   (a shipped bot)
     stichzoo train configs/wizard.yaml --final-eval
     stichzoo export runs/<run> --out policies/bots/wizard
     stichzoo serve --port 8000                    (the shipped bots; or --bots DIR, --stdio)
@@ -133,8 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("game", choices=list(envs.GAMES))
     e.add_argument("--players", type=int, default=4)
     e.add_argument("--policies", nargs="+", default=["heuristic", "random"],
-                   help="policy specs, e.g. heuristic random 'pimc:worlds=8'; the first is "
-                        "seated once, the others fill the table")
+                   help="policy specs, e.g. heuristic random 'pimc:worlds=8' bot:wizard "
+                        "onnx:path=DIR ppo:path=FILE.pt; the first is seated once, the others "
+                        "fill the table")
     e.add_argument("--lineup", help="explicit comma-separated seat lineup instead of --policies")
     e.add_argument("--games", type=int, default=400, help="games in total (rounded up to whole "
                                                            "deals of all seat assignments)")

@@ -140,6 +140,8 @@ def export_run(run_dir: str, out_dir: str) -> str:
                     "score": rep["policies"][me]["score"],
                     "win_rate": rep["policies"][me]["win_rate"],
                     "score_difference": rep["versus_baseline"][me]["score_difference"],
+                    "win_rate_difference": rep["versus_baseline"][me].get(
+                        "win_rate_difference"),
                     "metrics": rep["policies"][me]["metrics"],
                 }
     if evaluation:

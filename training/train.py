@@ -128,6 +128,51 @@ def evaluate_policy_file(cfg: dict, policy_path: str, opponent: str, games: int,
     return run_tournament(tcfg, progress=progress)
 
 
+def _learner(rep: dict) -> str:
+    return next(p for p in rep["policies"] if p.startswith("ppo"))
+
+
+def evaluation_scalars(rep: dict, game: str, opponent: str, group: str = "eval") -> dict:
+    """The TensorBoard scalars of one evaluation of the learner against ``opponent``.
+
+    ``<group>/vs_<opp>/`` mean score, win rate, score and win-rate difference
+    against the opponent, each with its 95% interval (``_lo``/``_hi``), and
+    ``<game>/<group>_vs_<opp>_<metric>`` for the game's own metrics.  A
+    value the evaluation could not estimate (too few deals) is left out.
+    """
+    me = _learner(rep)
+    mine = rep["policies"][me]
+    versus = rep["versus_baseline"][me]
+    opp = opponent.split(":")[0]
+    tag = f"{group}/vs_{opp}"
+    out: dict[str, float] = {}
+
+    def put(name: str, stat: dict | None) -> None:
+        if stat is None:
+            return
+        out[f"{name}"] = stat["mean"]
+        if stat.get("lo") is not None:
+            out[f"{name}_lo"], out[f"{name}_hi"] = stat["lo"], stat["hi"]
+
+    put(f"{tag}/mean_score", mine["score"])
+    put(f"{tag}/win_rate", mine["win_rate"])
+    put(f"{tag}/score_diff", versus["score_difference"])
+    put(f"{tag}/win_rate_diff", versus["win_rate_difference"])
+    prefix = "" if group == "eval" else f"{group}_"
+    for k, v in mine["metrics"].items():
+        put(f"{game}/{prefix}vs_{opp}_{k}", v)
+    return out
+
+
+def evaluation_line(rep: dict, opponent: str) -> str:
+    from stichzoo.training.evaluate import _interval
+
+    me = _learner(rep)
+    versus = rep["versus_baseline"][me]
+    return (f"vs {opponent}: score diff {_interval(versus['score_difference'], '+.2f')}, "
+            f"win-rate diff {_interval(versus['win_rate_difference'], '+.3f')}")
+
+
 def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
           progress_bar: bool = True, verbose: bool = True) -> str:
     """Train per ``cfg``; returns the run folder."""
@@ -160,6 +205,10 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
 
     policy_cls, policy_kwargs = policy_setup(t["heads"], t["net_arch"], encoder_for(game).layout)
     latest = paths.latest_checkpoint() if resume else None
+    if latest and latest[1] >= t["total_timesteps"]:
+        vec.close()
+        raise ValueError(f"{run_dir} has already trained {latest[1]} steps of "
+                         f"train.total_timesteps={t['total_timesteps']}; raise it to go on")
     if latest:
         model = MaskablePPO.load(latest[0], env=vec, tensorboard_log=paths.tb,
                                  custom_objects={"policy_class": policy_cls})
@@ -258,21 +307,9 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
                 rep = evaluate_policy_file(cfg, path, opp, games, seed=cfg["seed"] + 7919,
                                            workers=cfg["eval"]["workers"])
                 results[opp] = rep
-                me = next(p for p in rep["policies"] if p.startswith("ppo"))
-                mine = rep["policies"][me]
-                diff = rep["versus_baseline"][me]["score_difference"]
-                tag = f"eval/vs_{opp.split(':')[0]}"
-                self.logger.record(f"{tag}/mean_score", mine["score"]["mean"])
-                self.logger.record(f"{tag}/mean_score_lo", mine["score"]["lo"])
-                self.logger.record(f"{tag}/mean_score_hi", mine["score"]["hi"])
-                self.logger.record(f"{tag}/win_rate", mine["win_rate"]["mean"])
-                self.logger.record(f"{tag}/score_diff", diff["mean"])
-                self.logger.record(f"{tag}/score_diff_lo", diff["lo"])
-                self.logger.record(f"{tag}/score_diff_hi", diff["hi"])
-                for k, v in mine["metrics"].items():
-                    self.logger.record(f"{cfg['game']}/vs_{opp.split(':')[0]}_{k}", v)
-                line.append(f"vs {opp}: diff {diff['mean']:+.2f} [{diff['lo']:+.2f},"
-                            f"{diff['hi']:+.2f}] win {mine['win_rate']['mean']:.3f}")
+                for tag, value in evaluation_scalars(rep, cfg["game"], opp).items():
+                    self.logger.record(tag, value)
+                line.append(evaluation_line(rep, opp))
             self.logger.dump(n)
             if verbose:
                 print(" | ".join(line), flush=True)
@@ -322,14 +359,40 @@ def final_evaluation(run_dir: str, games: int | None = None, workers: int = 0,
 
     cfg = config_mod.load(os.path.join(run_dir, "config.yaml"))
     games = games or cfg["eval"]["final_games"]
+    paths = RunPaths(run_dir)
+    steps = int(_read_yaml(os.path.join(run_dir, "train_summary.yaml")).get("steps", 0))
     out = {}
+    writer = _summary_writer(os.path.join(paths.tb, "final"))
     for opp in cfg["eval"]["opponents"]:
-        rep = evaluate_policy_file(cfg, os.path.join(run_dir, "policy.pt"), opp, games,
+        rep = evaluate_policy_file(cfg, paths.policy, opp, games,
                                    seed=cfg["seed"] + 104729, workers=workers, progress=progress)
-        write_outputs(rep, os.path.join(run_dir, "eval", f"final_vs_{opp.split(':')[0]}"))
+        write_outputs(rep, os.path.join(paths.eval, f"final_vs_{opp.split(':')[0]}"))
         print(format_report(rep))
+        if writer is not None:
+            for tag, value in evaluation_scalars(rep, cfg["game"], opp, group="final").items():
+                writer.add_scalar(tag, value, steps)
         out[opp] = rep
+    if writer is not None:
+        writer.close()
     return out
 
 
-__all__ = ["RunPaths", "final_evaluation", "np", "train"]
+def _read_yaml(path: str) -> dict:
+    import yaml
+
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return yaml.safe_load(f) or {}
+
+
+def _summary_writer(log_dir: str):
+    """TensorBoard's own writer for the final evaluation (beside SB3's run logs)."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:  # pragma: no cover - tensorboard is in the train extra
+        return None
+    return SummaryWriter(log_dir=log_dir)
+
+
+__all__ = ["RunPaths", "evaluation_scalars", "final_evaluation", "np", "train"]

@@ -14,6 +14,10 @@ that have not been scored yet are skipped.  Pure Python.
 
 from __future__ import annotations
 
+#: the metric a report shows beside the score: what the game is about
+KEY_METRIC = "task_success_rate"
+#: metrics that are shares in [0, 1] (Wilson intervals in tournaments)
+PROPORTIONS: tuple[str, ...] = ("task_success_rate", "won")
 
 def seat_metrics(state) -> list[dict[str, float]]:
     """``[{"task_success_rate", "tasks_checked", "won", "rounds_played"}, ...]`` per seat."""

@@ -17,6 +17,11 @@ from collections import Counter
 
 METRIC_NAMES = ("mean_round_score", "three_plus_suits", "mean_cards_taken")
 
+#: the metric a report shows beside the score: what the game is about
+KEY_METRIC = "three_plus_suits"
+#: metrics that are shares in [0, 1] (Wilson intervals in tournaments)
+PROPORTIONS: tuple[str, ...] = ()
+
 
 def seat_metrics(state) -> list[dict[str, float]]:
     """One dict of the metrics above per seat (all 0.0 when no round finished)."""

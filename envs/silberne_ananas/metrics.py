@@ -20,6 +20,14 @@ from stichzoo.envs.silberne_ananas.rules import NUM_PLAYERS
 
 METRIC_NAMES = ("middle_rate", "mean_deal_score", "mean_tricks", "joker_rate", "match_win")
 
+#: the metric a report shows beside the score: what the game is about
+KEY_METRIC = "middle_rate"
+#: metrics that are shares in [0, 1] (Wilson intervals in tournaments)
+PROPORTIONS: tuple[str, ...] = ("middle_rate", "joker_rate", "match_win")
+
+#: the middle total wins: tournaments judge this game on its win rate, not its score
+WIN_RATE_DECIDES = True
+
 
 def seat_metrics(state) -> list[dict[str, float]]:
     if state.log is None:

@@ -17,6 +17,11 @@ from __future__ import annotations
 METRIC_NAMES = ("bid_hit_rate", "mean_abs_bid_error", "mean_bid", "mean_tricks",
                 "mean_round_score")
 
+#: the metric a report shows beside the score: what the game is about
+KEY_METRIC = "bid_hit_rate"
+#: metrics that are shares in [0, 1] (Wilson intervals in tournaments)
+PROPORTIONS: tuple[str, ...] = ("bid_hit_rate",)
+
 
 def seat_metrics(state) -> list[dict[str, float]]:
     """One dict of the metrics above per seat (all 0.0 when no round finished)."""

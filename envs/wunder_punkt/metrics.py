@@ -17,6 +17,10 @@ from __future__ import annotations
 
 from stichzoo.envs.wunder_punkt.rules import CARD_NUMBER, CARD_SUIT, DECK
 
+#: the metric a report shows beside the score: what the game is about
+KEY_METRIC = "sore_points"
+#: metrics that are shares in [0, 1] (Wilson intervals in tournaments)
+PROPORTIONS: tuple[str, ...] = ()
 
 def seat_metrics(state) -> list[dict[str, float]]:
     """``[{"sore_points", "plus_points", "mean_round_score"}, ...]`` per seat."""

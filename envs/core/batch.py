@@ -1,0 +1,189 @@
+"""N games of one game stepped together: the batch engine for training and benchmarks.
+
+    from stichzoo.envs import BatchEnv
+    batch = BatchEnv("wizard", num_envs=256, num_players=4)
+    obs, mask, to_act = batch.reset(seed=0)          # (N, obs) float32, (N, A) int8, (N,) int
+    actions = batch.sample_legal(rng)                 # or a policy's choices, one per game
+    obs, mask, to_act, rewards, dones = batch.step(actions)
+
+The same rules cores as the AEC env, stepped in one Python loop per call,
+with the observations and masks of all N games written into preallocated
+arrays (each game's vectorised ``encode_many`` where it has one).  Each
+game has exactly one seat to act, so a step is one decision per game:
+``obs[i]`` and ``mask[i]`` are the view of seat ``to_act[i]`` of game
+``i``, and ``rewards[i, s]`` is what seat ``s`` of game ``i`` earned by
+that step (the AEC env's rewards, same ``reward`` mode and scale).  A
+finished game starts its next deal at once (``dones[i]`` is set for the
+step that ended it; ``final_totals[i]`` and ``truncated[i]`` tell how it
+ended; the returned ``obs[i]`` is already the new game's first decision).
+
+Determinism: episode ``k`` of game ``i`` is the game the AEC env plays
+after ``reset(seed=episode_seed(seed, i, k))``, byte for byte - the same
+deck orders, observations, masks and rewards for the same actions (tested
+against the AEC env; ``scripts/check_batch.py`` runs a million decisions
+per game).  Arrays returned by ``reset``/``step`` are the engine's own
+buffers, overwritten by the next call: copy what you keep.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+from gymnasium.utils import seeding
+
+from stichzoo.envs.core.aec import REWARD_MODES, CardGameEnv
+from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
+
+_MASK64 = (1 << 63) - 1
+
+
+def episode_seed(seed: int, index: int, episode: int) -> int:
+    """The AEC ``reset`` seed of episode ``episode`` of game ``index`` in a batch seeded ``seed``.
+
+    Public so a test (or a user) can replay any game of a batch in the AEC env.
+    """
+    h = 0x9E3779B97F4A7C15
+    for p in (seed, index, episode):
+        h = (h ^ (p + 0x632BE59BD9B4E019 + (h << 6) + (h >> 2))) & _MASK64
+    return h
+
+
+def masks_into(out: np.ndarray, masks: list[int], num_actions: int) -> None:
+    """Write int bitmasks (one per row) into ``out`` (N, num_actions) as 0/1, in a few numpy ops."""
+    nbytes = (num_actions + 7) // 8
+    raw = np.frombuffer(b"".join(m.to_bytes(nbytes, "little") for m in masks), np.uint8)
+    out[:] = np.unpackbits(raw.reshape(len(masks), nbytes), axis=1, count=num_actions,
+                           bitorder="little")
+
+
+class BatchEnv:
+    """``num_envs`` games of one stichzoo game; see the module docstring."""
+
+    def __init__(self, game: str | type[CardGameEnv], num_envs: int, *, reward: str = "score",
+                 reward_scale: float = 1.0, log: bool = False, **options: Any):
+        from stichzoo import envs
+
+        env_cls = envs.env_module(game).raw_env if isinstance(game, str) else game
+        name = env_cls.game_cls.name
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"{name}: num_envs={num_envs!r} must be a positive integer")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"{name}: reward={reward!r} is not allowed; choose one of "
+                             f"{list(REWARD_MODES)}")
+        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) \
+                or not np.isfinite(reward_scale) or reward_scale <= 0:
+            raise ValueError(f"{name}: reward_scale={reward_scale!r} must be a positive number")
+        self.game: Game = env_cls.game_cls(build_options(env_cls.game_cls.Options, name, options))
+        self.encoder = env_cls.encoder_cls(self.game)
+        self.num_envs = n_envs = num_envs
+        self.num_players = n = self.game.num_players
+        self.num_actions = self.game.num_actions
+        self.obs_size = self.encoder.layout.size
+        self.reward_mode = reward
+        self.reward_scale = float(reward_scale)
+        self.log = bool(log)
+        self.obs = np.zeros((n_envs, self.obs_size), np.float32)
+        self.mask = np.zeros((n_envs, self.num_actions), np.int8)
+        self.to_act = np.zeros(n_envs, np.int64)
+        self.rewards = np.zeros((n_envs, n), np.float32)
+        self.dones = np.zeros(n_envs, bool)
+        self.truncated = np.zeros(n_envs, bool)
+        self.final_totals = np.zeros((n_envs, n), np.float64)
+        self.episodes = np.zeros(n_envs, np.int64)  # finished episodes per game
+        self.states: list[GameState] = []
+        self._masks: list[int] = []
+        self.seed: int | None = None
+        self._encode_many = getattr(self.encoder, "encode_many", None)
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    def _new_state(self, index: int) -> GameState:
+        """Exactly the AEC env's ``reset(seed=episode_seed(...))`` deal."""
+        rng, _ = seeding.np_random(episode_seed(self.seed, index, int(self.episodes[index])))
+        deck_seed = int(rng.integers(2**63 - 1))
+        return self.game.new_state(self.game.deal(random.Random(deck_seed)), log=self.log)
+
+    def reset(self, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed={seed!r} must be a non-negative integer")
+        self.seed = int(seed)
+        self.episodes[:] = 0
+        self.states = [self._new_state(i) for i in range(self.num_envs)]
+        self.rewards[:] = 0.0
+        self.dones[:] = False
+        self.truncated[:] = False
+        self._observe()
+        return self.obs, self.mask, self.to_act
+
+    def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                     np.ndarray]:
+        """One decision in every game: ``actions[i]`` by seat ``to_act[i]`` of game ``i``.
+
+        An action outside a game's mask raises ``IllegalActionError`` naming
+        the game and the action before anything is applied.
+        """
+        if self.seed is None:
+            raise ValueError(f"{self.game.env_id}: reset() must be called before step()")
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
+            raise ValueError(f"actions must be {self.num_envs} integer action ids, one per "
+                             f"game; got shape {acts.shape} dtype {acts.dtype}")
+        acts = acts.tolist()
+        masks = self._masks
+        for i, a in enumerate(acts):
+            if not (0 <= a < self.num_actions and (masks[i] >> a) & 1):
+                state = self.states[i]
+                raise IllegalActionError(
+                    f"game {i}: illegal action {a} for player_{state.current_player}; legal "
+                    f"actions: {', '.join(map(str, state.legal_actions()))}")
+        rewards, dones, truncated = self.rewards, self.dones, self.truncated
+        rewards[:] = 0.0
+        dones[:] = False
+        score = self.reward_mode == "score"
+        scale = self.reward_scale
+        states = self.states
+        for i, a in enumerate(acts):
+            state = states[i]
+            state.apply(a)
+            if score and state.last_deltas:
+                for s, d in enumerate(state.last_deltas):
+                    if d:
+                        rewards[i, s] = d * scale
+            if state.over or state.truncated:
+                if state.over and not score:
+                    win = state.winners()
+                    for s in win:
+                        rewards[i, s] = 1.0 / len(win)
+                dones[i] = True
+                truncated[i] = state.truncated
+                self.final_totals[i] = state.totals
+                self.episodes[i] += 1
+                states[i] = self._new_state(i)
+        self._observe()
+        return self.obs, self.mask, self.to_act, rewards, dones
+
+    # -- observation -----------------------------------------------------------------
+
+    def _observe(self) -> None:
+        states = self.states
+        seats = [s.current_player for s in states]
+        self.to_act[:] = seats
+        if self._encode_many is not None:
+            self._encode_many(states, seats, self.obs)
+        else:
+            encode, obs = self.encoder.encode, self.obs
+            for i, (s, seat) in enumerate(zip(states, seats)):
+                encode(s, seat, obs[i])
+        self._masks = masks = [s.legal_mask() for s in states]
+        masks_into(self.mask, masks, self.num_actions)
+
+    def sample_legal(self, rng: np.random.Generator) -> np.ndarray:
+        """One uniformly random legal action per game (for benchmarks and tests)."""
+        noise = rng.random(self.mask.shape, dtype=np.float32)
+        noise[self.mask == 0] = -1.0
+        return noise.argmax(axis=1)
+
+
+__all__ = ["BatchEnv", "episode_seed", "masks_into"]

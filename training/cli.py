@@ -62,6 +62,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    if args.algo:
+        args.set = [*args.set, f"algo={args.algo}"]
+    if args.device:
+        args.set = [*args.set, f"batch.device={args.device}"]
     """Check everything the run needs (config, folders, flags), then train.
 
     Every refusal happens before :func:`~stichzoo.training.train.train` creates
@@ -153,6 +157,11 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("config", nargs="?", help="configs/<game>.yaml")
     t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config value, e.g. --set train.total_timesteps=20000")
+    t.add_argument("--algo", choices=["maskable_ppo", "batch_ppo"],
+                   help="maskable_ppo: SB3's MaskablePPO on the single-seat view (default); "
+                        "batch_ppo: all-seat self-play PPO on the batch engine")
+    t.add_argument("--device", choices=["cpu", "cuda"],
+                   help="batch_ppo: where the network runs (default: batch.device)")
     t.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
     t.add_argument("--run-dir", help="folder of a new run (default: runs/<game>__<algo>__<seed>__"
                                      "<time>)")

@@ -66,6 +66,11 @@ SCHEMA: dict[str, Any] = {
         "batch_size": (int, 512),
         "learning_rate": ((int, float), 1e-3),
     },
+    "batch": {  # algo batch_ppo only (training/batch_ppo.py)
+        "games": (int, 128),  # games stepped together by the batch engine
+        "rollout_steps": (int, 64),  # engine steps per rollout (each a decision in every game)
+        "device": (str, "cpu"),  # cpu | cuda (the network; simulation stays on the CPU)
+    },
     "eval": {
         "every": (int, 50_000),  # steps between evaluations; 0: only at the end
         "games": (int, 200),
@@ -76,7 +81,8 @@ SCHEMA: dict[str, Any] = {
 }
 
 CHOICES = {
-    "algo": ("maskable_ppo",),
+    "algo": ("maskable_ppo", "batch_ppo"),
+    "batch.device": ("cpu", "cuda"),
     "env.reward": ("score", "win"),
     "train.vec_env": ("subproc", "dummy"),
     "train.heads": ("shared", "phase"),
@@ -121,6 +127,8 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "pretrain.epochs": (lambda v: v >= 1, "an integer >= 1"),
     "pretrain.batch_size": (lambda v: v >= 1, "an integer >= 1"),
     "pretrain.learning_rate": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
+    "batch.games": (lambda v: v >= 1, "an integer >= 1 (games stepped together)"),
+    "batch.rollout_steps": (lambda v: v >= 2, "an integer >= 2 (engine steps per rollout)"),
     "eval.every": (lambda v: v >= 0, "an integer >= 0 (0: no evaluation during training)"),
     "eval.games": (lambda v: v >= 1, "an integer >= 1"),
     "eval.opponents": (lambda v: all(isinstance(x, str) for x in v),
@@ -215,7 +223,7 @@ def _check_ranges(cfg: dict) -> None:
             raise ValueError(f"config: {path}={value!r} is out of range; it must be {must}")
     t = cfg["train"]
     rollout = t["n_steps"] * t["n_envs"]
-    if t["batch_size"] > rollout:
+    if cfg["algo"] == "maskable_ppo" and t["batch_size"] > rollout:
         raise ValueError(f"config: train.batch_size={t['batch_size']} is larger than a rollout "
                          f"(train.n_steps * train.n_envs = {rollout}); it must be <= {rollout}")
 
@@ -270,9 +278,12 @@ def validate(data: dict) -> dict:
     OpponentPool(cfg["opponents"], keep=cfg["selfplay"]["keep"])  # clear error on a bad entry
     from stichzoo.training.evaluate import parse_policy_spec
 
-    for spec in cfg["opponents"]:
+    for i, spec in enumerate(cfg["opponents"]):
         name = spec["policy"] if isinstance(spec, dict) else spec
-        if name != "self":
+        if name == "learner" and cfg["algo"] != "batch_ppo":
+            raise ValueError(f"config: opponents[{i}] 'learner' (the learner in more seats) "
+                             f"needs algo: batch_ppo")
+        if name not in ("self", "learner"):
             parse_policy_spec(name)
     if cfg["pretrain"]["steps"] > 0:
         parse_policy_spec(cfg["pretrain"]["teacher"])

@@ -28,7 +28,7 @@ def collect(cfg: dict, steps: int, seed: int) -> dict[str, np.ndarray]:
     from stichzoo.training.single_seat import OpponentPool, SingleSeatEnv
 
     entries = [e for e in cfg["opponents"]
-               if (e["policy"] if isinstance(e, dict) else e) != "self"]
+               if (e["policy"] if isinstance(e, dict) else e) not in ("self", "learner")]
     env = SingleSeatEnv(cfg["game"], options=cfg["options"],
                         opponents=OpponentPool(entries or ["random"]),
                         reward=cfg["env"]["reward"],

@@ -128,6 +128,17 @@ def evaluate_policy_file(cfg: dict, policy_path: str, opponent: str, games: int,
     return run_tournament(tcfg, progress=progress)
 
 
+def new_run_dir(cfg: dict) -> str:
+    """``runs/<game>__<algo>__<seed>__<time>``, unique even for runs started in one second."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    base = os.path.join("runs", f"{cfg['game']}__{cfg['algo']}__{cfg['seed']}__{stamp}")
+    run_dir, suffix = base, 1
+    while os.path.exists(run_dir):
+        suffix += 1
+        run_dir = f"{base}-{suffix}"
+    return run_dir
+
+
 def _learner(rep: dict) -> str:
     return next(p for p in rep["policies"] if p.startswith("ppo"))
 
@@ -183,17 +194,15 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
     from stichzoo.policies.learned import save_policy
     from stichzoo.training.networks import policy_setup
 
+    if cfg["algo"] == "batch_ppo":
+        from stichzoo.training.batch_ppo import train_batch
+
+        return train_batch(cfg, run_dir=run_dir, resume=resume, progress_bar=progress_bar,
+                           verbose=verbose)
     torch.set_num_threads(cfg["train"]["torch_threads"])
     run_start = time.time()  # the time budget (train.max_minutes) includes the warm start
     game = game_of(cfg)
-    if run_dir is None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        run_dir = os.path.join("runs", f"{cfg['game']}__{cfg['algo']}__{cfg['seed']}__{stamp}")
-        suffix = 1
-        while os.path.exists(run_dir):  # two runs started in the same second
-            suffix += 1
-            run_dir = os.path.join("runs", f"{cfg['game']}__{cfg['algo']}__{cfg['seed']}__"
-                                           f"{stamp}-{suffix}")
+    run_dir = run_dir or new_run_dir(cfg)
     paths = RunPaths(run_dir)
     paths.make()
     with open(paths.config, "w") as f:

@@ -14,8 +14,9 @@ game has exactly one seat to act, so a step is one decision per game:
 ``i``, and ``rewards[i, s]`` is what seat ``s`` of game ``i`` earned by
 that step (the AEC env's rewards, same ``reward`` mode and scale).  A
 finished game starts its next deal at once (``dones[i]`` is set for the
-step that ended it; ``final_totals[i]`` and ``truncated[i]`` tell how it
-ended; the returned ``obs[i]`` is already the new game's first decision).
+step that ended it; ``final_totals[i]``, ``final_win_share[i]`` and
+``truncated[i]`` tell how it ended; the returned ``obs[i]`` is already the
+new game's first decision).
 
 Determinism: episode ``k`` of game ``i`` is the game the AEC env plays
 after ``reset(seed=episode_seed(seed, i, k))``, byte for byte - the same
@@ -91,6 +92,7 @@ class BatchEnv:
         self.dones = np.zeros(n_envs, bool)
         self.truncated = np.zeros(n_envs, bool)
         self.final_totals = np.zeros((n_envs, n), np.float64)
+        self.final_win_share = np.zeros((n_envs, n), np.float64)  # by the game's winner rule
         self.episodes = np.zeros(n_envs, np.int64)  # finished episodes per game
         self.states: list[GameState] = []
         self._masks: list[int] = []
@@ -159,6 +161,10 @@ class BatchEnv:
                 dones[i] = True
                 truncated[i] = state.truncated
                 self.final_totals[i] = state.totals
+                win = state.winners()
+                self.final_win_share[i] = 0.0
+                for s in win:
+                    self.final_win_share[i, s] = 1.0 / len(win)
                 self.episodes[i] += 1
                 states[i] = self._new_state(i)
         self._observe()

@@ -1,0 +1,105 @@
+"""Batch engine throughput beside the AEC loop (and a peer), all in one run, one core.
+
+    python scripts/bench_batch.py                     # every game, N = 256 games per batch
+    python scripts/bench_batch.py --game wizard --num-envs 64 256 1024 --seconds 5
+    python scripts/bench_batch.py --peers             # + OpenSpiel oh_hell with its tensor
+
+Per game, uniformly random legal play:
+
+- ``aec``: the AEC loop of scripts/bench.py (``env()``, ``agent_iter``,
+  ``last()``, sample from the mask, ``step``);
+- ``batch``: ``BatchEnv.step`` on N games at once, observation and mask of
+  every game written each step, actions sampled from the mask batch.
+
+Decisions/s is the median of ``--repeats`` runs of ``--seconds`` each; the
+batch rate is also given as a multiple of the same game's AEC loop.  A
+benchmark, not a test: nothing here asserts a speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import bench
+
+from stichzoo import envs
+from stichzoo.envs import BatchEnv
+
+
+def run_batch(game: str, players: int, num_envs: int, seconds: float,
+              seed: int) -> tuple[int, int, float]:
+    batch = BatchEnv(game, num_envs, num_players=players)
+    rng = np.random.default_rng(seed)
+    batch.reset(seed=seed)
+    steps = 0
+    start = time.perf_counter()
+    while True:
+        batch.step(batch.sample_legal(rng))
+        steps += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return int(batch.episodes.sum()), steps * num_envs, elapsed
+
+
+def _median_rate(fn, repeats: int) -> float:
+    return statistics.median(d / t for _, d, t in (fn() for _ in range(repeats)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--game", nargs="+", default=list(envs.GAMES), choices=list(envs.GAMES))
+    p.add_argument("--num-envs", nargs="+", type=int, default=[256])
+    p.add_argument("--seconds", type=float, default=3.0)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--peers", action="store_true", help="OpenSpiel oh_hell 4p with "
+                                                         "information_state_tensor each step")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    rows = []
+    for game in args.game:
+        players = bench.USUAL_PLAYERS.get(game, 4)
+        aec = _median_rate(lambda g=game, n=players: bench.run_aec(g, n, args.seconds, args.seed),
+                           args.repeats)
+        row = {"game": game, "players": players, "aec_decisions_per_s": aec, "batch": {}}
+        for n_envs in args.num_envs:
+            rate = _median_rate(lambda g=game, n=players, k=n_envs:
+                                run_batch(g, n, k, args.seconds, args.seed), args.repeats)
+            row["batch"][n_envs] = {"decisions_per_s": rate, "x_aec": rate / aec}
+        rows.append(row)
+        if not args.json:
+            batch = ", ".join(f"N={k}: {v['decisions_per_s']:,.0f}/s ({v['x_aec']:.1f}x AEC)"
+                              for k, v in row["batch"].items())
+            print(f"{game} {players}p: AEC {aec:,.0f} decisions/s; batch {batch}", flush=True)
+    peers = {}
+    if args.peers:
+        try:
+            peers["oh_hell_infostate"] = _median_rate(
+                lambda: bench.peer_oh_hell(args.seconds, args.seed, True), args.repeats)
+        except ImportError as e:  # open_spiel is in the bench extra
+            print(f"peer skipped: {e}", file=sys.stderr)
+        if peers and not args.json:
+            rate = peers["oh_hell_infostate"]
+            print(f"peer: OpenSpiel oh_hell 4p + information_state_tensor {rate:,.0f} "
+                  f"decisions/s")
+            for row in rows:
+                if row["game"] == "wizard":
+                    for k, v in row["batch"].items():
+                        print(f"  Wizard batch N={k}: {v['decisions_per_s'] / rate:.1f}x the "
+                              f"peer")
+    if args.json:
+        print(json.dumps({"results": rows, "peers": peers}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

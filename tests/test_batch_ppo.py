@@ -1,0 +1,163 @@
+"""The all-seat self-play trainer: per-seat credit, GAE along seat chains, a run end to end."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import torch as th
+
+from stichzoo.envs import BatchEnv
+from stichzoo.training import config as config_mod
+from stichzoo.training.batch_ppo import LEARNER, League, Rollout, SelfPlay
+from tests.conftest import tiny_config
+
+
+def test_gae_runs_along_each_seats_chain():
+    buf = Rollout.empty(8, 3, 2)
+    # seat 0: j0 -> j2 (done); seat 1: j1 -> j3 (pending: its reward is not complete yet)
+    buf.add(np.zeros((4, 3)), np.ones((4, 2), bool), np.zeros(4, np.int64), np.zeros(4),
+            np.array([0.5, 0.2, 0.1, 0.4]), np.zeros(4, np.int64), np.array([0, 1, 0, 1]))
+    buf.reward[:4] = [1.0, 2.0, 3.0, 9.0]
+    buf.next[0], buf.next[1] = 2, 3
+    buf.done[2] = True
+    buf.pending[3] = True
+    adv, ret = buf.advantages(gamma=1.0, lam=1.0)
+    assert adv[2] == pytest.approx(3.0 - 0.1)
+    assert adv[0] == pytest.approx(1.0 + 0.1 - 0.5 + adv[2])  # its own seat's future only
+    assert adv[1] == pytest.approx(2.0 + 0.4 - 0.2)  # bootstraps from the pending value
+    assert ret[0] == pytest.approx(4.0)  # 1 + 3: seat 0's rewards, never seat 1's
+    half = buf.advantages(gamma=0.5, lam=0.5)[0]
+    assert half[0] == pytest.approx(1.0 + 0.5 * 0.1 - 0.5 + 0.25 * half[2])
+
+
+class RandomLearner(th.nn.Module):
+    """Stands in for the network: uniform legal actions, value 0."""
+
+    def __init__(self):
+        super().__init__()
+        self.gen = np.random.default_rng(0)
+
+    def set_training_mode(self, mode: bool) -> None:
+        pass
+
+    def forward(self, obs, action_masks):
+        noise = self.gen.random(action_masks.shape)
+        noise[~action_masks] = -1
+        actions = th.as_tensor(noise.argmax(1))
+        zeros = th.zeros(len(actions))
+        return actions, zeros, zeros
+
+
+def _selfplay(opponents, games=6, **options):
+    cfg = config_mod.validate({"game": "wizard", "algo": "batch_ppo", "opponents": opponents,
+                               "options": {"num_players": 4, **options}})
+    from stichzoo.training.train import game_of
+
+    game = game_of(cfg)
+    engine = BatchEnv("wizard", games, reward_scale=0.5, **cfg["options"])
+    return SelfPlay(engine, League(cfg, game, np.random.default_rng(1)), seed=3)
+
+
+@pytest.mark.parametrize("opponents", [["learner"], ["heuristic", "random"],
+                                       [{"policy": "learner", "weight": 1}, "heuristic"]])
+def test_each_learner_seat_gets_exactly_what_it_earned(opponents):
+    play = _selfplay(opponents, rounds=[1, 2])
+    engine = play.engine
+    earned = np.zeros((engine.num_envs, engine.num_players))
+    episodes = np.zeros(engine.num_envs, np.int64)
+    tables = []
+    step = engine.step
+
+    def spy(actions):
+        tables.append(play.tables.copy())
+        out = step(actions)
+        earned[:] += np.where(tables[-1] == LEARNER, out[3], 0.0)
+        episodes[:] += out[4]
+        return out
+
+    engine.step = spy
+    policy = RandomLearner()
+    credited = np.zeros_like(earned)
+    dones = np.zeros_like(earned)
+    for _ in range(3):
+        buf, finished = play.rollout(policy, 40)
+        ready = ~buf.pending[:buf.size]
+        np.add.at(credited, (buf.game[:buf.size][ready], buf.seat[:buf.size][ready]),
+                  buf.reward[:buf.size][ready])
+        np.add.at(dones, (buf.game[:buf.size], buf.seat[:buf.size]), buf.done[:buf.size])
+    _, pending = play.carried
+    old = play.carried[0]
+    np.add.at(credited, (old.game[pending], old.seat[pending]), old.reward[pending])
+    assert np.allclose(credited, earned)  # every reward to a learner seat, nothing else
+    assert episodes.sum() > 0 and len(finished["returns"]) > 0
+    for r in range(engine.num_envs):
+        assert all(dones[r, s] <= episodes[r] for s in range(engine.num_players))
+    # opponents' seats never produce samples
+    if "learner" not in str(opponents):
+        assert all((t == LEARNER).sum(axis=1).max() == 1 for t in tables)
+
+
+def test_league_always_seats_the_learner():
+    play = _selfplay(["heuristic"])
+    for _ in range(20):
+        table = play.league.draw_table()
+        assert table.count(LEARNER) == 1
+    play = _selfplay([{"policy": "learner", "weight": 1}])
+    assert play.league.draw_table() == [LEARNER] * 4
+
+
+def test_learner_entry_needs_the_batch_trainer():
+    with pytest.raises(ValueError, match=r"'learner'.*algo: batch_ppo"):
+        config_mod.validate({"game": "wizard", "opponents": ["learner"]})
+
+
+def _tiny_batch_config() -> dict:
+    cfg = tiny_config("wizard")
+    cfg["algo"] = "batch_ppo"
+    cfg["options"]["rounds"] = [1, 2, 3]
+    cfg["opponents"] = [{"policy": "learner", "weight": 2}, {"policy": "self", "weight": 1},
+                        {"policy": "heuristic", "weight": 1}]
+    cfg["batch"].update(games=12, rollout_steps=10)
+    cfg["train"].update(total_timesteps=300, checkpoint_every=100, batch_size=64)
+    cfg["selfplay"]["snapshot_every"] = 100
+    cfg["eval"].update(every=150, games=8, workers=1)
+    return config_mod.validate(cfg)
+
+
+def test_a_short_run_trains_exports_and_resumes(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from stichzoo.policies import Decision
+    from stichzoo.policies.onnx_bot import OnnxPolicy
+    from stichzoo.training.export import export_run
+    from stichzoo.training.train import RunPaths, game_of, train
+
+    cfg = _tiny_batch_config()
+    run = train(cfg, run_dir=str(tmp_path / "run"), progress_bar=False, verbose=False)
+    paths = RunPaths(run)
+    assert os.path.exists(paths.policy) and os.listdir(paths.snapshots)
+    acc = EventAccumulator(os.path.join(paths.tb, "batch_ppo"), size_guidance={"scalars": 0})
+    acc.Reload()
+    tags = set(acc.Tags()["scalars"])
+    for tag in ("losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
+                "time/fps", "time/simulate_share", "time/infer_share", "time/update_share",
+                "charts/episode_return", "charts/win_share", "pretrain/accuracy",
+                "eval/vs_random/mean_score", "eval/vs_heuristic/score_diff"):
+        assert tag in tags, tag
+    bot = OnnxPolicy.load(export_run(run, str(tmp_path / "bot")))
+    state = bot.game.new_game(seed=1)
+    while not state.over:
+        state.step(bot.act(Decision(bot.game, state)))
+    assert bot.game.options == game_of(cfg).options
+
+    cfg["train"]["total_timesteps"] = 600
+    first = max(int(f[6:-3]) for f in os.listdir(paths.checkpoints))
+    train(cfg, run_dir=run, resume=True, progress_bar=False, verbose=False)
+    assert max(int(f[6:-3]) for f in os.listdir(paths.checkpoints)) >= 600 > first
+    with pytest.raises(ValueError, match="already trained"):
+        train(cfg, run_dir=run, resume=True, progress_bar=False, verbose=False)

@@ -1,0 +1,502 @@
+"""All-seat self-play PPO on the batch engine, in one file (``algo: batch_ppo``).
+
+    stichzoo train configs/wizard.yaml --algo batch_ppo
+
+Why not the single-seat view: there three of every four simulated Wizard
+decisions are the opponents', thrown away, and each costs a one-row network
+call inside the env.  Here the batch engine (``stichzoo.envs.BatchEnv``)
+steps ``batch.games`` games at once and *every seat the learner holds* is a
+training sample:
+
+- Each game's seats are drawn per deal: one seat is always the learner; the
+  others come from ``opponents`` - ``learner`` (the learner again: it learns
+  from those seats too), ``self`` (frozen snapshots of the learner, the
+  league), or any policy spec (``heuristic``, ``random``, ``bot:wizard``...).
+- Per engine step, all rows where the learner is to act go through the
+  network in one batched forward; each snapshot's rows in one more; rule
+  bots act row by row.
+- Per-seat trajectories: a learner decision's reward is what *that seat*
+  earned until its own next decision (the engine's per-seat rewards), and
+  GAE runs along each (game, seat) chain.  A chain cut by the end of a
+  rollout is bootstrapped with the critic's value of that seat's current
+  observation.
+- Mask-aware PPO (clipped surrogate, value loss, entropy; illegal logits
+  masked out), on the same network classes, warm start, checkpoints,
+  TensorBoard groups (``charts/``, ``losses/``, ``time/``, ``eval/``) and
+  policy files as the SB3 path, so ``stichzoo export`` turns a run into the
+  same ONNX bot.  ``time/`` splits the wall clock into simulate / infer /
+  update.
+
+Config: the same YAML as the SB3 path.  ``train.total_timesteps`` counts
+learner samples; ``batch.games`` and ``batch.rollout_steps`` size a rollout
+(games x steps decisions, the learner's share of them are samples);
+``train.batch_size`` is the minibatch, ``train.n_epochs`` the passes per
+rollout; ``train.n_envs``, ``n_steps`` and ``vec_env`` are SB3's and unused.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch as th
+
+from stichzoo.policies import Decision
+from stichzoo.training import config as config_mod
+
+LEARNER = 0
+
+
+@dataclass
+class Rollout:
+    """Learner transitions in the order they happened, linked per (game, seat).
+
+    A transition whose seat has not decided again by the end of the rollout
+    is *pending*: its reward is not complete, so it is not trained on now
+    but carried into the next rollout (its successor arrives there), and
+    the transition before it bootstraps from its value.
+    """
+
+    obs: np.ndarray
+    mask: np.ndarray
+    action: np.ndarray
+    logp: np.ndarray
+    value: np.ndarray
+    reward: np.ndarray
+    done: np.ndarray
+    next: np.ndarray  # index of the same seat's next decision, -1 if none (yet)
+    pending: np.ndarray
+    game: np.ndarray
+    seat: np.ndarray
+    size: int = 0
+
+    @classmethod
+    def empty(cls, capacity: int, obs_size: int, num_actions: int) -> Rollout:
+        z = np.zeros
+        return cls(z((capacity, obs_size), np.float32), z((capacity, num_actions), bool),
+                   z(capacity, np.int64), z(capacity, np.float32), z(capacity, np.float32),
+                   z(capacity, np.float32), z(capacity, bool), np.full(capacity, -1, np.int64),
+                   z(capacity, bool), z(capacity, np.int64), z(capacity, np.int64))
+
+    def add(self, obs, mask, action, logp, value, game, seat) -> np.ndarray:
+        j = np.arange(self.size, self.size + len(action))
+        self.obs[j], self.mask[j], self.action[j] = obs, mask, action
+        self.logp[j], self.value[j], self.game[j], self.seat[j] = logp, value, game, seat
+        self.size += len(action)
+        return j
+
+    def carry(self, into: Rollout, indices: np.ndarray) -> np.ndarray:
+        """Copy pending transitions to the start of the next rollout; their new indices."""
+        new = into.add(self.obs[indices], self.mask[indices], self.action[indices],
+                       self.logp[indices], self.value[indices], self.game[indices],
+                       self.seat[indices])
+        into.reward[new] = self.reward[indices]
+        return new
+
+    def advantages(self, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+        """GAE along each seat's chain; successors always come later in the buffer."""
+        n = self.size
+        adv = np.zeros(n, np.float32)
+        value, reward, done, nxt, pending = (self.value[:n], self.reward[:n], self.done[:n],
+                                             self.next[:n], self.pending[:n])
+        for j in range(n - 1, -1, -1):
+            if pending[j]:
+                continue
+            if done[j]:
+                adv[j] = reward[j] - value[j]
+                continue
+            k = nxt[j]
+            adv[j] = reward[j] + gamma * value[k] - value[j]
+            if not pending[k]:
+                adv[j] += gamma * lam * adv[k]
+        return adv, adv + value
+
+
+class League:
+    """Who sits where: per game and seat, LEARNER or the index of an opponent actor."""
+
+    def __init__(self, cfg: dict, game, rng: np.random.Generator):
+        self.cfg, self.game, self.rng = cfg, game, rng
+        entries = [e if isinstance(e, dict) else {"policy": e} for e in cfg["opponents"]]
+        self.names = [e["policy"] for e in entries]
+        w = np.array([float(e.get("weight", 1.0)) for e in entries])
+        self.weights = w
+        self.snapshots: list[str] = []
+        self.keep = cfg["selfplay"]["keep"]
+        self.actors: list = [None]  # index 0: the learner
+        self.kinds: dict[str, int] = {}
+        self._snapshot_nets: dict[str, object] = {}
+
+    def _actor(self, name: str) -> int:
+        if name not in self.kinds:
+            from stichzoo.training.evaluate import build_policy
+
+            if name.startswith("snapshot:"):
+                from stichzoo.policies.learned import TorchPolicy
+
+                actor = TorchPolicy.load(name.split(":", 1)[1], self.game)
+            else:
+                actor = build_policy(name, self.game, seed=int(self.rng.integers(2**31 - 1)))
+            self.kinds[name] = len(self.actors)
+            self.actors.append(actor)
+        return self.kinds[name]
+
+    def add_snapshot(self, path: str) -> None:
+        self.snapshots = [*self.snapshots, path][-self.keep:]
+
+    def draw_table(self) -> list[int]:
+        n = self.game.num_players
+        names = self.names
+        weights = self.weights.copy()
+        if not self.snapshots:
+            weights[[i for i, nm in enumerate(names) if nm == "self"]] = 0.0
+        p = weights / weights.sum()
+        seats = [0] * n
+        learner_seat = int(self.rng.integers(n))
+        for s in range(n):
+            if s == learner_seat:
+                continue
+            name = names[int(self.rng.choice(len(names), p=p))]
+            if name == "learner":
+                seats[s] = LEARNER
+            elif name == "self":
+                snap = self.snapshots[int(self.rng.integers(len(self.snapshots)))]
+                seats[s] = self._actor(f"snapshot:{snap}")
+            else:
+                seats[s] = self._actor(name)
+        return seats
+
+
+class SelfPlay:
+    """The batch engine's games, their tables of seats, and the learner's open chains."""
+
+    def __init__(self, engine, league: League, seed: int):
+        self.engine, self.league = engine, league
+        self.obs, self.mask, self.to_act = engine.reset(seed=seed)
+        n_games, n = engine.num_envs, engine.num_players
+        self.tables = np.array([league.draw_table() for _ in range(n_games)], np.int64)
+        self.last = np.full((n_games, n), -1, np.int64)  # each learner seat's open transition
+        self.ep_return = np.zeros((n_games, n))
+        self.carried: tuple[Rollout, np.ndarray] | None = None
+        self.timers = {"simulate": 0.0, "infer": 0.0, "update": 0.0}
+
+    def rollout(self, policy, steps: int, device: str = "cpu") -> tuple[Rollout, dict]:
+        """``steps`` engine steps; the learner's transitions (last rollout's pending first)."""
+        engine, league, game = self.engine, self.league, self.engine.game
+        n_games, n = engine.num_envs, engine.num_players
+        buf = Rollout.empty(steps * n_games + n_games * n, engine.obs_size, engine.num_actions)
+        last, tables, timers = self.last, self.tables, self.timers
+        if self.carried is not None:
+            old, pending = self.carried
+            last[old.game[pending], old.seat[pending]] = old.carry(buf, pending)
+        rows_all = np.arange(n_games)
+        returns: list[float] = []
+        wins: list[float] = []
+        decisions = learner = 0
+        policy.set_training_mode(False)
+        obs, mask, to_act = self.obs, self.mask, self.to_act
+        for _ in range(steps):
+            t0 = time.perf_counter()
+            kinds = tables[rows_all, to_act]
+            actions = np.zeros(n_games, np.int64)
+            learn = np.flatnonzero(kinds == LEARNER)
+            if learn.size:
+                with th.no_grad():
+                    acts, values, logp = policy(th.as_tensor(obs[learn], device=device),
+                                                action_masks=mask[learn].astype(bool))
+                a = acts.cpu().numpy()
+                actions[learn] = a
+                seats = to_act[learn]
+                j = buf.add(obs[learn], mask[learn], a, logp.cpu().numpy(),
+                            values.flatten().cpu().numpy(), learn, seats)
+                prev = last[learn, seats]
+                buf.next[prev[prev >= 0]] = j[prev >= 0]
+                last[learn, seats] = j
+            t1 = time.perf_counter()
+            for kind in np.unique(kinds[kinds != LEARNER]):
+                rows = np.flatnonzero(kinds == kind)
+                actor = league.actors[kind]
+                if getattr(actor, "name", "") == "ppo":  # a snapshot: one batched forward
+                    with th.no_grad():
+                        dist = actor.net.get_distribution(th.as_tensor(obs[rows]),
+                                                          action_masks=mask[rows].astype(bool))
+                        actions[rows] = dist.get_actions().numpy()
+                else:
+                    for r in rows:
+                        state = engine.states[r]
+                        actions[r] = actor.act(Decision(game, state, state.current_player))
+            obs, mask, to_act, rewards, dones = engine.step(actions)
+            # each learner seat is credited what it earned, on its open transition
+            open_ = (last >= 0) & (tables == LEARNER)
+            if open_.any():
+                np.add.at(buf.reward, last[open_], rewards[open_])
+            self.ep_return += rewards
+            for r in np.flatnonzero(dones):
+                seats = np.flatnonzero(tables[r] == LEARNER)
+                ends = last[r, seats]
+                buf.done[ends[ends >= 0]] = True
+                last[r] = -1
+                for s in seats:
+                    returns.append(float(self.ep_return[r, s]))
+                    wins.append(float(engine.final_win_share[r, s]))
+                self.ep_return[r] = 0.0
+                tables[r] = league.draw_table()
+            decisions += n_games
+            learner += learn.size
+            timers["infer"] += t1 - t0
+            timers["simulate"] += time.perf_counter() - t1
+        self.obs, self.mask, self.to_act = obs, mask, to_act
+        pending = last[last >= 0]
+        buf.pending[pending] = True
+        self.carried = (buf, pending)
+        return buf, {"returns": returns, "wins": wins,
+                     "learner_share": learner / max(decisions, 1)}
+
+
+def _policy(cfg: dict, game, device: str):
+    """The SB3 (Maskable) policy module the SB3 path trains - same classes, same files."""
+    from gymnasium import spaces
+
+    from stichzoo.policies.base import encoder_for
+    from stichzoo.training.networks import policy_setup
+
+    t = cfg["train"]
+    layout = encoder_for(game).layout
+    cls, kwargs = policy_setup(t["heads"], t["net_arch"], layout)
+    obs_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
+    policy = cls(obs_space, spaces.Discrete(game.num_actions), lambda _: t["learning_rate"],
+                 **kwargs)
+    return policy.to(device)
+
+
+class _Shim:
+    """What ``pretrain.warm_start`` needs of a model: its policy."""
+
+    def __init__(self, policy):
+        self.policy = policy
+
+
+def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
+                progress_bar: bool = True, verbose: bool = True) -> str:
+    """Train per ``cfg`` on the batch engine; returns the run folder."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    from stichzoo.envs import BatchEnv
+    from stichzoo.policies.learned import save_policy
+    from stichzoo.training.train import (
+        RunPaths,
+        evaluate_policy_file,
+        evaluation_line,
+        evaluation_scalars,
+        game_of,
+        new_run_dir,
+    )
+
+    t, b = cfg["train"], cfg["batch"]
+    th.set_num_threads(t["torch_threads"])
+    device = b["device"]
+    if device == "cuda" and not th.cuda.is_available():
+        raise ValueError("batch.device=cuda, but torch finds no CUDA device here")
+    run_start = time.time()
+    game = game_of(cfg)
+    run_dir = run_dir or new_run_dir(cfg)
+    paths = RunPaths(run_dir)
+    latest = _latest(paths) if resume else None
+    if resume and latest and latest[1] >= t["total_timesteps"]:
+        raise ValueError(f"{run_dir} has already trained {latest[1]} samples of "
+                         f"train.total_timesteps={t['total_timesteps']}; raise it to go on")
+    paths.make()
+    with open(paths.config, "w") as f:
+        f.write(config_mod.dump(cfg))
+    policy = _policy(cfg, game, device)
+    optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)
+    samples = rollouts = 0
+    rng = np.random.default_rng(cfg["seed"])
+    pretrain_stats = None
+    if latest:
+        ckpt = th.load(latest[0], map_location=device, weights_only=False)
+        policy.load_state_dict(ckpt["policy"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        samples, rollouts = ckpt["samples"], ckpt["rollouts"]
+        rng = np.random.default_rng([cfg["seed"], rollouts])
+        if verbose:
+            print(f"resuming {run_dir} from {latest[0]} ({samples} samples)")
+    elif cfg["pretrain"]["steps"] > 0:
+        from stichzoo.training.pretrain import warm_start
+
+        policy.to("cpu")
+        pretrain_stats = warm_start(_Shim(policy), cfg, verbose=verbose)
+        policy.to(device)
+        optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)
+    writer = SummaryWriter(os.path.join(paths.tb, "batch_ppo"))
+    if not latest:
+        writer.add_text("config", "```\n" + config_mod.dump(cfg) + "\n```", 0)
+        for key, value in (pretrain_stats or {}).items():
+            writer.add_scalar(f"pretrain/{key}", value, 0)
+
+    league = League(cfg, game, rng)
+    for snap in sorted(glob.glob(os.path.join(paths.snapshots, "*.pt"))):
+        league.add_snapshot(snap)
+    engine = BatchEnv(cfg["game"], b["games"], reward=cfg["env"]["reward"],
+                      reward_scale=float(cfg["env"]["reward_scale"]), **cfg["options"])
+    play = SelfPlay(engine, league, seed=int(rng.integers(2**31 - 1)))
+    next_ckpt = samples + t["checkpoint_every"]
+    snap_every = cfg["selfplay"]["snapshot_every"]
+    next_snap = samples + snap_every if snap_every else None
+    next_eval = samples + cfg["eval"]["every"] if cfg["eval"]["every"] else None
+    bar = _bar(progress_bar, t["total_timesteps"], samples)
+
+    def save_checkpoint() -> None:
+        th.save({"policy": policy.state_dict(), "optimizer": optimizer.state_dict(),
+                 "samples": samples, "rollouts": rollouts},
+                os.path.join(paths.checkpoints, f"model_{samples}.pt"))
+        save_policy(policy.to("cpu"), game, paths.policy, {"steps": samples, "run": run_dir})
+        policy.to(device)
+
+    while samples < t["total_timesteps"]:
+        if (time.time() - run_start) / 60 > t["max_minutes"]:
+            if verbose:
+                print(f"time limit of {t['max_minutes']} min reached at {samples} samples")
+            break
+        buf, finished = play.rollout(policy, b["rollout_steps"], device)
+        t0 = time.perf_counter()
+        stats = _update(policy, optimizer, buf, cfg, device)
+        play.timers["update"] += time.perf_counter() - t0
+        trained = int((~buf.pending[:buf.size]).sum())
+        samples += trained
+        rollouts += 1
+        if bar:
+            bar.update(trained)
+        timers = play.timers
+        total = sum(timers.values())
+        writer.add_scalar("time/fps", samples / max(1e-9, time.time() - run_start), samples)
+        for key, value in timers.items():
+            writer.add_scalar(f"time/{key}_share", value / max(total, 1e-9), samples)
+        for key, value in stats.items():
+            writer.add_scalar(f"losses/{key}", value, samples)
+        if finished["returns"]:
+            writer.add_scalar("charts/episode_return", float(np.mean(finished["returns"])),
+                              samples)
+            writer.add_scalar("charts/win_share", float(np.mean(finished["wins"])), samples)
+        writer.add_scalar("charts/learner_share", finished["learner_share"], samples)
+        if samples >= next_ckpt:
+            save_checkpoint()
+            next_ckpt = samples + t["checkpoint_every"]
+        if next_snap is not None and samples >= next_snap:
+            snap = os.path.join(paths.snapshots, f"step_{samples:010d}.pt")
+            save_policy(policy.to("cpu"), game, snap, {"steps": samples})
+            policy.to(device)
+            league.add_snapshot(snap)
+            next_snap = samples + snap_every
+        if next_eval is not None and samples >= next_eval:
+            path = os.path.join(paths.eval, "policy_under_eval.pt")
+            save_policy(policy.to("cpu"), game, path, {"steps": samples})
+            policy.to(device)
+            line = [f"{samples} samples:"]
+            for opp in cfg["eval"]["opponents"]:
+                rep = evaluate_policy_file(cfg, path, opp, cfg["eval"]["games"],
+                                           seed=cfg["seed"] + 7919, workers=cfg["eval"]["workers"])
+                for tag, value in evaluation_scalars(rep, cfg["game"], opp).items():
+                    writer.add_scalar(tag, value, samples)
+                line.append(evaluation_line(rep, opp))
+            if verbose:
+                print(" | ".join(line), flush=True)
+            next_eval = samples + cfg["eval"]["every"]
+    if bar:
+        bar.close()
+    save_checkpoint()
+    writer.close()
+    wall = time.time() - run_start
+    timers = play.timers
+    total = sum(timers.values())
+    summary = {"algo": "batch_ppo", "steps": samples, "rollouts": rollouts,
+               "wall_seconds": wall, "pretrain": pretrain_stats,
+               "fps": samples / max(total, 1e-9),
+               **{f"{k}_share": v / max(total, 1e-9) for k, v in timers.items()}}
+    with open(os.path.join(run_dir, "train_summary.yaml"), "w") as f:
+        f.write(config_mod.dump(summary))
+    if verbose:
+        split = ", ".join(f"{k} {v / max(total, 1e-9):.0%}" for k, v in timers.items())
+        print(f"trained {samples} learner samples in {wall / 60:.1f} min "
+              f"({summary['fps']:.0f} samples/s; {split}); policy: {paths.policy}")
+    return run_dir
+
+
+def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str) -> dict[str, float]:
+    """PPO epochs over the rollout: clipped surrogate, value loss, entropy bonus."""
+    t = cfg["train"]
+    adv, ret = buf.advantages(float(t["gamma"]), float(t["gae_lambda"]))
+    ready = np.flatnonzero(~buf.pending[:buf.size])  # pending ones train next rollout
+    n = len(ready)
+    obs = th.as_tensor(buf.obs[ready], device=device)
+    mask = buf.mask[ready]
+    actions = th.as_tensor(buf.action[ready], device=device)
+    old_logp = th.as_tensor(buf.logp[ready], device=device)
+    adv_t = th.as_tensor(adv[ready], device=device)
+    ret_t = th.as_tensor(ret[ready], device=device)
+    policy.set_training_mode(True)
+    gen = np.random.default_rng(int(n))
+    out = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0,
+           "clip_fraction": 0.0}
+    batches = 0
+    clip = float(t["clip_range"])
+    for _ in range(t["n_epochs"]):
+        order = gen.permutation(n)
+        kl_epoch = []
+        for start in range(0, n, t["batch_size"]):
+            idx = order[start:start + t["batch_size"]]
+            if len(idx) < 2:
+                continue
+            values, logp, entropy = policy.evaluate_actions(obs[idx], actions[idx],
+                                                            action_masks=mask[idx])
+            a = adv_t[idx]
+            a = (a - a.mean()) / (a.std() + 1e-8)
+            ratio = th.exp(logp - old_logp[idx])
+            loss_pi = -th.min(a * ratio, a * th.clamp(ratio, 1 - clip, 1 + clip)).mean()
+            loss_v = th.nn.functional.mse_loss(values.flatten(), ret_t[idx])
+            loss_ent = -entropy.mean()
+            loss = loss_pi + t["vf_coef"] * loss_v + t["ent_coef"] * loss_ent
+            optimizer.zero_grad()
+            loss.backward()
+            th.nn.utils.clip_grad_norm_(policy.parameters(), t["max_grad_norm"])
+            optimizer.step()
+            with th.no_grad():
+                log_ratio = logp - old_logp[idx]
+                kl = float(((ratio - 1) - log_ratio).mean())
+            kl_epoch.append(kl)
+            out["policy_loss"] += loss_pi.item()
+            out["value_loss"] += loss_v.item()
+            out["entropy"] -= loss_ent.item()
+            out["approx_kl"] += kl
+            out["clip_fraction"] += float(((ratio - 1).abs() > clip).float().mean())
+            batches += 1
+        if t["target_kl"] is not None and kl_epoch and np.mean(kl_epoch) > 1.5 * t["target_kl"]:
+            break
+    policy.set_training_mode(False)
+    return {k: v / max(batches, 1) for k, v in out.items()}
+
+
+def _latest(paths) -> tuple[str, int] | None:
+    found = []
+    for p in glob.glob(os.path.join(paths.checkpoints, "model_*.pt")):
+        try:
+            found.append((int(os.path.basename(p)[6:-3]), p))
+        except ValueError:
+            continue
+    return (max(found)[1], max(found)[0]) if found else None
+
+
+def _bar(enabled: bool, total: int, done: int):
+    if not enabled:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is in the train extra
+        return None
+    return tqdm(total=total, initial=done, unit="sample", dynamic_ncols=True)
+
+
+__all__ = ["League", "Rollout", "train_batch"]

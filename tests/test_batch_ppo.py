@@ -35,22 +35,26 @@ def test_gae_runs_along_each_seats_chain():
     assert half[0] == pytest.approx(1.0 + 0.5 * 0.1 - 0.5 + 0.25 * half[2])
 
 
-class RandomLearner(th.nn.Module):
-    """Stands in for the network: uniform legal actions, value 0."""
+class RandomLearner:
+    """Stands in for the network: all logits equal (uniform legal actions), value 0."""
 
-    def __init__(self):
-        super().__init__()
-        self.gen = np.random.default_rng(0)
+    def __init__(self, num_actions: int):
+        self.num_actions = num_actions
 
     def set_training_mode(self, mode: bool) -> None:
         pass
 
-    def forward(self, obs, action_masks):
-        noise = self.gen.random(action_masks.shape)
-        noise[~action_masks] = -1
-        actions = th.as_tensor(noise.argmax(1))
-        zeros = th.zeros(len(actions))
-        return actions, zeros, zeros
+    def extract_features(self, obs):
+        return obs
+
+    def mlp_extractor(self, features):
+        return features, features
+
+    def action_net(self, latent):
+        return th.zeros(len(latent), self.num_actions)
+
+    def value_net(self, latent):
+        return th.zeros(len(latent), 1)
 
 
 def _selfplay(opponents, games=6, **options):
@@ -81,7 +85,7 @@ def test_each_learner_seat_gets_exactly_what_it_earned(opponents):
         return out
 
     engine.step = spy
-    policy = RandomLearner()
+    policy = RandomLearner(engine.num_actions)
     credited = np.zeros_like(earned)
     dones = np.zeros_like(earned)
     for _ in range(3):

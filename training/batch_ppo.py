@@ -170,6 +170,27 @@ class League:
         return seats
 
 
+def _logits_values(policy, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+    """The policy's raw heads: action logits and values (SB3's modules, no distribution)."""
+    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))  # shared extractor
+    return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
+
+
+def _masked_log_probs(logits: th.Tensor, mask: th.Tensor) -> th.Tensor:
+    return th.log_softmax(logits.masked_fill(~mask, -1e8), dim=1)
+
+
+def _act(policy, obs: np.ndarray, mask: np.ndarray, device: str, gen: th.Generator):
+    """Sample one legal action per row (Gumbel-max over the masked logits); log-prob, value."""
+    with th.no_grad():
+        logits, values = _logits_values(policy, th.as_tensor(obs, device=device))
+        logp = _masked_log_probs(logits, th.as_tensor(mask, device=device))
+        u = th.rand(logp.shape, generator=gen, device="cpu").to(device)
+        actions = (logp - th.log(-th.log(u.clamp_min(1e-12)))).argmax(dim=1)
+        chosen = logp.gather(1, actions[:, None])[:, 0]
+    return actions.cpu().numpy(), chosen.cpu().numpy(), values.cpu().numpy()
+
+
 class SelfPlay:
     """The batch engine's games, their tables of seats, and the learner's open chains."""
 
@@ -181,6 +202,7 @@ class SelfPlay:
         self.last = np.full((n_games, n), -1, np.int64)  # each learner seat's open transition
         self.ep_return = np.zeros((n_games, n))
         self.carried: tuple[Rollout, np.ndarray] | None = None
+        self.gen = th.Generator().manual_seed(seed)  # the learner's own sampling, seeded
         self.timers = {"simulate": 0.0, "infer": 0.0, "update": 0.0}
 
     def rollout(self, policy, steps: int, device: str = "cpu") -> tuple[Rollout, dict]:
@@ -204,14 +226,11 @@ class SelfPlay:
             actions = np.zeros(n_games, np.int64)
             learn = np.flatnonzero(kinds == LEARNER)
             if learn.size:
-                with th.no_grad():
-                    acts, values, logp = policy(th.as_tensor(obs[learn], device=device),
-                                                action_masks=mask[learn].astype(bool))
-                a = acts.cpu().numpy()
+                legal = mask[learn].astype(bool)
+                a, logp, values = _act(policy, obs[learn], legal, device, self.gen)
                 actions[learn] = a
                 seats = to_act[learn]
-                j = buf.add(obs[learn], mask[learn], a, logp.cpu().numpy(),
-                            values.flatten().cpu().numpy(), learn, seats)
+                j = buf.add(obs[learn], legal, a, logp, values, learn, seats)
                 prev = last[learn, seats]
                 buf.next[prev[prev >= 0]] = j[prev >= 0]
                 last[learn, seats] = j
@@ -432,7 +451,7 @@ def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str) -> dict[str
     ready = np.flatnonzero(~buf.pending[:buf.size])  # pending ones train next rollout
     n = len(ready)
     obs = th.as_tensor(buf.obs[ready], device=device)
-    mask = buf.mask[ready]
+    mask = th.as_tensor(buf.mask[ready], device=device)
     actions = th.as_tensor(buf.action[ready], device=device)
     old_logp = th.as_tensor(buf.logp[ready], device=device)
     adv_t = th.as_tensor(adv[ready], device=device)
@@ -450,13 +469,15 @@ def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str) -> dict[str
             idx = order[start:start + t["batch_size"]]
             if len(idx) < 2:
                 continue
-            values, logp, entropy = policy.evaluate_actions(obs[idx], actions[idx],
-                                                            action_masks=mask[idx])
+            logits, values = _logits_values(policy, obs[idx])
+            log_probs = _masked_log_probs(logits, mask[idx])
+            logp = log_probs.gather(1, actions[idx][:, None])[:, 0]
+            entropy = -(log_probs.exp() * log_probs).masked_fill(~mask[idx], 0.0).sum(1)
             a = adv_t[idx]
             a = (a - a.mean()) / (a.std() + 1e-8)
             ratio = th.exp(logp - old_logp[idx])
             loss_pi = -th.min(a * ratio, a * th.clamp(ratio, 1 - clip, 1 + clip)).mean()
-            loss_v = th.nn.functional.mse_loss(values.flatten(), ret_t[idx])
+            loss_v = th.nn.functional.mse_loss(values, ret_t[idx])
             loss_ent = -entropy.mean()
             loss = loss_pi + t["vf_coef"] * loss_v + t["ent_coef"] * loss_ent
             optimizer.zero_grad()

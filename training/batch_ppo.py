@@ -291,11 +291,50 @@ def _policy(cfg: dict, game, device: str):
     return policy.to(device)
 
 
-class _Shim:
-    """What ``pretrain.warm_start`` needs of a model: its policy."""
+def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64) -> dict[str, np.ndarray]:
+    """The warm start's data: the teacher in *every* seat of a batch of games.
 
-    def __init__(self, policy):
-        self.policy = policy
+    Every decision is a sample (the single-seat view keeps one seat's in
+    ``n``), with that seat's own discounted return-to-go as the value
+    target; only finished games are used, so every return is complete.
+    """
+    from stichzoo.envs import BatchEnv
+    from stichzoo.training.evaluate import build_policy
+
+    engine = BatchEnv(cfg["game"], games, reward=cfg["env"]["reward"],
+                      reward_scale=float(cfg["env"]["reward_scale"]), **cfg["options"])
+    game, n = engine.game, engine.num_players
+    gamma = float(cfg["train"]["gamma"])
+    teacher = build_policy(cfg["pretrain"]["teacher"], game, seed=seed)
+    obs, mask, to_act = engine.reset(seed=seed)
+    # per game and seat: the decisions of the running game, [obs, mask, action, reward]
+    chains: list[list[list[list]]] = [[[] for _ in range(n)] for _ in range(games)]
+    out: dict[str, list] = {"obs": [], "mask": [], "action": [], "return": []}
+    while len(out["action"]) < steps:
+        actions = [teacher.act(Decision(game, s, s.current_player)) for s in engine.states]
+        for r, a in enumerate(actions):
+            chains[r][to_act[r]].append([obs[r].copy(), mask[r].astype(bool), a, 0.0])
+        obs, mask, to_act, rewards, dones = engine.step(np.array(actions, np.int64))
+        for r, s in zip(*np.nonzero(rewards)):
+            if chains[r][s]:
+                chains[r][s][-1][3] += float(rewards[r, s])
+        for r in np.flatnonzero(dones):
+            for chain in chains[r]:
+                g = 0.0
+                returns = []
+                for item in reversed(chain):
+                    g = item[3] + gamma * g
+                    returns.append(g)
+                for item, ret in zip(chain, reversed(returns)):
+                    out["obs"].append(item[0])
+                    out["mask"].append(item[1])
+                    out["action"].append(item[2])
+                    out["return"].append(ret)
+            chains[r] = [[] for _ in range(n)]
+    return {"obs": np.asarray(out["obs"][:steps], np.float32),
+            "mask": np.asarray(out["mask"][:steps], bool),
+            "action": np.asarray(out["action"][:steps], np.int64),
+            "return": np.asarray(out["return"][:steps], np.float32)}
 
 
 def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
@@ -344,10 +383,18 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
         if verbose:
             print(f"resuming {run_dir} from {latest[0]} ({samples} samples)")
     elif cfg["pretrain"]["steps"] > 0:
-        from stichzoo.training.pretrain import warm_start
+        from stichzoo.training.pretrain import behaviour_clone
 
+        p = cfg["pretrain"]
+        start = time.time()
+        data = teacher_data(cfg, p["steps"], seed=cfg["seed"] + 31337)
+        if verbose:
+            print(f"pretrain: {len(data['action'])} {p['teacher']} decisions (every seat) "
+                  f"in {time.time() - start:.0f} s", flush=True)
         policy.to("cpu")
-        pretrain_stats = warm_start(_Shim(policy), cfg, verbose=verbose)
+        pretrain_stats = behaviour_clone(policy, data, p["epochs"], p["batch_size"],
+                                         p["learning_rate"], verbose=verbose)
+        pretrain_stats.update(seconds=time.time() - start, samples=float(len(data["action"])))
         policy.to(device)
         optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)
     writer = SummaryWriter(os.path.join(paths.tb, "batch_ppo"))

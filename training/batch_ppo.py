@@ -422,6 +422,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
         save_policy(policy.to("cpu"), game, paths.policy, {"steps": samples, "run": run_dir})
         policy.to(device)
 
+    loop_start, loop_samples = time.time(), samples
     while samples < t["total_timesteps"]:
         if (time.time() - run_start) / 60 > t["max_minutes"]:
             if verbose:
@@ -480,7 +481,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     total = sum(timers.values())
     summary = {"algo": "batch_ppo", "steps": samples, "rollouts": rollouts,
                "wall_seconds": wall, "pretrain": pretrain_stats,
-               "fps": samples / max(total, 1e-9),
+               "fps": (samples - loop_samples) / max(time.time() - loop_start, 1e-9),
                **{f"{k}_share": v / max(total, 1e-9) for k, v in timers.items()}}
     with open(os.path.join(run_dir, "train_summary.yaml"), "w") as f:
         f.write(config_mod.dump(summary))

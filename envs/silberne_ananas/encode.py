@@ -10,8 +10,22 @@ centralised critics) is the only place all hands appear.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import cache
+
 import numpy as np
 
+from stichzoo.envs.core.batch_bits import (
+    Scratch,
+    check_batch_out,
+    row_offsets,
+    seat_bit_columns,
+    seat_tables,
+    seat_trick_columns,
+    small_ints,
+    trick_pads,
+    unpack_u64,
+)
 from stichzoo.envs.core.observation import Layout, Piece, put_bits
 from stichzoo.envs.silberne_ananas.rules import (
     DECK,
@@ -55,6 +69,48 @@ def observation_layout() -> Layout:
     ])
 
 
+#: encode_many: the one-hot fields gathered per row (columns 2.. of its small ints)
+_FIELDS = ("phase", "dealer", "trick_leader", "lead_suit")
+
+
+@cache
+def _batch_tables() -> tuple[np.ndarray, int, np.ndarray]:
+    """``encode_many``'s lookup tables, shared by every encoder (the layout never changes).
+
+    Every one-hot column is a table entry, so a batch only computes indices:
+    ``table[(seat * F + f) * 256 + v]`` is the column that field ``f``
+    (:data:`_FIELDS`, then tricks won and no_joker per absolute seat) sets
+    for value ``v`` seen from ``seat``; from the returned offset on,
+    :func:`seat_trick_columns`; ``voids`` from :func:`seat_bit_columns`.
+    Absent one-hots (an empty trick place, a seat that may hold the Joker,
+    an unset void bit) point at the first hand column, which its dense
+    write overwrites afterwards.
+    """
+    n = NUM_PLAYERS
+    o = observation_layout().offsets
+    dump = o["hand"]
+    rel, _ = seat_tables(n)
+    nf = len(_FIELDS) + 2 * n
+    fields = np.full((n, nf, 256), dump, np.intp)
+    for seat in range(n):
+        f = fields[seat]
+        f[0, :3] = o["phase"] + np.arange(3)
+        f[1, :n] = o["dealer"] + rel[seat]
+        f[2, :n] = o["trick_leader"] + rel[seat]
+        f[3, 0] = o["lead_suit"] + NUM_SUITS  # lead_suit + 1 = 0: nothing to follow
+        f[3, 1:1 + NUM_SUITS] = o["lead_suit"] + np.arange(NUM_SUITS)
+        for a in range(n):
+            f[4 + a, :HAND_SIZE + 1] = (o["tricks_won"] + rel[seat, a] * (HAND_SIZE + 1)
+                                        + np.arange(HAND_SIZE + 1))
+            f[4 + n + a, 1] = o["no_joker"] + rel[seat, a]
+    flat = fields.reshape(-1)
+    table = np.concatenate([flat, seat_trick_columns(n, o["current_trick"], DECK_SIZE, dump)])
+    voids = seat_bit_columns(n, o["voids"], NUM_SUITS, dump)
+    table.flags.writeable = False
+    voids.flags.writeable = False
+    return table, flat.size, voids
+
+
 class SilberneAnanasEncoder:
     def __init__(self, game: SilberneAnanasGame):
         self.game = game
@@ -69,6 +125,8 @@ class SilberneAnanasEncoder:
         opts = game.options
         self._rules = (float(opts.match), float(opts.alone_variant),
                        opts.target_score / SCORE_SCALE)
+        # encode_many's tables and work arrays: made on its first call (_init_batch)
+        self._scratch: Scratch | None = None
 
     def encode(self, s: SilberneAnanasState, seat: int, out: np.ndarray) -> None:
         """Write ``seat``'s observation into ``out`` (overwritten entirely)."""
@@ -99,6 +157,100 @@ class SilberneAnanasEncoder:
             out[osc + rel] = s.totals[p] / SCORE_SCALE
         orl = o["rules"]
         out[orl : orl + 3] = self._rules
+
+    def _init_batch(self) -> None:
+        """Set up what ``encode_many`` needs, once: most envs never batch, so they skip it."""
+        n = NUM_PLAYERS
+        self._table, trick0, self._void_cols = _batch_tables()
+        self._pads = trick_pads(n)
+        nf = len(_FIELDS) + 2 * n
+        self._field_off = np.arange(nf, dtype=np.intp) * 256
+        # trick: entry trick0 + ((seat * n + leader) * n + position) * 256 + card
+        self._trick_off = trick0 + np.arange(n, dtype=np.intp) * 256
+        # voids: row (seat * n + a) * 16 + v of the void table
+        self._void_off = np.arange(n, dtype=np.intp) * (1 << NUM_SUITS)
+        self._abs = seat_tables(n)[1]
+        # reused work arrays: small ints, table indices, columns (see Scratch)
+        self._scratch = Scratch()
+        self._scratch_specs = (((6 + 3 * n,), np.intp), ((nf + n,), np.intp),
+                               ((nf + (1 + NUM_SUITS) * n,), np.intp))
+
+    def encode_many(self, states: Sequence[SilberneAnanasState], seats: Sequence[int],
+                    out: np.ndarray) -> None:
+        """Write ``states[i]``'s observation for ``seats[i]`` into ``out[i]`` (all overwritten).
+
+        Bit for bit what :meth:`encode` writes row by row, several times
+        faster per row: the batched engine steps hundreds of games together.
+        The Python loop only gathers ints into flat lists (small ones through
+        ``bytearray``, bitmasks as uint64); every one-hot column of all rows
+        is then looked up in shared tables and set by one scatter, the bits
+        unpacked at once.  ``out``: C-contiguous float32 ``(len(states),
+        layout.size)``; seats 0..2.
+        """
+        rows = len(states)
+        size = self.layout.size
+        check_batch_out(out, rows, size)
+        if len(seats) != rows:
+            raise ValueError(f"{rows} states but {len(seats)} seats")
+        if not rows:
+            return
+        if isinstance(seats, np.ndarray):
+            seats = seats.tolist()
+        if self._scratch is None:
+            self._init_batch()
+        n = NUM_PLAYERS
+        pads = self._pads
+        # -- gather: the only per-row Python, appends of ints to flat lists ------------
+        small: list[int] = []  # per row: 6 fields, tricks_won, voids, trick padded
+        jokers: list[bool] = []  # per row: no_joker[n] (bools: apart, they would slow small)
+        wide: list[int] = []  # per row: own hand, played, totals[n]
+        try:
+            for s, p in zip(states, seats):
+                t = s.trick
+                c = t.cards
+                small += (s.deal_index, p, s.phase, s.dealer, t.leader, s.lead_suit + 1)
+                small += s.tricks_won
+                small += s.voids
+                jokers += s.no_joker
+                small += c
+                small += pads[len(c)]
+                wide += (s.hands[p], s.played)
+                wide += s.totals
+        except IndexError:
+            bad = sorted({p for p in seats if not 0 <= p < n})
+            raise ValueError(f"seats must be 0..{n - 1}, not {bad}") from None
+        nf = len(_FIELDS) + 2 * n
+        a, idx, cols = self._scratch.arrays(rows, self._scratch_specs)
+        small_ints(small, 6 + 3 * n, out=a)
+        jk = np.frombuffer(bytearray(jokers), np.uint8).reshape(rows, n)
+        seat, phase = a[:, 1], a[:, 2]
+        sn = seat * n
+        # -- one-hots: every column looked up in the shared tables, then one scatter -----
+        fi = idx[:, :nf]  # fields: (seat * F + f) * 256 + value
+        np.add((seat * (nf * 256))[:, None], self._field_off, out=fi)
+        fi[:, :nf - n] += a[:, 2:2 + nf - n]
+        fi[:, nf - n:] += jk
+        np.add(((sn + a[:, 4]) * (n * 256))[:, None] + self._trick_off, a[:, 6 + 2 * n:],
+               out=idx[:, nf:])  # trick: ((seat * n + leader) * n + position) * 256 + card
+        np.take(self._table, idx, out=cols[:, :nf + n], mode="clip")  # all in range
+        vi = (sn * (1 << NUM_SUITS))[:, None] + self._void_off + a[:, 6 + n:6 + 2 * n]
+        np.take(self._void_cols, vi, axis=0,
+                out=cols[:, nf + n:].reshape(rows, n, NUM_SUITS), mode="clip")
+        cols += row_offsets(rows, size)
+        out.fill(0.0)
+        out.reshape(-1)[cols.reshape(-1)] = 1.0
+        # -- dense pieces (the hand first: it overwrites the dump column) -------------------
+        o = self._o
+        w = np.fromiter(wide, np.int64, (2 + n) * rows).reshape(rows, 2 + n)
+        bits = unpack_u64(w[:, :2], DECK_SIZE)
+        out[:, o["hand"]:o["hand"] + DECK_SIZE] = bits[:, 0]
+        out[:, o["played"]:o["played"] + DECK_SIZE] = bits[:, 1]
+        out[:, o["deal_progress"]] = (a[:, 0] + (phase == GAME_OVER)) / self.game.max_deals
+        osc = o["scores"]
+        tot = np.take(w, row_offsets(rows, 2 + n) + 2 + self._abs[seat])
+        out[:, osc:osc + n] = tot / SCORE_SCALE
+        orl = o["rules"]
+        out[:, orl:orl + 3] = self._rules
 
     def encode_state(self, s: SilberneAnanasState, out: np.ndarray) -> None:
         """Global state: seat 0's view plus every hand and who is to act."""

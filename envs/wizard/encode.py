@@ -9,8 +9,22 @@ global state for centralised critics) is the only place all hands appear.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import cache
+
 import numpy as np
 
+from stichzoo.envs.core.batch_bits import (
+    Scratch,
+    check_batch_out,
+    row_offsets,
+    seat_bit_columns,
+    seat_tables,
+    seat_trick_columns,
+    small_ints,
+    trick_pads,
+    unpack_u64,
+)
 from stichzoo.envs.core.observation import Layout, Piece, put_bits
 from stichzoo.envs.wizard.rules import (
     BID,
@@ -52,6 +66,50 @@ def observation_layout(n: int, max_hand: int) -> Layout:
     ])
 
 
+#: encode_many: the one-hot fields gathered per row (columns 2.. of its small ints)
+_FIELDS = ("phase", "trump", "trump_card", "hand_size", "dealer", "trick_leader")
+
+
+@cache
+def _batch_table(n: int, max_hand: int) -> tuple[np.ndarray, int, int]:
+    """``encode_many``'s lookup table for one player count, shared by every encoder.
+
+    Every one-hot column is a table entry, so a batch only computes indices
+    and makes one ``np.take``: entry ``(seat * F + f) * 256 + v`` is the
+    column that field ``f`` (:data:`_FIELDS`, then tricks won and bids per
+    absolute seat) sets for value ``v`` seen from ``seat``; from the second
+    returned offset on, :func:`seat_bit_columns` for the voids (four
+    entries per value); from the third, :func:`seat_trick_columns`.  Absent
+    one-hots (pending trump, no bid yet, an empty trick place, an unset
+    void bit) point at the first hand column, which its dense write
+    overwrites afterwards.
+    """
+    o = observation_layout(n, max_hand).offsets
+    dump = o["hand"]
+    h1 = max_hand + 1
+    rel, _ = seat_tables(n)
+    nf = len(_FIELDS) + 2 * n
+    fields = np.full((n, nf, 256), dump, np.intp)
+    for seat in range(n):
+        f = fields[seat]
+        f[0, :4] = o["phase"] + np.arange(4)
+        f[1, 1] = o["trump_suit"] + NUM_SUITS  # no trump; 0: still pending, none
+        f[1, 2:2 + NUM_SUITS] = o["trump_suit"] + np.arange(NUM_SUITS)
+        f[2, 0] = o["trump_card"] + DECK_SIZE  # no card turned
+        f[2, 1:1 + DECK_SIZE] = o["trump_card"] + np.arange(DECK_SIZE)
+        f[3, 1:1 + max_hand] = o["hand_size"] + np.arange(max_hand)
+        f[4, :n] = o["dealer"] + rel[seat]
+        f[5, :n] = o["trick_leader"] + rel[seat]
+        for a in range(n):
+            f[6 + a, :h1] = o["tricks_won"] + rel[seat, a] * h1 + np.arange(h1)
+            f[6 + n + a, :h1] = o["bids"] + rel[seat, a] * h1 + np.arange(h1)  # 255: no bid
+    parts = (fields.reshape(-1), seat_bit_columns(n, o["voids"], NUM_SUITS, dump).reshape(-1),
+             seat_trick_columns(n, o["current_trick"], DECK_SIZE, dump))
+    table = np.concatenate(parts)
+    table.flags.writeable = False
+    return table, parts[0].size, parts[0].size + parts[1].size
+
+
 class WizardEncoder:
     def __init__(self, game: WizardGame):
         self.game = game
@@ -65,6 +123,8 @@ class WizardEncoder:
         o = self.layout.offsets
         self._o = o
         self._h1 = h + 1
+        # encode_many's tables and work arrays: made on its first call (_init_batch)
+        self._scratch: Scratch | None = None
 
     def encode(self, s: WizardState, seat: int, out: np.ndarray) -> None:
         """Write ``seat``'s observation into ``out`` (overwritten entirely)."""
@@ -106,6 +166,105 @@ class WizardEncoder:
         osc = o["scores"]
         for rel in range(n):
             out[osc + rel] = s.totals[(seat + rel) % n] / SCORE_SCALE
+
+    def _init_batch(self) -> None:
+        """Set up what ``encode_many`` needs, once: most envs never batch, so they skip it."""
+        n, h = self.game.num_players, self.game.max_hand
+        o = self._o
+        self._table, void0, trick0 = _batch_table(n, h)
+        self._void_cols = self._table[void0:trick0].reshape(-1, NUM_SUITS)
+        self._pads = trick_pads(n)
+        self._dump = o["hand"]
+        nf = len(_FIELDS) + 2 * n
+        self._field_off = np.arange(nf, dtype=np.intp) * 256
+        # voids: row (seat * n + a) * 16 + v of the table's (., 4) void part
+        self._void_off = np.arange(n, dtype=np.intp) * (1 << NUM_SUITS)
+        # trick: entry trick0 + ((seat * n + leader) * n + position) * 256 + card
+        self._trick_off = trick0 + np.arange(n, dtype=np.intp) * 256
+        self._abs = seat_tables(n)[1]
+        # reused work arrays: small ints, table indices, columns (see Scratch)
+        self._scratch = Scratch()
+        self._scratch_specs = (((8 + 3 * n,), np.intp), ((nf + n,), np.intp),
+                               ((nf + (NUM_SUITS + 1) * n,), np.intp))
+
+    def encode_many(self, states: Sequence[WizardState], seats: Sequence[int],
+                    out: np.ndarray) -> None:
+        """Write ``states[i]``'s observation for ``seats[i]`` into ``out[i]`` (all overwritten).
+
+        Bit for bit what :meth:`encode` writes row by row, several times
+        faster per row: the batched engine steps hundreds of games together
+        and cannot afford ~30 numpy writes per observation.  The Python loop
+        only gathers ints into flat lists (small ones through ``bytearray``,
+        bitmasks as uint64); every one-hot column of all rows is then looked
+        up in shared tables and set by one scatter, the bits unpacked at
+        once.  ``out``: C-contiguous float32 ``(len(states), layout.size)``;
+        seats 0..n-1.
+        """
+        rows = len(states)
+        size = self.layout.size
+        check_batch_out(out, rows, size)
+        if len(seats) != rows:
+            raise ValueError(f"{rows} states but {len(seats)} seats")
+        if not rows:
+            return
+        if isinstance(seats, np.ndarray):
+            seats = seats.tolist()
+        if self._scratch is None:
+            self._init_batch()
+        n = self.game.num_players
+        pads = self._pads
+        # -- gather: the only per-row Python, appends of ints to flat lists ------------
+        small: list[int] = []  # per row: 8 fields, tricks_won, voids, trick cards padded
+        wide: list[int] = []  # per row: own hand, played (< 2**60), bids (-1: not yet), totals
+        try:
+            for s, p in zip(states, seats):
+                t = s.trick
+                c = t.cards
+                small += (s.round_index, p, s.phase, s.trump + 2, s.trump_card + 1, s.hand_size,
+                          s.dealer, t.leader)
+                small += s.tricks_won
+                small += s.voids
+                small += c
+                small += pads[len(c)]
+                wide += (s.hands[p], s.played)
+                wide += s.bids
+                wide += s.totals
+        except IndexError:
+            bad = sorted({p for p in seats if not 0 <= p < n})
+            raise ValueError(f"seats must be 0..{n - 1}, not {bad}") from None
+        nf = len(_FIELDS) + 2 * n
+        a, idx, cols = self._scratch.arrays(rows, self._scratch_specs)
+        small_ints(small, 8 + 3 * n, out=a)
+        w = np.fromiter(wide, np.int64, (2 + 2 * n) * rows).reshape(rows, 2 + 2 * n)
+        seat, phase = a[:, 1], a[:, 2]
+        sn = seat * n
+        # -- one-hots: every column looked up in the shared table, then one scatter ------
+        nv = NUM_SUITS
+        fi = idx[:, :nf]  # fields: (seat * F + f) * 256 + value
+        np.add((seat * (nf * 256))[:, None], self._field_off, out=fi)
+        fi[:, :nf - n] += a[:, 2:2 + nf - n]
+        fi[:, nf - n:] += w[:, 2:2 + n] & 255  # no bid yet (-1): 255, the dump column
+        np.add(((sn + a[:, 7]) * (n * 256))[:, None] + self._trick_off, a[:, 8 + 2 * n:],
+               out=idx[:, nf:])  # trick: ((seat * n + leader) * n + position) * 256 + card
+        np.take(self._table, idx, out=cols[:, :nf + n], mode="clip")  # all in range
+        vi = (sn * (1 << nv))[:, None] + self._void_off + a[:, 8 + n:8 + 2 * n]
+        np.take(self._void_cols, vi, axis=0, out=cols[:, nf + n:].reshape(rows, n, nv),
+                mode="clip")
+        over = phase == GAME_OVER
+        np.copyto(cols[:, 3], self._dump, where=over)  # no hand size after the game
+        cols += row_offsets(rows, size)
+        out.fill(0.0)
+        out.reshape(-1)[cols.reshape(-1)] = 1.0
+        # -- dense pieces (the hand first: it overwrites the dump column) -------------------
+        o = self._o
+        bits = unpack_u64(w[:, :2], DECK_SIZE)
+        out[:, o["hand"]:o["hand"] + DECK_SIZE] = bits[:, 0]
+        out[:, o["played"]:o["played"] + DECK_SIZE] = bits[:, 1]
+        out[:, o["round_progress"]] = (a[:, 0] + over) / len(self.game.round_sizes)
+        out[:, o["dealer_restriction"]] = float(self.game.options.dealer_bid_restriction)
+        osc = o["scores"]
+        tot = np.take(w, row_offsets(rows, 2 + 2 * n) + (2 + n) + self._abs[seat])
+        out[:, osc:osc + n] = tot / SCORE_SCALE
 
     def encode_state(self, s: WizardState, out: np.ndarray) -> None:
         """Global state: seat 0's view plus every hand and who is to act."""

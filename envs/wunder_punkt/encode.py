@@ -14,10 +14,25 @@ pending picks appear.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import cache
+
 import numpy as np
 
+from stichzoo.envs.core.batch_bits import (
+    Scratch,
+    check_batch_out,
+    popcount_u64,
+    row_offsets,
+    seat_tables,
+    seat_trick_columns,
+    small_ints,
+    trick_pads,
+    unpack_u64,
+)
 from stichzoo.envs.core.observation import Layout, Piece, put_bits
 from stichzoo.envs.wunder_punkt.rules import (
+    CARD_NUMBER,
     CARD_SUIT,
     DECK,
     DECK_SIZE,
@@ -25,6 +40,7 @@ from stichzoo.envs.wunder_punkt.rules import (
     NUM_SUITS,
     PHASE_NAMES,
     PLAY,
+    RANKS,
     SORE,
     SUIT_NAMES,
     WunderPunktGame,
@@ -32,6 +48,14 @@ from stichzoo.envs.wunder_punkt.rules import (
 )
 
 SCORE_SCALE = 100.0
+
+#: encode_many: sore card id -> its bit, and the shift to its suit's 13 bits (-1: none, 0)
+_CARD_BIT = np.array([1 << c for c in range(DECK_SIZE)] + [0], np.uint64)
+_SUIT_SHIFT = np.array([CARD_SUIT[c] * RANKS for c in range(DECK_SIZE)] + [0], np.uint64)
+#: encode_many: a suit's 13 bits (ranks) -> how much less they score as the sore suit than
+#: as any other suit (+1 each there, minus their number here): card count + numbers
+_SORE_LOSS = np.array([sum(1 + CARD_NUMBER[r] for r in range(RANKS) if (v >> r) & 1)
+                       for v in range(1 << RANKS)], np.int64)
 
 
 def observation_layout(n: int) -> Layout:
@@ -56,6 +80,50 @@ def observation_layout(n: int) -> Layout:
     ])
 
 
+#: encode_many: the one-hot fields gathered per row (columns 2.. of its small ints)
+_FIELDS = ("phase", "dealer", "trick_leader")
+
+
+@cache
+def _batch_tables(n: int) -> tuple[np.ndarray, int, np.ndarray]:
+    """``encode_many``'s lookup tables for one player count, shared by every encoder.
+
+    Every one-hot column is a table entry, so a batch only computes indices:
+    ``table[(seat * 3 + f) * 256 + v]`` is the column that field ``f``
+    (:data:`_FIELDS`) sets for value ``v`` seen from ``seat``; from the
+    returned offset on, :func:`seat_trick_columns`.  ``sore[((seat * n + a)
+    * 2 + revealed) * 256 + card]`` holds the three columns of absolute
+    seat ``a``'s pick (picked, sore card, sore suit): the card and suit
+    only for the own pick or once all are revealed, none for card 255 (not
+    laid yet).  Absent one-hots point at the first hand column, which its
+    dense write overwrites afterwards.
+    """
+    o = observation_layout(n).offsets
+    dump = o["hand"]
+    rel, _ = seat_tables(n)
+    fields = np.full((n, len(_FIELDS), 256), dump, np.intp)
+    sore = np.full((n, n, 2, 256, 3), dump, np.intp)
+    cards = np.arange(DECK_SIZE)
+    for seat in range(n):
+        fields[seat, 0, :3] = o["phase"] + np.arange(3)
+        fields[seat, 1, :n] = o["dealer"] + rel[seat]
+        fields[seat, 2, :n] = o["trick_leader"] + rel[seat]
+        for a in range(n):
+            r = rel[seat, a]
+            sore[seat, a, :, :DECK_SIZE, 0] = o["picked"] + r
+            for revealed in (0, 1):
+                if revealed or a == seat:
+                    sore[seat, a, revealed, :DECK_SIZE, 1] = o["sore_cards"] + r * DECK_SIZE + cards
+                    sore[seat, a, revealed, :DECK_SIZE, 2] = (o["sore_suits"] + r * NUM_SUITS
+                                                              + np.array(CARD_SUIT))
+    flat = fields.reshape(-1)
+    table = np.concatenate([flat, seat_trick_columns(n, o["current_trick"], DECK_SIZE, dump)])
+    sore = sore.reshape(-1, 3)
+    table.flags.writeable = False
+    sore.flags.writeable = False
+    return table, flat.size, sore
+
+
 class WunderPunktEncoder:
     def __init__(self, game: WunderPunktGame):
         self.game = game
@@ -69,6 +137,8 @@ class WunderPunktEncoder:
             Piece("to_act", n, doc="absolute seat to act"),
         ])
         self._o = self.layout.offsets
+        # encode_many's tables and work arrays: made on its first call (_init_batch)
+        self._scratch: Scratch | None = None
 
     def encode(self, s: WunderPunktState, seat: int, out: np.ndarray) -> None:
         """Write ``seat``'s observation into ``out`` (overwritten entirely)."""
@@ -105,6 +175,117 @@ class WunderPunktEncoder:
         ot = o["scores"]
         for rel in range(n):
             out[ot + rel] = s.totals[(seat + rel) % n] / SCORE_SCALE
+
+    def _init_batch(self) -> None:
+        """Set up what ``encode_many`` needs, once: most envs never batch, so they skip it."""
+        n = self.game.num_players
+        self._table, trick0, self._sore_cols = _batch_tables(n)
+        self._pads = trick_pads(n)
+        self._field_off = np.arange(len(_FIELDS), dtype=np.intp) * 256
+        # trick: entry trick0 + ((seat * n + leader) * n + position) * 256 + card
+        self._trick_off = trick0 + np.arange(n, dtype=np.intp) * 256
+        self._sore_off = np.arange(n, dtype=np.intp) * 512
+        self._abs = abs_ = seat_tables(n)[1]
+        # per observer seat, the gathered masks to read: hand, removed, won by relative slot
+        self._mask_idx = np.array([[0, 1, *(2 + abs_[seat])] for seat in range(n)], np.intp)
+        used = np.zeros(DECK_SIZE, np.float32)
+        put_bits(used, 0, self.game.used)
+        self._used_row = used
+        # reused work arrays: small ints, table indices, columns (see Scratch)
+        self._scratch = Scratch()
+        nf = len(_FIELDS)
+        self._scratch_specs = (((5 + n,), np.intp), ((nf + n,), np.intp),
+                               ((nf + 4 * n,), np.intp))
+
+    def encode_many(self, states: Sequence[WunderPunktState], seats: Sequence[int],
+                    out: np.ndarray) -> None:
+        """Write ``states[i]``'s observation for ``seats[i]`` into ``out[i]`` (all overwritten).
+
+        Bit for bit what :meth:`encode` writes row by row, many times faster
+        per row: the batched engine steps hundreds of games together.  The
+        Python loop only gathers ints into flat lists (small ones through
+        ``bytearray``, bitmasks as uint64); every one-hot column of all rows
+        is then looked up in shared tables and set by one scatter, the won
+        cards of every seat unpacked at once and the round scores counted
+        from the uint64 masks (no ``current_round_scores`` per state).
+        ``out``: C-contiguous float32 ``(len(states), layout.size)``; seats
+        0..n-1.
+        """
+        rows = len(states)
+        size = self.layout.size
+        check_batch_out(out, rows, size)
+        if len(seats) != rows:
+            raise ValueError(f"{rows} states but {len(seats)} seats")
+        if not rows:
+            return
+        if isinstance(seats, np.ndarray):
+            seats = seats.tolist()
+        if self._scratch is None:
+            self._init_batch()
+        n = self.game.num_players
+        pads = self._pads
+        # -- gather: the only per-row Python, appends of ints to flat lists ------------
+        small: list[int] = []  # per row: 5 fields, trick cards padded to n
+        # per row: own hand, removed, won[n] (masks < 2**52), sore_cards[n] (-1: not laid),
+        # totals[n]
+        wide: list[int] = []
+        try:
+            for s, p in zip(states, seats):
+                t = s.trick
+                c = t.cards
+                small += (s.round_index, p, s.phase, s.dealer, t.leader)
+                small += c
+                small += pads[len(c)]
+                wide += (s.hands[p], s.removed)
+                wide += s.won
+                wide += s.sore_cards
+                wide += s.totals
+        except IndexError:
+            bad = sorted({p for p in seats if not 0 <= p < n})
+            raise ValueError(f"seats must be 0..{n - 1}, not {bad}") from None
+        nf = len(_FIELDS)
+        a, idx, cols = self._scratch.arrays(rows, self._scratch_specs)
+        small_ints(small, 5 + n, out=a)
+        k = 2 + 3 * n
+        w = np.fromiter(wide, np.int64, k * rows).reshape(rows, k)
+        seat, phase = a[:, 1], a[:, 2]
+        sn = seat * n
+        absr = self._abs[seat]  # (rows, n): absolute seat behind each relative slot
+        # -- one-hots: every column looked up in the shared tables, then one scatter -----
+        np.add((seat * (nf * 256))[:, None] + self._field_off, a[:, 2:5], out=idx[:, :nf])
+        np.add(((sn + a[:, 4]) * (n * 256))[:, None] + self._trick_off, a[:, 5:],
+               out=idx[:, nf:])  # trick: ((seat * n + leader) * n + position) * 256 + card
+        np.take(self._table, idx, out=cols[:, :nf + n], mode="clip")  # all in range
+        sore_abs = w[:, 2 + n:2 + 2 * n]
+        revealed = phase != SORE
+        si = (sn * 512 + revealed * 256)[:, None] + self._sore_off + (sore_abs & 255)
+        np.take(self._sore_cols, si, axis=0, out=cols[:, nf + n:].reshape(rows, n, 3),
+                mode="clip")
+        cols += row_offsets(rows, size)
+        out.fill(0.0)
+        out.reshape(-1)[cols.reshape(-1)] = 1.0
+        # -- dense pieces (the hand first: it overwrites the dump column) -------------------
+        o = self._o
+        mr = np.take(w, row_offsets(rows, k) + self._mask_idx[seat]).view(np.uint64)
+        bits = unpack_u64(mr, DECK_SIZE)  # (rows, n + 2, 52): hand, removed, won by slot
+        out[:, o["hand"]:o["hand"] + DECK_SIZE] = bits[:, 0]
+        out[:, o["removed"]:o["removed"] + DECK_SIZE] = bits[:, 1]
+        ow = o["won"]
+        out[:, ow:ow + n * DECK_SIZE] = bits[:, 2:].reshape(rows, n * DECK_SIZE)
+        out[:, o["cards_in_play"]:o["cards_in_play"] + DECK_SIZE] = self._used_row
+        out[:, o["round_progress"]] = (a[:, 0] + (phase == GAME_OVER)) / self.game.num_rounds
+        play = phase == PLAY
+        if play.any():
+            # round_score = card_points(won | sore card): every card +1, the sore suit's
+            # cards instead minus their number - per slot from its uint64 mask, no bits
+            sore = np.take(w, row_offsets(rows, k) + (2 + n) + absr)  # -1: the last entries
+            held = mr[:, 2:] | _CARD_BIT[sore]
+            seg = ((held >> _SUIT_SHIFT[sore]) & np.uint64((1 << RANKS) - 1)).astype(np.intp)
+            score = popcount_u64(held) - _SORE_LOSS[seg]
+            ors = o["round_scores"]
+            out[:, ors:ors + n] = np.where(play[:, None], score, 0) / SCORE_SCALE
+        ot = o["scores"]
+        out[:, ot:ot + n] = np.take(w, row_offsets(rows, k) + (2 + 2 * n) + absr) / SCORE_SCALE
 
     def encode_state(self, s: WunderPunktState, out: np.ndarray) -> None:
         """Global state: seat 0's view plus every hand, every pick and who is to act."""

@@ -546,6 +546,7 @@ def write_outputs(report: dict, out_dir: str) -> list[str]:
 def _errorbars(ax, labels: list[str], stats: list[dict | None], title: str, zero: bool):
     """Horizontal points with 95% interval bars, one row per label; rows without one marked."""
     ys = list(range(len(labels)))[::-1]
+    labels = [lab if len(lab) <= 32 else f"{lab[:14]}...{lab[-15:]}" for lab in labels]
     for y, d in zip(ys, stats):
         if d is None:
             continue

@@ -95,6 +95,7 @@ class BatchEnv:
         self.final_win_share = np.zeros((n_envs, n), np.float64)  # by the game's winner rule
         self.episodes = np.zeros(n_envs, np.int64)  # finished episodes per game
         self.states: list[GameState] = []
+        self._rows = np.arange(n_envs)
         self._masks: list[int] = []
         self.seed: int | None = None
         self._encode_many = getattr(self.encoder, "encode_many", None)
@@ -132,14 +133,17 @@ class BatchEnv:
         if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
             raise ValueError(f"actions must be {self.num_envs} integer action ids, one per "
                              f"game; got shape {acts.shape} dtype {acts.dtype}")
+        inside = (acts >= 0) & (acts < self.num_actions)
+        legal = inside.all() and self.mask[self._rows, acts].all()
         acts = acts.tolist()
-        masks = self._masks
-        for i, a in enumerate(acts):
-            if not (0 <= a < self.num_actions and (masks[i] >> a) & 1):
-                state = self.states[i]
-                raise IllegalActionError(
-                    f"game {i}: illegal action {a} for player_{state.current_player}; legal "
-                    f"actions: {', '.join(map(str, state.legal_actions()))}")
+        if not legal:  # name the first offender; nothing has been applied yet
+            masks = self._masks
+            i = next(i for i, a in enumerate(acts)
+                     if not (0 <= a < self.num_actions and (masks[i] >> a) & 1))
+            state = self.states[i]
+            raise IllegalActionError(
+                f"game {i}: illegal action {acts[i]} for player_{state.current_player}; legal "
+                f"actions: {', '.join(map(str, state.legal_actions()))}")
         rewards, dones, truncated = self.rewards, self.dones, self.truncated
         rewards[:] = 0.0
         dones[:] = False

@@ -458,7 +458,8 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
             policy.to(device)
             league.add_snapshot(snap)
             next_snap = samples + snap_every
-        if next_eval is not None and samples >= next_eval:
+        over_budget = (time.time() - run_start) / 60 > t["max_minutes"]
+        if next_eval is not None and samples >= next_eval and not over_budget:
             path = os.path.join(paths.eval, "policy_under_eval.pt")
             save_policy(policy.to("cpu"), game, path, {"steps": samples})
             policy.to(device)

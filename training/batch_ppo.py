@@ -119,7 +119,7 @@ class League:
     """Who sits where: per game and seat, LEARNER or the index of an opponent actor."""
 
     def __init__(self, cfg: dict, game, rng: np.random.Generator):
-        self.cfg, self.game, self.rng = cfg, game, rng
+        self.game, self.rng = game, rng
         entries = [e if isinstance(e, dict) else {"policy": e} for e in cfg["opponents"]]
         self.names = [e["policy"] for e in entries]
         w = np.array([float(e.get("weight", 1.0)) for e in entries])
@@ -128,7 +128,6 @@ class League:
         self.keep = cfg["selfplay"]["keep"]
         self.actors: list = [None]  # index 0: the learner
         self.kinds: dict[str, int] = {}
-        self._snapshot_nets: dict[str, object] = {}
 
     def _actor(self, name: str) -> int:
         if name not in self.kinds:

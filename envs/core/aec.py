@@ -31,6 +31,16 @@ ENV_KWARGS = ("render_mode", "show_all_hands", "reward", "reward_scale")
 _SPACES: dict[tuple, tuple[spaces.Space, spaces.Space]] = {}
 
 
+def check_reward_args(name: str, reward: str, reward_scale: float) -> None:
+    """The env arguments every front end of a game shares (AEC env, batch engine)."""
+    if reward not in REWARD_MODES:
+        raise ValueError(f"{name}: reward={reward!r} is not allowed; choose one of "
+                         f"{list(REWARD_MODES)}")
+    if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) \
+            or not np.isfinite(reward_scale) or reward_scale <= 0:
+        raise ValueError(f"{name}: reward_scale={reward_scale!r} must be a positive number")
+
+
 class ResetNeededError(ResetNeeded, ValueError):
     """The env was used before ``reset()``.
 
@@ -79,12 +89,7 @@ class CardGameEnv(AECEnv):
                 f"{name}: render_mode={render_mode!r} is not supported; "
                 f"choose one of {self.metadata['render_modes']} or None"
             )
-        if reward not in REWARD_MODES:
-            raise ValueError(f"{name}: reward={reward!r} is not allowed; choose one of "
-                             f"{list(REWARD_MODES)}")
-        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) \
-                or not np.isfinite(reward_scale) or reward_scale <= 0:
-            raise ValueError(f"{name}: reward_scale={reward_scale!r} must be a positive number")
+        check_reward_args(name, reward, reward_scale)
         opts = build_options(self.game_cls.Options, name, options, extra_known=ENV_KWARGS)
         self.game: Game = self.game_cls(opts)
         self.encoder = self.encoder_cls(self.game)

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 
-from stichzoo.envs.core.aec import REWARD_MODES, CardGameEnv
+from stichzoo.envs.core.aec import CardGameEnv, check_reward_args
 from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
 
 _MASK64 = (1 << 63) - 1
@@ -70,12 +70,7 @@ class BatchEnv:
         name = env_cls.game_cls.name
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"{name}: num_envs={num_envs!r} must be a positive integer")
-        if reward not in REWARD_MODES:
-            raise ValueError(f"{name}: reward={reward!r} is not allowed; choose one of "
-                             f"{list(REWARD_MODES)}")
-        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) \
-                or not np.isfinite(reward_scale) or reward_scale <= 0:
-            raise ValueError(f"{name}: reward_scale={reward_scale!r} must be a positive number")
+        check_reward_args(name, reward, reward_scale)
         self.game: Game = env_cls.game_cls(build_options(env_cls.game_cls.Options, name, options))
         self.encoder = env_cls.encoder_cls(self.game)
         self.num_envs = n_envs = num_envs

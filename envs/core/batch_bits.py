@@ -84,6 +84,16 @@ def check_batch_out(out: object, rows: int, size: int) -> np.ndarray:
     return out
 
 
+def check_batch_args(out: object, states, seats, size: int) -> list[int]:
+    """Every ``encode_many``'s argument checks: ``out`` as :func:`check_batch_out` wants
+    it and one seat per state; the seats as a plain list (fast to iterate)."""
+    rows = len(states)
+    check_batch_out(out, rows, size)
+    if len(seats) != rows:
+        raise ValueError(f"{rows} states but {len(seats)} seats")
+    return seats.tolist() if isinstance(seats, np.ndarray) else list(seats)
+
+
 def small_ints(values: list[int], cols: int, out: np.ndarray | None = None) -> np.ndarray:
     """A flat list of ints 0..255, ``cols`` per row, as an ``(rows, cols)`` intp array.
 
@@ -273,7 +283,8 @@ def ragged_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rows, pos
 
 
-__all__ = ["PAD", "Scratch", "bit_rows", "by_relative_seat", "check_batch_out", "popcount_u64",
+__all__ = ["PAD", "Scratch", "bit_rows", "by_relative_seat", "check_batch_args", "check_batch_out",
+           "popcount_u64",
            "ragged_positions", "row_offsets", "seat_bit_columns", "seat_tables",
            "seat_trick_columns", "small_ints", "trick_columns", "trick_pads", "u64_rows",
            "unpack_u64"]

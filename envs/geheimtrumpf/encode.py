@@ -23,7 +23,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from stichzoo.envs.core.batch_bits import PAD, check_batch_out, small_ints, trick_pads
+from stichzoo.envs.core.batch_bits import PAD, check_batch_args, small_ints, trick_pads
 from stichzoo.envs.core.observation import Layout, Piece, put_bits
 from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
@@ -272,9 +272,7 @@ class GeheimtrumpfEncoder:
         n = self.game.num_players
         size = self.layout.size
         big = len(states)
-        check_batch_out(out, big, size)
-        if len(seats) != big:
-            raise ValueError(f"geheimtrumpf: {big} states but {len(seats)} seats")
+        seats = check_batch_args(out, states, seats, size)
         if not big:
             return
         seat = np.fromiter(seats, np.int64, big)

@@ -15,7 +15,7 @@ from itertools import repeat
 
 import numpy as np
 
-from stichzoo.envs.core.batch_bits import PAD, check_batch_out, small_ints, trick_pads
+from stichzoo.envs.core.batch_bits import PAD, check_batch_args, small_ints, trick_pads
 from stichzoo.envs.core.observation import Layout, Piece, put_bits
 from stichzoo.envs.hoch_tief.rules import (
     GAME_OVER,
@@ -185,9 +185,7 @@ class HochTiefEncoder:
         n = self.game.num_players
         size = self.size
         big = len(states)
-        check_batch_out(out, big, self.layout.size)
-        if len(seats) != big:
-            raise ValueError(f"hoch_tief: {big} states but {len(seats)} seats")
+        seats = check_batch_args(out, states, seats, self.layout.size)
         if not big:
             return
         seat = np.fromiter(seats, np.int64, big)

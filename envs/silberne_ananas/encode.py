@@ -17,7 +17,7 @@ import numpy as np
 
 from stichzoo.envs.core.batch_bits import (
     Scratch,
-    check_batch_out,
+    check_batch_args,
     row_offsets,
     seat_bit_columns,
     seat_tables,
@@ -189,13 +189,9 @@ class SilberneAnanasEncoder:
         """
         rows = len(states)
         size = self.layout.size
-        check_batch_out(out, rows, size)
-        if len(seats) != rows:
-            raise ValueError(f"{rows} states but {len(seats)} seats")
+        seats = check_batch_args(out, states, seats, size)
         if not rows:
             return
-        if isinstance(seats, np.ndarray):
-            seats = seats.tolist()
         if self._scratch is None:
             self._init_batch()
         n = NUM_PLAYERS

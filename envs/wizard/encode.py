@@ -16,7 +16,7 @@ import numpy as np
 
 from stichzoo.envs.core.batch_bits import (
     Scratch,
-    check_batch_out,
+    check_batch_args,
     row_offsets,
     seat_bit_columns,
     seat_tables,
@@ -202,13 +202,9 @@ class WizardEncoder:
         """
         rows = len(states)
         size = self.layout.size
-        check_batch_out(out, rows, size)
-        if len(seats) != rows:
-            raise ValueError(f"{rows} states but {len(seats)} seats")
+        seats = check_batch_args(out, states, seats, size)
         if not rows:
             return
-        if isinstance(seats, np.ndarray):
-            seats = seats.tolist()
         if self._scratch is None:
             self._init_batch()
         n = self.game.num_players

@@ -21,7 +21,7 @@ import numpy as np
 
 from stichzoo.envs.core.batch_bits import (
     Scratch,
-    check_batch_out,
+    check_batch_args,
     popcount_u64,
     row_offsets,
     seat_tables,
@@ -213,13 +213,9 @@ class WunderPunktEncoder:
         """
         rows = len(states)
         size = self.layout.size
-        check_batch_out(out, rows, size)
-        if len(seats) != rows:
-            raise ValueError(f"{rows} states but {len(seats)} seats")
+        seats = check_batch_args(out, states, seats, size)
         if not rows:
             return
-        if isinstance(seats, np.ndarray):
-            seats = seats.tolist()
         if self._scratch is None:
             self._init_batch()
         n = self.game.num_players

@@ -478,7 +478,8 @@ def openskill_ratings(games: list[dict], policies: list[str]) -> dict[str, dict[
 # -- output --------------------------------------------------------------------------------
 
 
-def _interval(d: dict | None, fmt: str) -> str:
+def format_interval(d: dict | None, fmt: str) -> str:
+    """``mean [lo, hi]`` as the report prints it; ``[n/a]`` where no interval could be had."""
     if d is None:
         return "n/a"
     if d["lo"] is None:
@@ -504,8 +505,8 @@ def format_report(report: dict) -> str:
     rows = []
     for p, s in report["policies"].items():
         rating = report["ratings"].get(p)
-        rows.append([p, _interval(s["score"], ".2f"),
-                     _interval(s["win_rate"], ".3f") if s["win_rate"] else "n/a (self-play)",
+        rows.append([p, format_interval(s["score"], ".2f"),
+                     format_interval(s["win_rate"], ".3f") if s["win_rate"] else "n/a (self-play)",
                      f"{rating['ordinal']:.2f}" if rating else "n/a"])
     lines += _table(["policy", "mean score [95% CI]", "win rate [95% CI]", "openskill"], rows)
     for p, v in report["versus_baseline"].items():
@@ -513,11 +514,11 @@ def format_report(report: dict) -> str:
                                 ("win_rate_difference", "win rate", "+.3f")):
             d = v[key]
             p_text = f", p = {d['p_value']:.2g}" if d.get("p_value") is not None else ""
-            lines.append(f"{p} - {report['baseline']}: {label} {_interval(d, fmt)}{p_text} "
+            lines.append(f"{p} - {report['baseline']}: {label} {format_interval(d, fmt)}{p_text} "
                          f"({d['verdict']})")
     for p, s in report["policies"].items():
         if s["metrics"]:
-            shown = ", ".join(f"{k} {_interval(v, '.3f')}" for k, v in s["metrics"].items())
+            shown = ", ".join(f"{k} {format_interval(v, '.3f')}" for k, v in s["metrics"].items())
             lines.append(f"{p}: {shown}")
     if report.get("objective") == "win_rate":
         lines.append(f"{cfg['game']}: the win rate decides (the score is not the objective)")

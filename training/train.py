@@ -176,12 +176,12 @@ def evaluation_scalars(rep: dict, game: str, opponent: str, group: str = "eval")
 
 
 def evaluation_line(rep: dict, opponent: str) -> str:
-    from stichzoo.training.evaluate import _interval
+    from stichzoo.training.evaluate import format_interval
 
     me = _learner(rep)
     versus = rep["versus_baseline"][me]
-    return (f"vs {opponent}: score diff {_interval(versus['score_difference'], '+.2f')}, "
-            f"win-rate diff {_interval(versus['win_rate_difference'], '+.3f')}")
+    return (f"vs {opponent}: score diff {format_interval(versus['score_difference'], '+.2f')}, "
+            f"win-rate diff {format_interval(versus['win_rate_difference'], '+.3f')}")
 
 
 def train(cfg: dict, run_dir: str | None = None, resume: bool = False,

@@ -131,7 +131,7 @@ class League:
 
     def _actor(self, name: str) -> int:
         if name not in self.kinds:
-            from stichzoo.training.evaluate import build_policy
+            from stichzoo.policies.specs import build_policy
 
             if name.startswith("snapshot:"):
                 from stichzoo.policies.learned import TorchPolicy
@@ -298,7 +298,7 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64) -> dict[str,
     target; only finished games are used, so every return is complete.
     """
     from stichzoo.envs import BatchEnv
-    from stichzoo.training.evaluate import build_policy
+    from stichzoo.policies.specs import build_policy
 
     engine = BatchEnv(cfg["game"], games, reward=cfg["env"]["reward"],
                       reward_scale=float(cfg["env"]["reward_scale"]), **cfg["options"])

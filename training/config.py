@@ -276,7 +276,7 @@ def validate(data: dict) -> dict:
     from stichzoo.training.single_seat import OpponentPool
 
     OpponentPool(cfg["opponents"], keep=cfg["selfplay"]["keep"])  # clear error on a bad entry
-    from stichzoo.training.evaluate import parse_policy_spec
+    from stichzoo.policies.specs import parse_policy_spec
 
     for i, spec in enumerate(cfg["opponents"]):
         name = spec["policy"] if isinstance(spec, dict) else spec

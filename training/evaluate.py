@@ -53,63 +53,14 @@ from typing import Any
 
 from stichzoo import envs
 from stichzoo.envs.core.game import build_options
-from stichzoo.policies import POLICY_NAMES, Decision, make_policy
+from stichzoo.policies import Decision
+
+# re-exported: tournaments and their tests name specs from here too
+from stichzoo.policies.specs import build_policy, parse_policy_spec  # noqa: F401
 
 MAX_ASSIGNMENTS = 24
 #: fewest deals from which a t-interval (and a verdict) is reported
 MIN_DEALS = 20
-
-
-# -- policy specs ------------------------------------------------------------------
-
-
-def parse_policy_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"pimc:worlds=8,rollouts=2"`` -> ("pimc", {"worlds": 8, "rollouts": 2}).
-
-    ``bot:wizard`` is short for ``bot:of=wizard``, the bot shipped for Wizard.
-    """
-    if not isinstance(spec, str) or not spec:
-        raise ValueError(f"a policy spec must be a non-empty string, not {spec!r}")
-    name, _, args = spec.partition(":")
-    kwargs: dict[str, Any] = {}
-    if name == "bot" and args and "=" not in args:  # bot:wizard - the shipped Wizard bot
-        return name, {"of": args}
-    if args:
-        for item in args.split(","):
-            key, eq, value = item.partition("=")
-            if not eq or not key:
-                raise ValueError(f"policy {spec!r}: arguments must look like key=value")
-            try:
-                kwargs[key] = json.loads(value)
-            except json.JSONDecodeError:
-                kwargs[key] = value
-    if name not in POLICY_NAMES:
-        raise ValueError(f"unknown policy {name!r}; known policies: {', '.join(POLICY_NAMES)}")
-    return name, kwargs
-
-
-_LOADED: dict[tuple, Any] = {}
-_NETWORKS = ("ppo", "onnx", "bot")  # loaded once per process, reseeded per game
-
-
-def build_policy(spec: str, game, seed: int, cache: bool = True):
-    """A fresh policy for ``spec``; trained networks are loaded once per process and reseeded."""
-    name, kwargs = parse_policy_spec(spec)
-    key = (spec, game.name, game.num_players, json.dumps(game.options.as_dict(), sort_keys=True))
-    if cache and name in _NETWORKS and key in _LOADED:
-        policy = _LOADED[key]
-        policy.reseed(seed)
-        return policy
-    try:
-        policy = make_policy(name, game, seed=seed, **kwargs)
-    except TypeError as e:
-        raise ValueError(f"policy {spec!r}: {e}") from None
-    except ImportError as e:
-        raise ValueError(f"policy {spec!r} needs {e.name or 'a missing package'}: "
-                         f"pip install 'stichzoo[eval,export]'") from None
-    if cache and name in _NETWORKS:
-        _LOADED[key] = policy
-    return policy
 
 
 # -- the tournament ------------------------------------------------------------------

@@ -24,7 +24,7 @@ from stichzoo.policies import Decision
 
 def collect(cfg: dict, steps: int, seed: int) -> dict[str, np.ndarray]:
     """The teacher's decisions in the learner's seat: obs, mask, action, return-to-go."""
-    from stichzoo.training.evaluate import build_policy
+    from stichzoo.policies.specs import build_policy
     from stichzoo.training.single_seat import OpponentPool, SingleSeatEnv
 
     entries = [e for e in cfg["opponents"]

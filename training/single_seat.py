@@ -121,7 +121,7 @@ class OpponentPool:
             policy = self._loaded[path]
             policy.reseed(seed)
             return policy
-        from stichzoo.training.evaluate import build_policy
+        from stichzoo.policies.specs import build_policy
 
         return build_policy(entry.policy, game, seed)
 

@@ -55,6 +55,8 @@ def test_same_games_as_the_aec_env(table, reward):
             assert ended == dones[i]
             if ended:
                 assert list(batch.final_totals[i]) == list(e.rules_state.totals)
+                assert batch.final_states[i].totals == e.rules_state.totals
+                assert batch.final_states[i].over == e.rules_state.over
                 assert batch.truncated[i] == all(e.truncations.values())
                 episodes[i] += 1
                 e.reset(seed=episode_seed(seed, i, episodes[i]))

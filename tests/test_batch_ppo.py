@@ -151,7 +151,8 @@ def test_a_short_run_trains_exports_and_resumes(tmp_path):
     for tag in ("losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
                 "time/fps", "time/simulate_share", "time/infer_share", "time/update_share",
                 "charts/episode_return", "charts/win_share", "pretrain/accuracy",
-                "eval/vs_random/mean_score", "eval/vs_heuristic/score_diff"):
+                "eval/vs_random/mean_score", "eval/vs_heuristic/score_diff",
+                "wizard/train_bid_hit_rate"):
         assert tag in tags, tag
     bot = OnnxPolicy.load(export_run(run, str(tmp_path / "bot")))
     state = bot.game.new_game(seed=1)

@@ -22,7 +22,8 @@ training sample:
   observation.
 - Mask-aware PPO (clipped surrogate, value loss, entropy; illegal logits
   masked out), on the same network classes, warm start, checkpoints,
-  TensorBoard groups (``charts/``, ``losses/``, ``time/``, ``eval/``) and
+  TensorBoard groups (``charts/``, ``losses/``, ``time/``, ``eval/``, and the game's
+  own metrics of finished training games as ``<game>/train_<metric>``) and
   policy files as the SB3 path, so ``stichzoo export`` turns a run into the
   same ONNX bot.  ``time/`` splits the wall clock into simulate / infer /
   update.
@@ -203,6 +204,13 @@ class SelfPlay:
         self.carried: tuple[Rollout, np.ndarray] | None = None
         self.gen = th.Generator().manual_seed(seed)  # the learner's own sampling, seeded
         self.timers = {"simulate": 0.0, "infer": 0.0, "update": 0.0}
+        # the game's own metrics of finished games (bid hit rate...), from their logs
+        self.seat_metrics = None
+        if engine.log:
+            import importlib
+
+            module = importlib.import_module(f"stichzoo.envs.{engine.game.name}.metrics")
+            self.seat_metrics = module.seat_metrics
 
     def rollout(self, policy, steps: int, device: str = "cpu") -> tuple[Rollout, dict]:
         """``steps`` engine steps; the learner's transitions (last rollout's pending first)."""
@@ -216,6 +224,8 @@ class SelfPlay:
         rows_all = np.arange(n_games)
         returns: list[float] = []
         wins: list[float] = []
+        metrics: dict[str, list[float]] = {}
+        seat_metrics = self.seat_metrics
         decisions = learner = 0
         policy.set_training_mode(False)
         obs, mask, to_act = self.obs, self.mask, self.to_act
@@ -257,9 +267,12 @@ class SelfPlay:
                 ends = last[r, seats]
                 buf.done[ends[ends >= 0]] = True
                 last[r] = -1
+                per_seat = seat_metrics(engine.final_states[r]) if seat_metrics else None
                 for s in seats:
                     returns.append(float(self.ep_return[r, s]))
                     wins.append(float(engine.final_win_share[r, s]))
+                    for k, v in (per_seat[s] if per_seat else {}).items():
+                        metrics.setdefault(k, []).append(float(v))
                 self.ep_return[r] = 0.0
                 tables[r] = league.draw_table()
             decisions += n_games
@@ -270,7 +283,7 @@ class SelfPlay:
         pending = last[last >= 0]
         buf.pending[pending] = True
         self.carried = (buf, pending)
-        return buf, {"returns": returns, "wins": wins,
+        return buf, {"returns": returns, "wins": wins, "metrics": metrics,
                      "learner_share": learner / max(decisions, 1)}
 
 
@@ -406,7 +419,8 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     for snap in sorted(glob.glob(os.path.join(paths.snapshots, "*.pt"))):
         league.add_snapshot(snap)
     engine = BatchEnv(cfg["game"], b["games"], reward=cfg["env"]["reward"],
-                      reward_scale=float(cfg["env"]["reward_scale"]), **cfg["options"])
+                      reward_scale=float(cfg["env"]["reward_scale"]), log=True,
+                      **cfg["options"])
     play = SelfPlay(engine, league, seed=int(rng.integers(2**31 - 1)))
     next_ckpt = samples + t["checkpoint_every"]
     snap_every = cfg["selfplay"]["snapshot_every"]
@@ -447,6 +461,8 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
             writer.add_scalar("charts/episode_return", float(np.mean(finished["returns"])),
                               samples)
             writer.add_scalar("charts/win_share", float(np.mean(finished["wins"])), samples)
+        for key, values in finished["metrics"].items():
+            writer.add_scalar(f"{cfg['game']}/train_{key}", float(np.mean(values)), samples)
         writer.add_scalar("charts/learner_share", finished["learner_share"], samples)
         if samples >= next_ckpt:
             save_checkpoint()

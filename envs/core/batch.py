@@ -15,8 +15,10 @@ game has exactly one seat to act, so a step is one decision per game:
 that step (the AEC env's rewards, same ``reward`` mode and scale).  A
 finished game starts its next deal at once (``dones[i]`` is set for the
 step that ended it; ``final_totals[i]``, ``final_win_share[i]`` and
-``truncated[i]`` tell how it ended; the returned ``obs[i]`` is already the
-new game's first decision).
+``truncated[i]`` tell how it ended and ``final_states[i]`` is its last rules
+state - with its log when the engine was built with ``log=True``, so a
+trainer can compute the game's own metrics; the returned ``obs[i]`` is
+already the new game's first decision).
 
 Determinism: episode ``k`` of game ``i`` is the game the AEC env plays
 after ``reset(seed=episode_seed(seed, i, k))``, byte for byte - the same
@@ -89,6 +91,7 @@ class BatchEnv:
         self.final_totals = np.zeros((n_envs, n), np.float64)
         self.final_win_share = np.zeros((n_envs, n), np.float64)  # by the game's winner rule
         self.episodes = np.zeros(n_envs, np.int64)  # finished episodes per game
+        self.final_states: list[GameState | None] = [None] * n_envs
         self.states: list[GameState] = []
         self._rows = np.arange(n_envs)
         self._masks: list[int] = []
@@ -108,6 +111,7 @@ class BatchEnv:
             raise ValueError(f"seed={seed!r} must be a non-negative integer")
         self.seed = int(seed)
         self.episodes[:] = 0
+        self.final_states = [None] * self.num_envs
         self.states = [self._new_state(i) for i in range(self.num_envs)]
         self.rewards[:] = 0.0
         self.dones[:] = False
@@ -165,6 +169,7 @@ class BatchEnv:
                 for s in win:
                     self.final_win_share[i, s] = 1.0 / len(win)
                 self.episodes[i] += 1
+                self.final_states[i] = state
                 states[i] = self._new_state(i)
         self._observe()
         return self.obs, self.mask, self.to_act, rewards, dones

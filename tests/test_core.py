@@ -113,3 +113,37 @@ def test_views_use_only_public_rules_api():
                     and not (isinstance(node.value, ast.Name) and node.value.id == "self")):
                 private.append(ast.unparse(node))
         assert not private, f"{game}/view.py uses private rules helpers: {private}"
+
+
+def test_shuffle_is_random_shuffle_exactly():
+    """The inlined shuffle draws what ``random.Random.shuffle`` draws: same order, same state."""
+    import random
+
+    from stichzoo.envs.core.game import shuffle
+
+    for seed in range(400):
+        for n in (0, 1, 2, 3, 7, 16, 36, 40, 60, 61, 100, 257):
+            ours, theirs = random.Random(seed), random.Random(seed)
+            a, b = list(range(n)), list(range(n))
+            ours_rng_before = ours.getstate()
+            shuffle(ours, a)
+            theirs.shuffle(b)
+            assert a == b and ours.getstate() == theirs.getstate()
+            assert n < 2 or ours.getstate() != ours_rng_before
+
+
+def test_shuffle_falls_back_for_other_generators():
+    import random
+
+    from stichzoo.envs.core.game import shuffle
+
+    class Counting(random.Random):
+        calls = 0
+
+        def shuffle(self, x):
+            Counting.calls += 1
+            super().shuffle(x)
+
+    cards = list(range(10))
+    shuffle(Counting(1), cards)
+    assert Counting.calls == 1 and sorted(cards) == list(range(10))

@@ -19,6 +19,32 @@ from typing import Any, ClassVar
 from stichzoo.envs.core.cards import Deck, bit_list
 
 
+def shuffle(rng: random.Random, cards: list) -> None:
+    """Shuffle ``cards`` in place exactly as ``rng.shuffle(cards)`` does, twice as fast.
+
+    Every game draws all its deck orders when it starts (15 shuffles of 60
+    cards for a Wizard game), and in the batch engine ``random.shuffle`` was
+    a fifth of a step's time - mostly its per-card call of
+    ``Random._randbelow``.  This is the same algorithm with that call
+    inlined: CPython's Fisher-Yates from the top, ``getrandbits`` of
+    ``(i + 1).bit_length()`` bits, rejected while too large.  Same draws in
+    the same order, so the deck order and the generator's state afterwards
+    are the same byte for byte (tests compare both over many seeds and
+    lengths).  Other generator types use their own ``shuffle``.
+    """
+    if type(rng) is not random.Random:
+        rng.shuffle(cards)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
 class IllegalActionError(ValueError):
     """An action that the rules do not allow in the current state."""
 
@@ -161,7 +187,7 @@ class Game:
         orders = []
         for _ in range(count):
             order = list(cards)
-            rng.shuffle(order)
+            shuffle(rng, order)
             orders.append(order)
         return orders
 

@@ -80,7 +80,7 @@ import random
 from dataclasses import dataclass
 
 from stichzoo.envs.core.cards import Deck, bit_list
-from stichzoo.envs.core.game import Game, GameState, Options, check_int
+from stichzoo.envs.core.game import Game, GameState, Options, check_int, shuffle
 from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck -------------------------------------------------------------------
@@ -350,12 +350,12 @@ class GeheimtrumpfGame(Game):
             # one: with a fixed rng the world must not follow what ``seat`` cannot see
             suits = sorted(c for c in order[NUM_CARDS:VALUE_STACK0] if c != s_card)
             values = sorted(c for c in order[VALUE_STACK0:] if c != v_card)
-            rng.shuffle(suits)
-            rng.shuffle(values)
+            shuffle(rng, suits)
+            shuffle(rng, values)
             order[NUM_CARDS:] = [*suits, s_card, *values, v_card]
             if n == 3:
                 aside = sorted(order[i * ROW_LEN + 3] for i in range(ROWS))
-                rng.shuffle(aside)
+                shuffle(rng, aside)
                 for i, c in enumerate(aside):
                     order[i * ROW_LEN + 3] = c
             known[r] = tuple(order)
@@ -429,7 +429,7 @@ def _fresh_order(rng: random.Random) -> tuple[int, ...]:
     suits = list(range(SUIT_STACK0, VALUE_STACK0))
     values = list(range(VALUE_STACK0, DECK_SIZE))
     for part in (numbers, suits, values):
-        rng.shuffle(part)
+        shuffle(rng, part)
     return tuple(numbers + suits + values)
 
 

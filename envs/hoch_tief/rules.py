@@ -49,7 +49,7 @@ import random
 from dataclasses import dataclass
 
 from stichzoo.envs.core.cards import Deck, bit_list, bits
-from stichzoo.envs.core.game import Game, GameState, Options, check_int
+from stichzoo.envs.core.game import Game, GameState, Options, check_int, shuffle
 from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck ------------------------------------------------------------------
@@ -149,7 +149,7 @@ def constrained_deal(pool: int, sizes: list[int], banned: list[int], t: CardTabl
     """
     cards = bit_list(pool)
     for _ in range(_REJECTION_TRIES):
-        rng.shuffle(cards)
+        shuffle(rng, cards)
         hands = []
         i = 0
         for k, b in zip(sizes, banned):
@@ -285,14 +285,14 @@ def _exact_deal(pool: int, sizes: list[int], banned: list[int], t: CardTables,
                 pick += 1
             x = options[pick][1]
         cs = cs[:]
-        rng.shuffle(cs)
+        shuffle(rng, cs)
         for g, k in enumerate(x):
             got[g].extend(cs[:k])
             del cs[:k]
         caps = tuple([c - k for c, k in zip(caps, x)])
     hands = [0] * len(sizes)
     for g, cs in zip(groups, got):
-        rng.shuffle(cs)
+        shuffle(rng, cs)
         for j in g:
             for c in cs[:sizes[j]]:
                 hands[j] |= 1 << c
@@ -314,7 +314,7 @@ def _mixed_deal(pool: int, sizes: list[int], banned: list[int], t: CardTables,
     cards = bit_list(pool)
     allowed = {c: [j for j in range(m) if not banned[j] >> c & 1] for c in cards}
     for _ in range(200):
-        rng.shuffle(cards)
+        shuffle(rng, cards)
         cards.sort(key=lambda c: len(allowed[c]))
         room = sizes[:]
         owner: dict[int, int] = {}
@@ -445,14 +445,14 @@ class HochTiefGame(Game):
         order = [0] * t.size
         for p in range(n):
             cards = bit_list(dealt[p])
-            rng.shuffle(cards)
+            shuffle(rng, cards)
             first = (p - s.dealer - 1) % n
             order[first::n] = cards
         orders = list(s.deck_orders)
         orders[s.round_index] = tuple(order)
         for i in range(s.round_index + 1, len(orders)):
             o = sorted(orders[i])  # shuffled from card-id order, not from the true deal
-            rng.shuffle(o)
+            shuffle(rng, o)
             orders[i] = tuple(o)
         s.deck_orders = orders
         return s

@@ -71,7 +71,7 @@ import random
 from dataclasses import dataclass
 
 from stichzoo.envs.core.cards import Deck, bit_list
-from stichzoo.envs.core.game import Game, GameState, Options, check_int
+from stichzoo.envs.core.game import Game, GameState, Options, check_int, shuffle
 from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck ------------------------------------------------------------------
@@ -284,7 +284,7 @@ class SilberneAnanasGame(Game):
         if only_a & only_b:
             raise ValueError("silberne_ananas: determinize found an inconsistent state")
         free = bit_list(pool & ~only_a & ~only_b)
-        rng.shuffle(free)
+        shuffle(rng, free)
         k = need_a - only_a.bit_count()
         if k < 0 or k > len(free):
             raise ValueError("silberne_ananas: determinize found an inconsistent state")
@@ -302,7 +302,7 @@ class SilberneAnanasGame(Game):
         hands_cards = []
         for p in range(NUM_PLAYERS):
             cards = bit_list(start[p])
-            rng.shuffle(cards)
+            shuffle(rng, cards)
             hands_cards.append(cards)
         dealer = state.dealer
         order = [hands_cards[(dealer + 1 + k) % NUM_PLAYERS][k // NUM_PLAYERS]
@@ -311,7 +311,7 @@ class SilberneAnanasGame(Game):
         orders[state.deal_index] = tuple(order)
         for i in range(state.deal_index + 1, len(orders)):
             o = sorted(orders[i])  # shuffled from card-id order, not from the true deal
-            rng.shuffle(o)
+            shuffle(rng, o)
             orders[i] = tuple(o)
         c.deck_orders = orders
         return c

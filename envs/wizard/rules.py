@@ -41,7 +41,7 @@ import random
 from dataclasses import dataclass
 
 from stichzoo.envs.core.cards import Deck, bit_list
-from stichzoo.envs.core.game import Game, GameState, Options, check_int
+from stichzoo.envs.core.game import Game, GameState, Options, check_int, shuffle
 from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck ------------------------------------------------------------------
@@ -171,7 +171,7 @@ def deal_hidden(cards: list[int], sizes: list[int], bans: list[int],
     """
     tries = _DETERMINIZE_TRIES if any(bans) else 1
     for _ in range(tries):
-        rng.shuffle(cards)
+        shuffle(rng, cards)
         hands = []
         k = 0
         for size, ban in zip(sizes, bans):
@@ -224,7 +224,7 @@ def _deal_constrained(cards: list[int], sizes: list[int], bans: list[int],
         return True
 
     order = list(range(len(cards)))
-    rng.shuffle(order)
+    shuffle(rng, order)
     hands = [0] * bins
     for i in order:
         c, t = cards[i], kinds[i]
@@ -336,7 +336,7 @@ class WizardGame(Game):
             order = [0] * DECK_SIZE
             for p in range(n):
                 cards = bit_list(got[p])
-                rng.shuffle(cards)
+                shuffle(rng, cards)
                 first = (p - s.dealer - 1) % n
                 for j, c in enumerate(cards):
                     order[first + j * n] = c
@@ -345,13 +345,13 @@ class WizardGame(Game):
                 order[pos] = s.trump_card
                 pos += 1
             rest = [c for c in unseen if not (dealt >> c) & 1]
-            rng.shuffle(rest)
+            shuffle(rng, rest)
             order[pos:] = rest
             orders = s.deck_orders[:]
             orders[s.round_index] = tuple(order)
             for j in range(s.round_index + 1, len(orders)):
                 o = sorted(orders[j])  # shuffled from card-id order, not from the true deal
-                rng.shuffle(o)
+                shuffle(rng, o)
                 orders[j] = tuple(o)
             s.deck_orders = orders
         return s

@@ -69,7 +69,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from stichzoo.envs.core.cards import Deck, bit_list, bits
-from stichzoo.envs.core.game import Game, GameState, Options, check_int
+from stichzoo.envs.core.game import Game, GameState, Options, check_int, shuffle
 from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck ------------------------------------------------------------------
@@ -299,7 +299,7 @@ class WunderPunktGame(Game):
             if pending and s.sore_cards[p] >= 0:
                 unseen |= 1 << s.sore_cards[p]
         pool = bit_list(unseen)
-        rng.shuffle(pool)
+        shuffle(rng, pool)
         picks_made = sum(1 for c in s.sore_cards if c >= 0)
         start = len(s.history) - picks_made - s.played.bit_count()  # first action of the round
         for p in others:
@@ -322,7 +322,7 @@ class WunderPunktGame(Game):
                 dealt[p] |= 1 << a
         lists = [bit_list(h) for h in dealt]
         for cards in lists:
-            rng.shuffle(cards)
+            shuffle(rng, cards)
         dealer = s.dealer
         if all(len(cards) == self.hand_size for cards in lists):
             order = tuple(lists[(dealer + 1 + k) % n][k // n] for k in range(len(self.used_list)))

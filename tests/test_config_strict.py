@@ -16,6 +16,8 @@ import pytest
 
 pytest.importorskip("yaml")
 
+import itertools
+
 from stichzoo.training import config as config_mod
 from stichzoo.training.cli import main
 
@@ -221,3 +223,58 @@ def test_cli_resume_refuses_a_finished_run(capsys, workdir):
     _refused(capsys, ["train", "--resume", "old", "--set", "train.gamma=2"],
              "train.gamma=2 is out of range", workdir)
     assert sorted(os.listdir(run)) == before
+
+
+def test_warm_start_schedule_is_a_choice():
+    assert config_mod.validate(_with("pretrain.lr_schedule", "cosine"))["pretrain"][
+        "lr_schedule"] == "cosine"
+    with pytest.raises(ValueError, match=r"pretrain.lr_schedule='linear'; choose one of"):
+        config_mod.validate(_with("pretrain.lr_schedule", "linear"))
+
+
+def test_cosine_warm_start_decays_the_rate_to_zero():
+    import numpy as np
+    import torch as th
+
+    from stichzoo.training.pretrain import behaviour_clone
+
+    class Tiny(th.nn.Module):
+        """Just enough of an SB3 policy for behaviour_clone: evaluate_actions and a distribution."""
+
+        def __init__(self):
+            super().__init__()
+            self.lin = th.nn.Linear(3, 2)
+            self.rates = []
+
+        def set_training_mode(self, mode):
+            self.train(mode)
+
+        def _dist(self, obs):
+            return th.distributions.Categorical(logits=self.lin(obs))
+
+        def evaluate_actions(self, obs, actions, action_masks=None):
+            d = self._dist(obs)
+            return self.lin(obs)[:, :1], d.log_prob(actions), d.entropy()
+
+        def get_distribution(self, obs, action_masks=None):
+            return type("D", (), {"distribution": self._dist(obs)})()
+
+    data = {"obs": np.random.default_rng(0).random((40, 3), dtype=np.float32),
+            "mask": np.ones((40, 2), bool), "action": np.zeros(40, np.int64),
+            "return": np.zeros(40, np.float32)}
+    policy = Tiny()
+    rates = []
+    orig = th.optim.Adam.step
+
+    def spy(self, *a, **k):
+        rates.append(self.param_groups[0]["lr"])
+        return orig(self, *a, **k)
+
+    th.optim.Adam.step = spy
+    try:
+        behaviour_clone(policy, data, epochs=2, batch_size=10, lr=0.01, verbose=False,
+                        schedule="cosine")
+    finally:
+        th.optim.Adam.step = orig
+    assert len(rates) == 8 and rates[0] == 0.01
+    assert all(a > b for a, b in itertools.pairwise(rates)) and rates[-1] < 0.001

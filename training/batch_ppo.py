@@ -405,7 +405,8 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
                   f"in {time.time() - start:.0f} s", flush=True)
         policy.to("cpu")
         pretrain_stats = behaviour_clone(policy, data, p["epochs"], p["batch_size"],
-                                         p["learning_rate"], verbose=verbose)
+                                         p["learning_rate"], verbose=verbose,
+                                         schedule=p["lr_schedule"])
         pretrain_stats.update(seconds=time.time() - start, samples=float(len(data["action"])))
         policy.to(device)
         optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)

@@ -65,6 +65,8 @@ SCHEMA: dict[str, Any] = {
         "epochs": (int, 3),
         "batch_size": (int, 512),
         "learning_rate": ((int, float), 1e-3),
+        # constant, or cosine: decay to 0 over the warm start (higher start rates fit better)
+        "lr_schedule": (str, "constant"),
     },
     "batch": {  # algo batch_ppo only (training/batch_ppo.py)
         "games": (int, 128),  # games stepped together by the batch engine
@@ -86,6 +88,7 @@ CHOICES = {
     "env.reward": ("score", "win"),
     "train.vec_env": ("subproc", "dummy"),
     "train.heads": ("shared", "phase"),
+    "pretrain.lr_schedule": ("constant", "cosine"),
 }
 
 

@@ -1,4 +1,4 @@
-"""Ask exported bots for moves: an HTTP server and a JSON-lines stdin/stdout mode.
+"""Ask bots for moves: an HTTP server and a JSON-lines stdin/stdout mode.
 
     stichzoo serve --bots policies/bots --port 8000      # HTTP; docs at /docs (OpenAPI)
     stichzoo serve --bots policies/bots --stdio          # one JSON request per line
@@ -9,154 +9,464 @@ sends a *player view* - exactly what one seat knows, in card notation (see
 
     POST /bots/wizard/act   {"game": "wizard", "seat": 2, "to_act": 2, "hand": [...], ...}
     -> {"bot": "wizard", "seat": 2, "action": "R7", "action_id": 19, "kind": "card",
-        "probability": 0.83}
+        "card": "R7", "probability": 0.83}
 
-Every bad request gets a 4xx answer (or an ``{"error": ...}`` line) that
-names the problem - malformed JSON, an unknown bot, an unknown card, a card
-not in hand, a view whose phase or turn does not add up, a view for another
-table - and the server keeps serving.
+Every bad request gets a 4xx answer ``{"error": "..."}`` (or an error line)
+that names the problem, and the server keeps serving; the contract, limits
+and timeouts are in ``docs/bots.md``.  What the bots are and how a request
+is checked lives in :mod:`stichzoo.policies.bot_registry`; this module is
+the two transports.  Request work (JSON parsing, view checks, inference)
+runs in a worker thread, never on the event loop, so one heavy client does
+not stall the others.
 """
 
 
-import importlib
 import json
-import os
+import logging
 import sys
-from typing import Any, TextIO
+from collections.abc import Iterable, Iterator
+from typing import Annotated, Any, Literal, TextIO
 
-import numpy as np
+from stichzoo.policies.bot_registry import (
+    MAX_SEED,
+    BotError,
+    BotRegistry,
+    parse_json,
+    peek_id,
+)
+from stichzoo.policies.levels import DEFAULT_LEVELS
 
-from stichzoo.policies.base import Decision
-from stichzoo.policies.onnx_bot import OnnxPolicy
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "BotError", "BotRegistry", "create_app", "serve_stdio",
+           "server_config"]
+
+log = logging.getLogger("stichzoo.serve")
+
+#: the largest request body (HTTP) or line (stdio); a player view is 1-10 KB
+DEFAULT_MAX_BODY_BYTES = 1 << 20
+#: seconds a client has to send one whole request (headers and body) once it has begun
+DEFAULT_REQUEST_TIMEOUT = 10.0
+#: seconds an idle keep-alive connection is kept open
+DEFAULT_KEEP_ALIVE = 5
+#: connections + requests in flight at once; beyond it uvicorn answers 503
+DEFAULT_LIMIT_CONCURRENCY = 1000
+
+STDIO_KEYS = ("id", "bot", "view", "sample", "seed")
 
 
-class BotError(ValueError):
-    """A request the bots cannot answer; ``status`` is the HTTP status to send."""
-
-    def __init__(self, message: str, status: int = 422):
-        super().__init__(message)
-        self.status = status
+# -- JSON lines ---------------------------------------------------------------------
 
 
-class BotRegistry:
-    """Every exported bot below ``root`` (one sub-folder with a manifest.json each)."""
-
-    def __init__(self, root: str):
-        self.root = root
-        self.bots: dict[str, OnnxPolicy] = {}
-        if not os.path.isdir(root):
-            raise ValueError(f"bot folder {root!r} does not exist")
-        for name in sorted(os.listdir(root)):
-            path = os.path.join(root, name)
-            if os.path.exists(os.path.join(path, "manifest.json")):
-                self.bots[name] = OnnxPolicy.load(path)
-
-    def describe(self, name: str | None = None) -> Any:
-        if name is None:
-            return [self._summary(n, b) for n, b in self.bots.items()]
-        return {**self._summary(name, self.get(name)), "manifest": self.get(name).manifest}
-
-    @staticmethod
-    def _summary(name: str, bot: OnnxPolicy) -> dict:
-        m = bot.manifest
-        return {"name": name, "game": m["game"], "env": m["env"],
-                "num_players": m["num_players"], "options": m["options"],
-                "evaluation": m.get("provenance", {}).get("evaluation", {})}
-
-    def get(self, name: str) -> OnnxPolicy:
-        if name not in self.bots:
-            raise BotError(f"unknown bot {name!r}; known bots: {', '.join(self.bots) or 'none'}",
-                           status=404)
-        return self.bots[name]
-
-    def act(self, name: str, view: Any, sample: bool = False, seed: int | None = None) -> dict:
-        """The bot's move for a player view (a dict)."""
-        bot = self.get(name)
-        if not isinstance(view, dict):
-            raise BotError("the request body must be a JSON object: a player view")
-        game = bot.game
-        if view.get("game") != game.name:
-            raise BotError(f"bot {name!r} plays {game.name}, the view is for "
-                           f"{view.get('game')!r}")
-        views = importlib.import_module(f"stichzoo.envs.{game.name}.view")
+def _answer_line(registry: BotRegistry, line: str | bytes) -> dict:
+    """One request line -> its answer object (an answer or an error; never an exception)."""
+    request_id = None
+    try:
         try:
-            state = views.from_view(game, view)
-        except ValueError as e:
-            raise BotError(f"invalid view: {e}") from None
-        seat = view.get("seat")
-        if state.over or state.truncated or state.current_player != seat:
-            raise BotError(f"seat {seat} is not to act in this view (to act: "
-                           f"{None if state.over else state.current_player})")
-        decision = Decision(game, state, seat, encoder=bot.encoder)
-        probs = bot.probabilities(decision.observation, decision.action_mask)
-        if sample:
-            action = int(np.random.default_rng(seed).choice(len(probs), p=probs))
+            request = parse_json(line)
+        except BotError as e:
+            if e.status == 422:  # valid JSON with a number out of range: echo the id anyway
+                request_id = peek_id(line)
+            raise
+        if isinstance(request, dict):
+            request_id = request.get("id")
+        if not isinstance(request, dict) or "bot" not in request or "view" not in request:
+            raise BotError('a request is {"bot": NAME, "view": {...}} (optional "id", '
+                           '"sample", "seed")', status=400)
+        unknown = sorted(set(request) - set(STDIO_KEYS))
+        if unknown:
+            raise BotError(f"unknown key(s) {', '.join(map(repr, unknown))}; a request has "
+                           f"{', '.join(STDIO_KEYS)}", status=400)
+        if not isinstance(request["bot"], str):
+            raise BotError(f"bot must be a string (a bot's name), got "
+                           f"{type(request['bot']).__name__}", status=400)
+        answer = registry.act(request["bot"], request["view"],
+                              sample=request.get("sample", False), seed=request.get("seed"))
+        return {"id": request_id, **answer}
+    except BotError as e:
+        return {"id": request_id, "error": str(e), "status": e.status}
+    except Exception as e:  # a bug: report it on this line and go on serving
+        log.exception("stichzoo serve: internal error on a request line")
+        return {"id": request_id, "error": f"internal error ({type(e).__name__})", "status": 500}
+
+
+def _dump(out: dict) -> str:
+    """One answer as a JSON line; never NaN (not JSON), never an exception."""
+    try:
+        return json.dumps(out, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as e:
+        request_id = out.get("id")
+        try:
+            json.dumps(request_id, allow_nan=False)
+        except (TypeError, ValueError, RecursionError):
+            request_id = None
+        return json.dumps({"id": request_id, "error": f"the answer is not JSON ({e})",
+                           "status": 500})
+
+
+_TOO_LONG = object()
+
+
+def _lines(stream, limit: int) -> Iterator[Any]:
+    """Lines of ``stream`` (text or bytes); a line over ``limit`` is skipped, yielding _TOO_LONG."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line.endswith(b"\n" if isinstance(line, bytes) else "\n"):
+            yield line
+            continue
+        rest = line
+        while rest and not rest.endswith(b"\n" if isinstance(rest, bytes) else "\n"):
+            rest = stream.readline(1 << 16)
+        yield _TOO_LONG
+
+
+def serve_stdio(root: str, stdin: TextIO | None = None, stdout: TextIO | None = None, *,
+                levels: Iterable[str] = DEFAULT_LEVELS,
+                max_line_bytes: int = DEFAULT_MAX_BODY_BYTES,
+                registry: BotRegistry | None = None) -> int:
+    """JSON lines: ``{"bot": name, "view": {...}, "id": any}`` in, one answer line out.
+
+    A bad line gets an error line (``{"id", "error", "status"}``, the id
+    echoed whenever the line parsed as an object) and the next line is read;
+    the process ends only at the end of input.
+    """
+    registry = registry or BotRegistry(root, tuple(levels))
+    stdin = sys.stdin if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
+    stream = getattr(stdin, "buffer", stdin)  # bytes where possible: bad UTF-8 is one bad line
+    for line in _lines(stream, max_line_bytes):
+        if line is _TOO_LONG:
+            out = {"id": None, "error": f"the line is longer than {max_line_bytes} bytes",
+                   "status": 413}
+        elif not line.strip():
+            continue
         else:
-            action = int(np.argmax(probs))
-        answer = views.action_to_view(game, action)
-        return {"bot": name, "seat": seat, **answer, "probability": float(probs[action])}
+            out = _answer_line(registry, line)
+        try:
+            stdout.write(_dump(out) + "\n")
+            stdout.flush()
+        except BrokenPipeError:  # the reader is gone: nobody left to answer
+            return 0
+    return 0
 
 
-def create_app(root: str):
-    """The FastAPI app serving every bot below ``root``."""
-    from fastapi import FastAPI, Request
+# -- HTTP ---------------------------------------------------------------------------
+
+
+def _strict_bool(value: Any) -> Any:
+    if value in ("true", "false"):
+        return value == "true"
+    if isinstance(value, bool):
+        return value
+    raise ValueError(f"must be true or false, got {str(value)[:40]!r}")
+
+
+def _strict_seed(value: Any) -> Any:
+    if isinstance(value, str) and not (value.isascii() and value.isdigit() and len(value) <= 19):
+        raise ValueError(f"must be an integer in 0..{MAX_SEED} (2**63-1), got {value[:40]!r}")
+    return value
+
+
+def _models():
+    """The pydantic models of the answers (built on first use: pydantic is a serve extra)."""
+    from pydantic import BaseModel, ConfigDict, Field
+
+    class ErrorAnswer(BaseModel):
+        """Every error, whatever the status: one line that names the problem."""
+
+        error: str
+
+    class Interval(BaseModel):
+        mean: float
+        lo: float = Field(description="95% interval, lower end")
+        hi: float = Field(description="95% interval, upper end")
+
+    class Match(BaseModel):
+        """A measured duplicate tournament: this bot in one seat, ``opponent`` in the others."""
+
+        opponent: str
+        players: int | None
+        games: int | None
+        score_difference: Interval | None = Field(description="bot minus opponent, per game")
+        win_rate_difference: Interval | None
+        win_rate: Interval | None = Field(description="the bot's own win rate at that table")
+        source: str = Field(description="where the figures come from (command or file)")
+
+    class BotSummary(BaseModel):
+        name: str = Field(description="the name to POST to: /bots/{name}/act")
+        kind: Literal["trained", "random", "heuristic", "pimc"]
+        level: Literal["easy", "medium", "hard"] | None = Field(
+            description="relative to the game's heuristic (medium); null: never measured")
+        spec: str | None = Field(description="the policy spec of a rule bot")
+        game: str
+        env: str
+        num_players: int | None = Field(description="a trained bot's table; null: any table")
+        options: dict[str, Any] | None = Field(description="a trained bot's rule options")
+        strength: list[Match]
+        evaluation: dict[str, Any] = Field(description="a trained bot's full final evaluation")
+
+    class RefusedBot(BaseModel):
+        name: str = Field(description="the bot folder's name")
+        reason: str = Field(description="why it was not loaded, one line")
+
+    class BotList(BaseModel):
+        bots: list[BotSummary]
+        refused: list[RefusedBot]
+
+    class BotInfo(BotSummary):
+        manifest: dict[str, Any] | None = Field(description="a trained bot's manifest.json")
+
+    class ActAnswer(BaseModel):
+        """The move, in game terms; kind-specific keys (card, bid, suit, task, ...) come too."""
+
+        model_config = ConfigDict(extra="allow")
+        bot: str
+        seat: int
+        action: str = Field(description="the action's label, e.g. 'R7', 'bid 2'")
+        action_id: int
+        kind: str = Field(description="card, bid, trump, sore, give, take, ... (per game)")
+        probability: float | None = Field(
+            description="the network's probability of the action; null for rule bots")
+
+    return ErrorAnswer, BotList, BotInfo, ActAnswer
+
+
+def _view_schemas() -> dict[str, dict]:
+    """Each game's player view as a JSON Schema (``view.json_schema()``, draft 2020-12)."""
+    import importlib
+
+    from stichzoo import envs
+
+    out = {}
+    for game in envs.GAMES:
+        views = importlib.import_module(f"stichzoo.envs.{game}.view")
+        make = getattr(views, "json_schema", None)
+        schema = make() if make is not None else {
+            "type": "object", "required": ["game"],
+            "properties": {"game": {"const": game}},
+            "description": f"a {game} player view; its keys: docs/views/{game}.md"}
+        out["".join(w.title() for w in game.split("_")) + "View"] = schema
+    return out
+
+
+def _embed(schema: dict, name: str, components: dict) -> None:
+    """Put a standalone JSON Schema into OpenAPI components: its $defs become siblings."""
+    schema = json.loads(json.dumps(schema))
+    defs = schema.pop("$defs", {})
+    schema.pop("$schema", None)
+    schema.pop("$id", None)
+
+    def fix(node):
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                node["$ref"] = f"#/components/schemas/{name}_{ref[len('#/$defs/'):]}"
+            elif ref == "#":
+                node["$ref"] = f"#/components/schemas/{name}"
+            for v in node.values():
+                fix(v)
+        elif isinstance(node, list):
+            for v in node:
+                fix(v)
+
+    fix(schema)
+    fix(defs)
+    components[name] = schema
+    for key, sub in defs.items():
+        components[f"{name}_{key}"] = sub
+
+
+async def _read_body(request, limit: int) -> bytes:
+    """The body, refused with 413 as soon as it is known to be over ``limit`` bytes.
+
+    A declared Content-Length over the limit is refused before a byte is
+    read; a chunked body is counted as it streams in.
+    """
+    from starlette.requests import ClientDisconnect
+
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not (declared.isascii() and declared.isdigit()):
+            raise BotError(f"Content-Length {declared[:30]!r} is not a number", status=400)
+        if int(declared) > limit:
+            raise BotError(f"the body is {int(declared)} bytes; the limit is {limit}", status=413)
+    chunks, size = [], 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise BotError(f"the body is over the limit of {limit} bytes", status=413)
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise BotError("the client went away before the body was complete", status=400) from None
+    return b"".join(chunks)
+
+
+def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
+               max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+               cors_origins: Iterable[str] = (), registry: BotRegistry | None = None):
+    """The FastAPI app serving every bot below ``root`` and the rule-bot ``levels``.
+
+    ``cors_origins``: origins a browser page may call from (none by default;
+    ``"*"`` for any).  The app is returned for other routers to join (the
+    error handlers then apply to them too).
+    """
+    from fastapi import FastAPI, Path, Query, Request
+    from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
+    from pydantic import BeforeValidator
+    from starlette.concurrency import run_in_threadpool
+    from starlette.exceptions import HTTPException
 
-    registry = BotRegistry(root)
-    app = FastAPI(title="stichzoo bots",
-                  description="Send a player view, get the bot's move in game terms.")
+    if max_body_bytes < 1:
+        raise ValueError(f"max body size {max_body_bytes}: use a number of bytes >= 1")
+    registry = registry or BotRegistry(root, tuple(levels))
+    ErrorAnswer, BotList, BotInfo, ActAnswer = _models()
+    app = FastAPI(title="stichzoo bots", version="1",
+                  description="Send a player view, get the bot's move in game terms. Every "
+                              'error is {"error": "..."}; see docs/bots.md.')
+    origins = list(cors_origins)
+    for origin in origins:
+        if origin != "*" and not (origin.startswith(("http://", "https://"))
+                                  and "/" not in origin.split("://", 1)[1]):
+            raise ValueError(f"CORS origin {origin!r}: use scheme://host[:port] (no path), "
+                             f"or '*'")
+    if origins:
+        from starlette.middleware.cors import CORSMiddleware
+
+        app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"],
+                           allow_headers=["Content-Type"], max_age=600)
+
+    def error(status: int, message: str, headers: dict | None = None) -> JSONResponse:
+        return JSONResponse(status_code=status, content={"error": message}, headers=headers)
 
     @app.exception_handler(BotError)
     async def _bot_error(_request, exc: BotError):
-        return JSONResponse(status_code=exc.status, content={"error": str(exc)})
+        # a refused body is not read; closing tells the client to stop sending it
+        return error(exc.status, str(exc), {"Connection": "close"} if exc.status == 413 else None)
 
-    @app.get("/bots")
-    def list_bots() -> list[dict]:
-        """Every bot: name, game, player count, options, evaluation numbers."""
-        return registry.describe()
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request, exc: RequestValidationError):
+        parts = []
+        for err in exc.errors():
+            loc = [str(x) for x in err.get("loc", ())]
+            where = (f"{loc[0]} parameter {loc[-1]!r}" if len(loc) >= 2
+                     and loc[0] in ("query", "path", "header", "cookie") else ".".join(loc))
+            msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+            parts.append(f"{where}: {msg}")
+        return error(422, "; ".join(parts) or "invalid request")
 
-    @app.get("/bots/{name}")
-    def describe_bot(name: str) -> dict:
-        """One bot with its full manifest (observation and action layout, provenance)."""
+    @app.exception_handler(HTTPException)
+    async def _http(_request, exc: HTTPException):
+        return error(exc.status_code, str(exc.detail), getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _internal(_request, exc: Exception):
+        return error(500, f"internal error ({type(exc).__name__})")
+
+    errors = {status: {"model": ErrorAnswer, "description": text} for status, text in {
+        400: "malformed JSON or body", 404: "unknown bot", 413: "body over the size limit",
+        422: "invalid view or parameter", 500: "a bug: no answer is given"}.items()}
+    schemas = _view_schemas()
+    body_doc = {"requestBody": {
+        "required": True,
+        "description": "a player view of the bot's game (docs/views/<game>.md); JSON, at "
+                       f"most {max_body_bytes} bytes",
+        "content": {"application/json": {"schema": {
+            "anyOf": [{"$ref": f"#/components/schemas/{n}"} for n in schemas]}}}}}
+
+    Sample = Annotated[bool, Query(
+        description="true: draw the action from the network's probabilities (trained bots); "
+                    "false: the most likely one"), BeforeValidator(_strict_bool)]
+    Seed = Annotated[int, Query(ge=0, le=MAX_SEED, description="seeds the hidden-card deal, "
+                                "sampling and rule bots; omitted: 0"),
+                     BeforeValidator(_strict_seed)]
+    Name = Annotated[str, Path(description="a bot's name from GET /bots")]
+
+    @app.get("/bots", response_model=BotList, responses={500: errors[500]})
+    def list_bots():
+        """Every bot - trained and rule bots - with kind, level and measured strength, and the
+        bot folders refused at start-up with their reason."""
+        return registry.list()
+
+    @app.get("/bots/{name}", response_model=BotInfo,
+             responses={404: errors[404], 422: errors[422], 500: errors[500]})
+    def describe_bot(name: Name):
+        """One bot; a trained one with its full manifest (observation and action layout,
+        provenance)."""
         return registry.describe(name)
 
-    @app.post("/bots/{name}/act")
-    async def act(name: str, request: Request, sample: bool = False,
-                  seed: int | None = None) -> dict:
+    @app.post("/bots/{name}/act", response_model=ActAnswer, responses=errors,
+              openapi_extra=body_doc)
+    async def act(name: Name, request: Request, sample: Sample = False, seed: Seed = 0):
         """The bot's action for the player view in the body (JSON)."""
-        raw = await request.body()
-        try:
-            view = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise BotError(f"malformed JSON: {e}", status=400) from None
-        return registry.act(name, view, sample=sample, seed=seed)
+        registry.get(name)  # 404 before a byte of the body is read
+        raw = await _read_body(request, max_body_bytes)
+        return await run_in_threadpool(
+            lambda: registry.act(name, parse_json(raw), sample=sample, seed=seed))
 
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            doc = FastAPI.openapi(app)
+            components = doc.setdefault("components", {}).setdefault("schemas", {})
+            for n, schema in schemas.items():
+                _embed(schema, n, components)
+            app.openapi_schema = doc
+        return app.openapi_schema
+
+    app.openapi = openapi
     app.state.registry = registry
     return app
 
 
-def serve_stdio(root: str, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
-    """JSON lines: ``{"bot": name, "view": {...}, "id": any}`` in, one answer line out."""
-    registry = BotRegistry(root)
-    for line in stdin:
-        if not line.strip():
-            continue
-        request_id = None
-        try:
-            try:
-                request = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise BotError(f"malformed JSON: {e}", status=400) from None
-            if not isinstance(request, dict) or "bot" not in request or "view" not in request:
-                raise BotError('a request is {"bot": NAME, "view": {...}} (optional "id", '
-                               '"sample", "seed")', status=400)
-            request_id = request.get("id")
-            answer = registry.act(str(request["bot"]), request["view"],
-                                  sample=bool(request.get("sample", False)),
-                                  seed=request.get("seed"))
-            out = {"id": request_id, **answer}
-        except BotError as e:
-            out = {"id": request_id, "error": str(e), "status": e.status}
-        stdout.write(json.dumps(out) + "\n")
-        stdout.flush()
-    return 0
+def deadline_protocol(request_timeout: float):
+    """uvicorn's h11 protocol with a deadline for receiving each request.
+
+    uvicorn closes idle keep-alive connections, but not one that opened and
+    never sent a full request, nor one trickling its body: such connections
+    are closed ``request_timeout`` seconds after they began the request.
+    """
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    receiving = (h11.IDLE, h11.SEND_BODY)
+
+    class DeadlineH11Protocol(H11Protocol):
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._deadline = self.loop.call_later(request_timeout, self._expire)
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.conn.their_state in receiving:
+                if self._deadline is None:
+                    self._deadline = self.loop.call_later(request_timeout, self._expire)
+            elif self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def connection_lost(self, exc) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+            super().connection_lost(exc)
+
+        def _expire(self) -> None:
+            self._deadline = None
+            if self.conn.their_state in receiving and not self.transport.is_closing():
+                self.transport.close()
+
+    return DeadlineH11Protocol
+
+
+def server_config(app, host: str = "127.0.0.1", port: int = 8000, *,
+                  request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+                  keep_alive: int = DEFAULT_KEEP_ALIVE,
+                  limit_concurrency: int | None = DEFAULT_LIMIT_CONCURRENCY,
+                  log_level: str = "warning"):
+    """The uvicorn configuration of ``stichzoo serve`` (timeouts and limits: docs/bots.md)."""
+    import uvicorn
+
+    return uvicorn.Config(app, host=host, port=port, http=deadline_protocol(request_timeout),
+                          timeout_keep_alive=keep_alive, limit_concurrency=limit_concurrency,
+                          h11_max_incomplete_event_size=16 * 1024, log_level=log_level)

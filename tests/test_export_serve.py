@@ -83,6 +83,9 @@ def test_manifest_describes_the_bot(bots):
     assert manifest["actions"]["labels"][:2] == ["B1", "B2"]
     assert manifest["provenance"]["config"]["game"] == "wizard"
     assert len(manifest["model"]["sha256"]) == 64
+    assert manifest["model"]["inputs"]["action_mask"] == {"shape": ["batch", 80],
+                                                          "dtype": "float32"}
+    assert manifest["model"]["inputs"]["observation"]["dtype"] == "float32"
 
 
 def test_bot_refuses_another_table(bots):
@@ -139,8 +142,9 @@ def _view(name: str, state, seat: int) -> dict:
 def test_server_lists_and_describes(server):
     import httpx
 
-    bots = httpx.get(f"{server}/bots").json()
-    assert {b["name"] for b in bots} == set(envs.GAMES)
+    listed = httpx.get(f"{server}/bots").json()  # trained bots and the rule-bot levels
+    assert {b["name"] for b in listed["bots"] if b["kind"] == "trained"} == set(envs.GAMES)
+    assert listed["refused"] == []
     info = httpx.get(f"{server}/bots/hoch_tief").json()
     assert info["game"] == "hoch_tief" and info["manifest"]["num_players"] == 4
     assert httpx.get(f"{server}/openapi.json").status_code == 200

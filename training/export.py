@@ -5,14 +5,15 @@
 A bot directory holds
 
 - ``model.onnx``: the actor network.  Inputs ``observation`` (float32,
-  ``[batch, obs_size]``) and ``action_mask`` (float32 or int8 0/1 as float,
+  ``[batch, obs_size]``) and ``action_mask`` (float32 0.0/1.0,
   ``[batch, num_actions]``); outputs ``probabilities`` (illegal actions
-  exactly 0) and ``logits`` (illegal actions at -1e9).
+  exactly 0) and ``logits`` (illegal actions at -1e9), both float32.
 - ``manifest.json``: what the network expects and where it came from - game
   and env version, rule options and player count, the observation layout
   (piece names, offsets, sizes, meanings), the action layout (every action
-  id with its label), the encoder version, input/output names, the file's
-  SHA-256 and the training provenance (run, steps, config, evaluation).
+  id with its label), the encoder version, input/output names, shapes and
+  dtypes, the file's SHA-256 and the training provenance (run, steps,
+  config, evaluation).
 
 The runtime (:class:`stichzoo.policies.onnx_bot.OnnxPolicy`) needs only numpy and
 onnxruntime and refuses a bot whose manifest does not match the game it is
@@ -21,7 +22,6 @@ asked to play.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -29,6 +29,8 @@ import warnings
 
 import torch as th
 from torch import nn
+
+from stichzoo.policies.onnx_bot import file_sha256
 
 MANIFEST_SCHEMA = "stichzoo.bot/1"
 INPUTS = ("observation", "action_mask")
@@ -51,12 +53,14 @@ class ActorForExport(nn.Module):
         return th.softmax(masked, dim=-1), masked
 
 
-def sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 16), b""):
-            h.update(chunk)
-    return h.hexdigest()
+def _tensor(width: int) -> dict:
+    """A manifest entry of ``model.inputs`` / ``model.outputs``: shape and dtype.
+
+    Every input and output is float32 - the mask too (0.0 / 1.0): a runtime
+    that feeds the env's int8 mask is refused by onnxruntime (``expected
+    tensor(float)``), so the manifest says so instead of leaving it to the shape.
+    """
+    return {"shape": ["batch", width], "dtype": "float32"}
 
 
 def export_bot(policy_path: str, out_dir: str, provenance: dict | None = None,
@@ -99,11 +103,11 @@ def export_bot(policy_path: str, out_dir: str, provenance: dict | None = None,
                         "seats": "relative: 0 is the observer, 1 its left neighbour, ..."},
         "actions": {"size": game.num_actions,
                     "labels": [game.action_label(a) for a in range(game.num_actions)]},
-        "model": {"file": "model.onnx", "sha256": sha256(model_path), "opset": opset,
-                  "inputs": {"observation": ["batch", encoder.layout.size],
-                             "action_mask": ["batch", game.num_actions]},
-                  "outputs": {"probabilities": ["batch", game.num_actions],
-                              "logits": ["batch", game.num_actions]}},
+        "model": {"file": "model.onnx", "sha256": file_sha256(model_path), "opset": opset,
+                  "inputs": {"observation": _tensor(encoder.layout.size),
+                             "action_mask": _tensor(game.num_actions)},
+                  "outputs": {"probabilities": _tensor(game.num_actions),
+                              "logits": _tensor(game.num_actions)}},
         "provenance": {**{k: v for k, v in header.items()
                           if k not in ("options", "policy_class")},
                        "policy_file": os.path.basename(policy_path), **(provenance or {})},

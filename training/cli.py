@@ -3,6 +3,7 @@
     stichzoo eval wizard --players 4 --policies heuristic random --games 2000
     stichzoo eval hoch_tief --policies pimc heuristic --games 400 --out runs/eval/ht
     stichzoo eval wizard --policies bot:wizard heuristic --games 1000   (a shipped bot)
+    stichzoo play wizard --opponents heuristic,pimc,bot:wizard --seed 7   (you and bots)
     stichzoo train configs/wizard.yaml --final-eval
     stichzoo export runs/<run> --out policies/bots/wizard
     stichzoo serve --port 8000                    (the shipped bots; or --bots DIR, --stdio)
@@ -59,6 +60,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
         for path in write_outputs(report, args.out):
             print(f"wrote {path}")
     return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """A terminal table for one person and bots (:mod:`stichzoo.policies.terminal`)."""
+    try:
+        from stichzoo.policies.terminal import play_from_args
+    except ImportError as e:  # rich is in the play extra
+        if (e.name or "").split(".")[0] != "rich":
+            raise
+        raise ValueError(f"stichzoo play needs {e.name or 'rich'}: "
+                         f"pip install 'stichzoo[play]'") from None
+    return play_from_args(args.game, players=args.players, opponents=args.opponents,
+                          seed=args.seed, seat=args.seat, options=_options(args.option),
+                          record=args.record)
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -121,13 +136,25 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from stichzoo.policies.serve import create_app, serve_stdio
+    """Check the limits, load (and verify) the bots, then serve; limits: docs/bots.md."""
+    from stichzoo.policies.serve import create_app, serve_stdio, server_config
 
+    for flag, value in (("--max-body-bytes", args.max_body_bytes),
+                        ("--request-timeout", args.request_timeout),
+                        ("--keep-alive", args.keep_alive),
+                        ("--limit-concurrency", args.limit_concurrency)):
+        if value <= 0:
+            raise ValueError(f"{flag} {value}: use a number > 0")
     if args.stdio:
-        return serve_stdio(args.bots)
+        return serve_stdio(args.bots, levels=args.levels, max_line_bytes=args.max_body_bytes)
     import uvicorn
 
-    uvicorn.run(create_app(args.bots), host=args.host, port=args.port, log_level="warning")
+    app = create_app(args.bots, levels=args.levels, max_body_bytes=args.max_body_bytes,
+                     cors_origins=args.cors_origin)
+    uvicorn.Server(server_config(app, args.host, args.port,
+                                 request_timeout=args.request_timeout,
+                                 keep_alive=args.keep_alive,
+                                 limit_concurrency=args.limit_concurrency)).run()
     return 0
 
 
@@ -153,6 +180,23 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--out", help="folder for report.json and report.png")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(func=cmd_eval)
+    pl = sub.add_parser("play", help="play a game against bots in the terminal")
+    pl.add_argument("game", choices=list(envs.GAMES))
+    pl.add_argument("--players", type=int, default=None,
+                    help="seats at the table (default: the game's usual number)")
+    pl.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPECS",
+                    help="policy specs of the bots, comma-separated, e.g. "
+                         "heuristic,pimc,bot:wizard; fewer than the bot seats repeat in turn")
+    pl.add_argument("--seed", type=int, default=None,
+                    help="deal and bot seed; the same seed replays the same deal "
+                         "(default: a random one, shown at the start)")
+    pl.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
+    pl.add_argument("--option", action="append", default=[], metavar="KEY=JSON",
+                    help="game option, e.g. --option 'rounds=[1,2]' (as in eval)")
+    pl.add_argument("--record", metavar="FILE",
+                    help="where to save the game record at the end (default: "
+                         "stichzoo-<game>-<seed>.json in the current folder)")
+    pl.set_defaults(func=cmd_play)
     t = sub.add_parser("train", help="self-play training with MaskablePPO from a YAML config")
     t.add_argument("config", nargs="?", help="configs/<game>.yaml")
     t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -182,6 +226,25 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--host", default="127.0.0.1")
     v.add_argument("--port", type=int, default=8000)
     v.add_argument("--stdio", action="store_true", help="JSON lines on stdin/stdout instead")
+    from stichzoo.policies import levels as levels_mod
+    from stichzoo.policies import serve as serve_mod
+
+    v.add_argument("--levels", nargs="*", default=list(levels_mod.DEFAULT_LEVELS),
+                   metavar="SPEC",
+                   help="rule bots served for every game as <game>-<kind> (default: random "
+                        "heuristic pimc; e.g. 'pimc:worlds=24'); none: trained bots only")
+    v.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                   help="let browser pages from ORIGIN call the server (repeatable, e.g. "
+                        "http://localhost:5173; '*' for any); none by default")
+    v.add_argument("--max-body-bytes", type=int, default=serve_mod.DEFAULT_MAX_BODY_BYTES,
+                   help="largest request body or JSON line, else 413 (default: 1 MiB)")
+    v.add_argument("--request-timeout", type=float, default=serve_mod.DEFAULT_REQUEST_TIMEOUT,
+                   help="seconds a client has to send a whole request (default: 10)")
+    v.add_argument("--keep-alive", type=int, default=serve_mod.DEFAULT_KEEP_ALIVE,
+                   help="seconds an idle keep-alive connection stays open (default: 5)")
+    v.add_argument("--limit-concurrency", type=int,
+                   default=serve_mod.DEFAULT_LIMIT_CONCURRENCY,
+                   help="connections and requests at once, beyond it 503 (default: 1000)")
     v.set_defaults(func=cmd_serve)
     return p
 

@@ -1,0 +1,604 @@
+"""A table for one person and bots, with the rules engine as referee.
+
+    from stichzoo.policies.table import Table
+    table = Table("wizard", num_players=4, options={"rounds": [1, 2]},
+                  opponents=["heuristic", "random", "heuristic"], human_seat=0, seed=7)
+    view = table.view()                # what seat 0 may know, the numbered legal moves
+    table.act(view["moves"][0]["id"])  # an action id, or its label ("bid 1", "R7")
+    table.record()                     # at the end: the game record (docs/records.md)
+
+The table owns the true game state and never hands it out: a frontend (the
+terminal table, the browser table) sees only :meth:`Table.view`, which holds
+the human seat's player view (``stichzoo.envs.<game>.view.to_view``), its
+legal moves, and the *public* events since its last move - every other
+seat's decisions (a secret one, such as a Wunder Punkt sore card or a
+Geheimtrumpf task choice, without what was chosen), completed tricks with
+their winners, Geheimtrumpf's row-winner announcements, reveals and round
+ends.  The bots move by themselves whenever it is not the human's turn, so
+the person is always asked, never the engine.
+
+:class:`TableStore` keeps many tables at once for a server: each under its
+own lock, behind an unguessable id, expiring after an idle time, bounded in
+number.  Errors are :class:`TableError` (a ``ValueError``) with an HTTP-like
+``status`` so a web layer can answer 4xx without knowing the cases.
+
+No web framework and no torch here: torch loads only if a ``ppo:`` bot sits
+at the table.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+import secrets
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from stichzoo import envs
+from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
+
+#: how long a table may sit untouched before a store forgets it (seconds)
+DEFAULT_IDLE_TIMEOUT = 30 * 60.0
+#: the most tables a store keeps at once
+DEFAULT_MAX_TABLES = 200
+#: what a store says for an id it does not hold
+NOT_FOUND = "table not found (expired, or the server restarted)"
+
+#: action kinds a seat decides in secret: the others learn only that it chose
+SECRET_KINDS: dict[str, frozenset[str]] = {
+    "wunder_punkt": frozenset({"sore"}),
+    "geheimtrumpf": frozenset({"choose_task"}),
+}
+#: the round-log fields that are public once a round has ended (never ``hands``,
+#: ``rows``, Geheimtrumpf's face-down ``set_aside``)
+ROUND_END_KEYS = (
+    "dealer", "start", "trump_card", "trump", "trump_suit", "trump_value", "bids",
+    "sore_cards", "chosen", "tricks_won", "won", "removed", "taken", "base_scores",
+    "bonus_seat", "met", "start_checks", "checked", "scores", "totals",
+)
+#: the round-log fields revealed to everybody while a round runs
+REVEAL_KEYS = {"wunder_punkt": ("sore_cards",), "geheimtrumpf": ("chosen",)}
+#: how each game is won, in words, for the end-of-game summary
+WINNER_RULES = {
+    "wizard": "the highest total wins",
+    "wunder_punkt": "the highest total wins",
+    "silberne_ananas": "the middle total wins (two equal top totals: the third wins)",
+    "hoch_tief": "the highest total wins",
+    "geheimtrumpf": "whoever checks off all four tasks wins",
+}
+
+
+class TableError(ValueError):
+    """A request the table refuses; ``status`` is the HTTP status a web layer should send.
+
+    400: a bad move or argument; 404: no such table; 409: not possible now (the
+    game is over, or not yet over); 503: the store is full.
+    """
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+def _mix(*parts: int) -> int:
+    """A seed from several integers, stable across runs and platforms (no ``hash``)."""
+    h = 0x9E3779B97F4A7C15
+    for p in parts:
+        h = (h ^ (p + 0x632BE59BD9B4E019 + (h << 6) + (h >> 2))) & ((1 << 63) - 1)
+    return h
+
+
+def build_game(game_name: str, num_players: int | None = None,
+               options: dict[str, Any] | None = None) -> Game:
+    """The game from its name, player count and options, as ``stichzoo eval`` builds it."""
+    try:
+        cls = envs.game_class(game_name)
+    except ValueError as e:
+        raise TableError(str(e)) from None
+    opts = dict(options or {})
+    if "num_players" in opts and num_players is not None and opts["num_players"] != num_players:
+        raise TableError(f"num_players={num_players} and option "
+                         f"num_players={opts['num_players']!r} disagree")
+    if num_players is not None:
+        opts["num_players"] = num_players
+    try:
+        return cls(build_options(cls.Options, game_name, opts))
+    except (ValueError, TypeError) as e:
+        raise TableError(str(e)) from None
+
+
+def seat_specs(opponents: Sequence[str] | str, num_players: int, human_seat: int) -> list:
+    """The policy spec of every seat (``None`` for the human).
+
+    One spec fills every bot seat; fewer specs than bot seats repeat in turn,
+    so ``["heuristic", "pimc"]`` at four seats seats heuristic, pimc, heuristic.
+    """
+    if isinstance(opponents, str):
+        opponents = [opponents]
+    if not isinstance(opponents, (list, tuple)):
+        raise TableError(f"opponents must be a list of policy specs, not {opponents!r}")
+    specs = list(opponents)
+    bots = num_players - 1
+    if not specs:
+        raise TableError("name at least one opponent policy, e.g. heuristic")
+    if any(not isinstance(s, str) or not s.strip() for s in specs):
+        raise TableError(f"opponent policies are spec strings such as 'heuristic', "
+                         f"'pimc:worlds=8' or 'bot:wizard', not {specs!r}")
+    if len(specs) > bots:
+        raise TableError(f"{len(specs)} opponents for the {bots} bot seats of a "
+                         f"{num_players}-player table")
+    out: list = []
+    k = 0
+    for seat in range(num_players):
+        if seat == human_seat:
+            out.append(None)
+        else:
+            out.append(specs[k % len(specs)].strip())
+            k += 1
+    return out
+
+
+class Table:
+    """One game between a person (``human_seat``) and bots; the engine referees.
+
+    Thread-safe: every public method runs under the table's own lock, so two
+    requests for one table never interleave.  Deterministic: the same
+    ``seed`` deals the same cards and, for the same human moves, the bots make
+    the same moves (each bot is seeded from the table seed and its seat).
+    Without a seed one is drawn, and :attr:`seed` tells it, so any game can be
+    replayed.  ``deck_orders`` (as ``game.deal`` returns them) deals given
+    cards instead of shuffling from the seed: for a frontend that deals, and
+    for tests that re-deal the hidden cards.
+    """
+
+    def __init__(self, game_name: str, num_players: int | None = None, *,
+                 options: dict[str, Any] | None = None,
+                 opponents: Sequence[str] | str = ("heuristic",), human_seat: int = 0,
+                 seed: int | None = None, deck_orders: list | None = None):
+        if options is not None and not isinstance(options, dict):
+            raise TableError(f"options must be an object of game options, not {options!r}")
+        if not isinstance(game_name, str):
+            raise TableError(f"the game is named by a string, not {game_name!r}")
+        self.game = build_game(game_name, num_players, options)
+        n = self.game.num_players
+        if isinstance(human_seat, bool) or not isinstance(human_seat, int) \
+                or not 0 <= human_seat < n:
+            raise TableError(f"the human seat must be an integer in 0..{n - 1}, "
+                             f"not {human_seat!r}")
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise TableError(f"seed must be a non-negative integer, not {seed!r}")
+        self.seed = seed
+        self.human_seat = human_seat
+        self.specs = seat_specs(opponents, n, human_seat)
+        from stichzoo.policies.specs import build_policy
+
+        self._bots: dict[int, Any] = {}
+        for seat, spec in enumerate(self.specs):
+            if spec is None:
+                continue
+            try:  # a fresh policy per table: tables share no bot (nor its random state)
+                self._bots[seat] = build_policy(spec, self.game, _mix(seed, seat), cache=False)
+            except ValueError as e:
+                raise TableError(f"opponent {spec!r}: {e}") from None
+        self._view_module = importlib.import_module(f"stichzoo.envs.{self.game.name}.view")
+        if deck_orders is None:
+            self._state: GameState = self.game.new_game(seed=seed, log=True)
+            self._deal_seed: int | None = seed
+        else:  # dealt by the caller: the seed still seeds the bots, but deals nothing
+            try:
+                self._state = self.game.new_state(deck_orders, log=True)
+            except (ValueError, TypeError) as e:
+                raise TableError(f"deck_orders: {e}") from None
+            self._deal_seed = None
+        self._lock = threading.RLock()
+        self._events: list[dict] = []
+        self._since = 0  # events before this index came before the human's last move
+        self._seen: dict[int, dict] = {}  # per round-log entry: what became events already
+        self._last_trick: dict | None = None
+        self.advance()
+
+    # -- the game loop -------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return bool(self._state.over or self._state.truncated)
+
+    @property
+    def to_act(self) -> int | None:
+        return None if self.over else self._state.current_player
+
+    def advance(self) -> int:
+        """Let the bots move until it is the human's turn or the game is over; moves made."""
+        from stichzoo.policies.base import Decision
+
+        made = 0
+        with self._lock:
+            while not self.over and self._state.current_player != self.human_seat:
+                seat = self._state.current_player
+                action = self._bots[seat].act(Decision(self.game, self._state, seat))
+                self._step(seat, action)
+                made += 1
+        return made
+
+    def act(self, move: Any) -> dict:
+        """Play the human's ``move`` (an action id or label), let the bots answer; the view.
+
+        The move is checked before anything changes: a refused move leaves the
+        table exactly as it was, and the error names the legal moves.
+        """
+        with self._lock:
+            if self.over:
+                raise TableError("the game is over; no more moves", status=409)
+            action = self.resolve(move)
+            self._since = len(self._events)
+            self._step(self.human_seat, action)
+            self.advance()
+            return self.view()
+
+    def resolve(self, move: Any) -> int:
+        """The legal action id ``move`` names, or a :class:`TableError` naming the legal moves.
+
+        Accepted: an action id (``int``, never ``bool``) or a label - exactly
+        ``game.action_label``'s, one the game's view module parses (aliases such
+        as ``"Th"``), or a legal label in another letter case.
+        """
+        with self._lock:
+            if self.over:
+                raise TableError("the game is over; no more moves", status=409)
+            legal = self._state.legal_actions()
+            if isinstance(move, bool) or not isinstance(move, (int, str)):
+                raise TableError(f"a move is an action id (integer) or a label (string), "
+                                 f"not {move!r}; {self._legal_text(legal)}")
+            if isinstance(move, int):
+                if move in legal:
+                    return move
+                what = (f"action {move} ({self.game.action_label(move)})"
+                        if 0 <= move < self.game.num_actions else f"action id {move}")
+                raise TableError(f"{what} is not a legal move now; {self._legal_text(legal)}")
+            label = move.strip()
+            action = self._label_to_action(label, legal)
+            if action is None:
+                raise TableError(f"{move!r} is not a legal move now; {self._legal_text(legal)}")
+            return action
+
+    def _label_to_action(self, label: str, legal: list[int]) -> int | None:
+        by_label = {self.game.action_label(a): a for a in legal}
+        if label in by_label:
+            return by_label[label]
+        try:
+            a = self._view_module.action_from_label(self.game, label)
+        except ValueError:
+            a = None
+        if a in legal:
+            return a
+        folded = [a for lab, a in by_label.items() if lab.casefold() == label.casefold()]
+        return folded[0] if len(folded) == 1 else None
+
+    def _legal_text(self, legal: list[int]) -> str:
+        labels = ", ".join(f"{self.game.action_label(a)} ({a})" for a in legal)
+        return f"legal moves (label and id): {labels}"
+
+    def _step(self, seat: int, action: int) -> None:
+        """Apply one decision through the rules' checked step, then record what became public."""
+        state = self._state
+        info = self._view_module.action_to_view(self.game, action)
+        kind = info.get("kind")
+        secret = seat != self.human_seat and kind in SECRET_KINDS.get(self.game.name, ())
+        event = {"type": "move", "seat": seat, "round": self._round_index(),
+                 "phase": state.phase_name, "kind": kind,
+                 "action": None if secret else info["action"],
+                 "action_id": None if secret else action, "secret": secret}
+        try:
+            state.step(action)  # checks once more: an illegal id changes nothing
+        except IllegalActionError as e:
+            raise TableError(str(e)) from None
+        self._emit(event)
+        self._scan_log()
+        if self.over:
+            self._emit({"type": "game_over", **self._result()})
+
+    def _round_index(self) -> int:
+        log = self._state.log or [{}]
+        last = log[-1]
+        return int(last.get("round", last.get("deal", 0)))
+
+    def _emit(self, event: dict) -> None:
+        self._events.append({"n": len(self._events), **event})
+
+    def _scan_log(self) -> None:
+        """Turn what the round log gained since the last step into public events.
+
+        The log (a record's ``rounds``) also holds the deals; only the fields
+        that everybody at the table has seen are copied out.
+        """
+        log = self._state.log
+        for i, entry in enumerate(log):
+            seen = self._seen.setdefault(i, {"draft": 0, "tricks": 0, "reveal": set(),
+                                             "end": False})
+            if seen["end"]:
+                continue
+            rnd = int(entry.get("round", entry.get("deal", 0)))
+            for row in entry.get("draft", [])[seen["draft"]:]:
+                self._emit({"type": "row", "round": rnd, **copy.deepcopy(row)})
+            seen["draft"] = len(entry.get("draft", []))
+            for key in REVEAL_KEYS.get(self.game.name, ()):
+                if entry.get(key) is not None and key not in seen["reveal"]:
+                    seen["reveal"].add(key)
+                    self._emit({"type": "reveal", "round": rnd, "what": key,
+                                "values": copy.deepcopy(entry[key])})
+            for trick in entry.get("tricks", [])[seen["tricks"]:]:
+                self._last_trick = {"round": rnd, **copy.deepcopy(trick)}
+                self._emit({"type": "trick", **self._last_trick})
+            seen["tricks"] = len(entry.get("tricks", []))
+            if entry.get("totals") is not None:
+                seen["end"] = True
+                public = {k: copy.deepcopy(entry[k]) for k in ROUND_END_KEYS if k in entry}
+                self._emit({"type": "round_end", "round": rnd, **public})
+
+    # -- what the person may know ------------------------------------------------------
+
+    def view(self) -> dict:
+        """Everything the human seat may know now, JSON-ready.
+
+        Keys: ``game``, ``seat`` (the human's), ``players`` (per seat: ``seat``,
+        ``human``, ``policy``), ``seed``, ``to_act``, ``over``, ``view`` (the player
+        view, ``docs/views/<game>.md``), ``moves`` (the legal moves, numbered
+        from 1: ``n``, ``id``, ``label`` and the answer-format fields of
+        ``action_to_view``), ``events`` (public events since the human's last
+        move, that move included), ``last_trick`` (the latest completed trick,
+        also of an earlier round, or null), ``decisions`` (decisions so far: a
+        version number) and ``summary`` (at the end, else null).
+        """
+        with self._lock:
+            seat = self.human_seat
+            moves = []
+            if not self.over and self._state.current_player == seat:
+                for k, a in enumerate(self._state.legal_actions(), 1):
+                    info = self._view_module.action_to_view(self.game, a)
+                    moves.append({"n": k, "id": a, "label": self.game.action_label(a),
+                                  **{key: v for key, v in info.items()
+                                     if key not in ("action", "action_id")}})
+            return {
+                "game": self.game.name,
+                "seat": seat,
+                "players": [{"seat": s, "human": spec is None, "policy": spec}
+                            for s, spec in enumerate(self.specs)],
+                "seed": self.seed,
+                "to_act": self.to_act,
+                "over": self.over,
+                "view": self._view_module.to_view(self._state, seat),
+                "moves": moves,
+                "events": copy.deepcopy(self._events[self._since:]),
+                "last_trick": copy.deepcopy(self._last_trick),
+                "decisions": len(self._state.history),
+                "summary": self.summary() if self.over else None,
+            }
+
+    def events(self, after: int = -1) -> list[dict]:
+        """Every public event numbered above ``after`` (``n`` counts from 0): for a page that
+        missed some, e.g. after reconnecting."""
+        if isinstance(after, bool) or not isinstance(after, int):
+            raise TableError(f"after must be an event number (integer), not {after!r}")
+        with self._lock:
+            return copy.deepcopy(self._events[max(after + 1, 0):])
+
+    def _result(self) -> dict:
+        s = self._state
+        return {"totals": list(s.totals), "winners": s.winners(), "placement": s.placement(),
+                "truncated": bool(s.truncated)}
+
+    def summary(self) -> dict:
+        """The end of the game: totals, winners and places by the game's own rule, the rounds.
+
+        ``winners`` follows the game (Silberne Ananas: the middle total wins;
+        Geheimtrumpf: nobody when the round limit cut the game short).
+        """
+        with self._lock:
+            if not self.over:
+                raise TableError("the game is still running; the summary comes at the end",
+                                 status=409)
+            rounds = [{"round": e["round"], **{k: e[k] for k in ("scores", "totals") if k in e}}
+                      for e in self._events if e["type"] == "round_end"]
+            res = self._result()
+            return {**res, "human_won": self.human_seat in res["winners"],
+                    "winner_rule": WINNER_RULES.get(self.game.name, ""),
+                    "rounds": copy.deepcopy(rounds)}
+
+    def record(self) -> dict:
+        """The game record (``docs/records.md``) - at the end only: it shows every hand."""
+        from stichzoo.envs.core.record import build_record
+
+        with self._lock:
+            if not self.over:
+                raise TableError("the record holds every hand, so it is given at the end of "
+                                 "the game only", status=409)
+            return build_record(self.game, self._state, seed=self._deal_seed)
+
+
+# -- many tables at once ------------------------------------------------------------------
+
+
+class _Entry:
+    __slots__ = ("last_used", "table")
+
+    def __init__(self, table: Table, now: float):
+        self.table = table
+        self.last_used = now
+
+
+class TableStore:
+    """Many tables at once, for a server: ids, expiry, a bound, one lock per table.
+
+    A table is forgotten after ``idle_timeout`` seconds without a request
+    (default 30 minutes); at most ``max_tables`` live at once (creating one
+    more is refused with status 503 after expired ones are swept). Ids are
+    ``secrets.token_urlsafe``: knowing one id tells nothing of another. The
+    store keeps tables in memory only: a restarted server has none, so an old
+    id gets :data:`NOT_FOUND` (404), and :attr:`instance` changes, which a
+    page can compare to notice the restart.  ``clock`` is injectable for tests.
+    """
+
+    def __init__(self, *, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+                 max_tables: int = DEFAULT_MAX_TABLES,
+                 clock: Callable[[], float] = time.monotonic):
+        if not idle_timeout > 0:
+            raise ValueError(f"idle_timeout must be positive seconds, not {idle_timeout!r}")
+        if isinstance(max_tables, bool) or not isinstance(max_tables, int) or max_tables < 1:
+            raise ValueError(f"max_tables must be a positive integer, not {max_tables!r}")
+        self.idle_timeout = float(idle_timeout)
+        self.max_tables = max_tables
+        self.clock = clock
+        self.instance = secrets.token_urlsafe(8)
+        self._tables: dict[str, _Entry] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._sweep()
+            return len(self._tables)
+
+    def _sweep(self) -> list[str]:
+        """Forget idle tables (the store lock is held)."""
+        now = self.clock()
+        old = [k for k, e in self._tables.items() if now - e.last_used > self.idle_timeout]
+        for k in old:
+            del self._tables[k]
+        return old
+
+    def expire(self) -> list[str]:
+        """Forget every table idle for longer than ``idle_timeout``; their ids."""
+        with self._lock:
+            return self._sweep()
+
+    def _full(self) -> TableError:
+        return TableError(f"too many tables are open (at most {self.max_tables}); try again "
+                          f"later", status=503)
+
+    def create(self, game_name: str, **kwargs: Any) -> tuple[str, Table]:
+        """A new table (arguments as :class:`Table`) and its id; the bots have moved already."""
+        with self._lock:
+            self._sweep()
+            if len(self._tables) >= self.max_tables:
+                raise self._full()
+        try:  # a web layer passes what a page sent: an unknown argument is the page's error
+            inspect.signature(Table).bind(game_name, **kwargs)
+        except TypeError as e:
+            raise TableError(f"bad table arguments: {e}") from None
+        table = Table(game_name, **kwargs)  # outside the store lock: bots may take a while
+        with self._lock:
+            self._sweep()
+            if len(self._tables) >= self.max_tables:
+                raise self._full()
+            table_id = secrets.token_urlsafe(16)
+            self._tables[table_id] = _Entry(table, self.clock())
+        return table_id, table
+
+    def get(self, table_id: Any) -> Table:
+        """The table of ``table_id``, touched (its idle time starts again); else 404."""
+        if not isinstance(table_id, str):
+            raise TableError(f"a table id is a string, not {table_id!r}", status=404)
+        with self._lock:
+            self._sweep()
+            entry = self._tables.get(table_id)
+            if entry is None:
+                raise TableError(NOT_FOUND, status=404)
+            entry.last_used = self.clock()
+            return entry.table
+
+    def view(self, table_id: Any) -> dict:
+        """The human seat's view of the table, with ``table_id`` and the store ``instance``."""
+        return self._stamp(table_id, self.get(table_id).view())
+
+    def act(self, table_id: Any, move: Any) -> dict:
+        """Play the human's move at the table (its lock held, not the store's); the new view."""
+        table = self.get(table_id)
+        result = table.act(move)
+        self._touch(table_id)  # a long bot answer does not count as idle time
+        return self._stamp(table_id, result)
+
+    def record(self, table_id: Any) -> dict:
+        return self.get(table_id).record()
+
+    def close(self, table_id: Any) -> None:
+        """Forget a table now (a page that leaves); an unknown id is a 404."""
+        self.get(table_id)
+        with self._lock:
+            self._tables.pop(table_id, None)
+
+    def _touch(self, table_id: str) -> None:
+        with self._lock:
+            entry = self._tables.get(table_id)
+            if entry is not None:
+                entry.last_used = self.clock()
+
+    def _stamp(self, table_id: str, view: dict) -> dict:
+        return {"table_id": table_id, "instance": self.instance, **view}
+
+
+def _gift_target(event: dict, names: Sequence[str]) -> str:
+    """Whom a Silberne Ananas Joker gift went to: self, left (seat + 1), right (seat - 1)."""
+    seat, n = event["seat"], len(names)
+    side = str(event.get("action")).split(" ", 1)[-1]
+    target = {"self": seat, "left": (seat + 1) % n, "right": (seat - 1) % n}.get(side, seat)
+    return f"{names[target]} ({side})"
+
+
+def describe_event(event: dict, names: Sequence[str]) -> str:
+    """One line of text for an event, ``names`` naming each seat ("You", "Seat 2 (pimc)")."""
+    t = event.get("type")
+    if t == "move":
+        who = names[event["seat"]]
+        if event.get("secret"):
+            return {"sore": f"{who} laid a sore card face down",
+                    "choose_task": f"{who} chose a task (secret until all have chosen)"
+                    }.get(event.get("kind"), f"{who} made a secret choice")
+        kind, label = event.get("kind"), str(event.get("action"))
+        what = label.split(" ", 1)[-1]  # "bid 2" -> "2", "take 7H" -> "7H"
+        return {"card": f"{who} played {label}", "bid": f"{who} bid {what}",
+                "trump": f"{who} chose trump {what}",
+                "sore": f"{who} laid {what} face down as the sore card",
+                "gift": f"{who} (the Joker) gave the trick to {_gift_target(event, names)}",
+                "take": f"{who} took {what} from the row",
+                "draft_task": f"{who} drafted the task {what}",
+                "choose_task": f"{who} chose the task {what} for this round",
+                "check_task": f"{who} checked off the task {what}",
+                }.get(kind, f"{who}: {label}")
+    if t == "trick":
+        cards = " ".join(f"{c}" for c in event["cards"])
+        if event.get("winner") is None:
+            return f"Trick: {cards} - all Aces: the cards leave the game"
+        text = f"Trick: {cards} -> {names[event['winner']]}"
+        if "gift" in event:
+            text += f" (a Joker gift from {names[event['joker_seat']]})"
+        if "high" in event:
+            text = (f"Trick: {cards} - {names[event['low_seat']]} takes {event['high']}, "
+                    f"{names[event['high_seat']]} takes the rest and leads")
+        return text
+    if t == "row":
+        return (f"Row {event['row'] + 1} drafted ({' '.join(event['cards'])}): "
+                f"as a trick it would go to {names[event['winner']]}")
+    if t == "reveal":
+        what = "sore cards" if event["what"] == "sore_cards" else "chosen tasks"
+        shown = ", ".join(f"{names[s]} {v if v is not None else '-'}"
+                          for s, v in enumerate(event["values"]))
+        return f"Revealed {what}: {shown}"
+    if t == "round_end":
+        scores = event.get("scores")
+        part = (", ".join(f"{names[s]} {v:+d}" for s, v in enumerate(scores))
+                if scores else "")
+        totals = ", ".join(f"{names[s]} {v}" for s, v in enumerate(event["totals"]))
+        return f"Round {event['round'] + 1} over. {part + '; ' if part else ''}totals: {totals}"
+    if t == "game_over":
+        if not event["winners"]:
+            return "Game over: nobody won (the round limit was reached)"
+        return f"Game over. Winner(s): {', '.join(names[s] for s in event['winners'])}"
+    return str(event)
+
+
+__all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_TABLES", "NOT_FOUND", "Table", "TableError",
+           "TableStore", "build_game", "describe_event", "seat_specs"]

@@ -1,0 +1,530 @@
+"""``stichzoo play <game>``: a terminal table for one person and bots, drawn with rich.
+
+Everything on the screen comes from :meth:`stichzoo.policies.table.Table.view`,
+so the screen shows exactly what a person in that seat may know: the own hand
+sorted by suit, the numbered legal moves, the trick in progress and the
+previous one, bids / tricks / scores (or tasks and check-offs), Geheimtrumpf's
+row-winner announcements and open hands, Silberne Ananas' Joker gift, and a
+summary at the end of every round and of the game.
+
+Input: the number of a legal move or its label (``3``, ``R7``, ``bid 2``),
+``?`` for help, ``q`` to leave.  A bad input gets a message naming the
+problem and the prompt again; Ctrl-C or end of input leaves like ``q``.  At
+the end the game record is saved (``docs/records.md``), so any game can be
+replayed or studied; ``--seed`` deals the same game again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from stichzoo.policies.table import Table, TableError, describe_event
+
+TITLES = {"wizard": "Wizard", "wunder_punkt": "Wunder Punkt",
+          "silberne_ananas": "Silberne Ananas", "hoch_tief": "Hoch & Tief",
+          "geheimtrumpf": "Geheimtrumpf"}
+#: per game: suit key -> (name shown, rich style); in the order hands are shown
+SUITS: dict[str, dict[str, tuple[str, str]]] = {
+    "wizard": {"B": ("blue", "blue"), "R": ("red", "red"), "G": ("green", "green"),
+               "Y": ("yellow", "yellow"), "W": ("Wizards", "bold magenta"),
+               "N": ("Jesters", "dim")},
+    "wunder_punkt": {"c": ("clubs", "green"), "d": ("diamonds", "yellow"),
+                     "h": ("hearts", "red"), "s": ("spades", "blue")},
+    "silberne_ananas": {"h": ("hearts", "red"), "d": ("diamonds", "yellow"),
+                        "s": ("spades", "blue"), "c": ("clubs", "green"),
+                        "Joker": ("Joker", "bold magenta")},
+    "hoch_tief": {s: (f"suit {s}", st) for s, st in zip("ABCDE", ("red", "yellow", "green",
+                                                                  "blue", "magenta"))},
+    "geheimtrumpf": {"H": ("hearts", "red"), "D": ("diamonds", "yellow"),
+                     "S": ("spades", "blue"), "C": ("clubs", "green")},
+}
+_RANKS = {"wunder_punkt": ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"],
+          "silberne_ananas": ["7", "8", "9", "10", "J", "Q", "K", "A"],
+          "geheimtrumpf": ["A", "2", "3", "4", "5", "6", "7", "8", "9"]}
+
+HELP = """Type the number of a move (as listed) or its label, e.g. 3 or R7 or "bid 2".
+  ?  or help   this help
+  q  or quit   leave the table (no record is saved for an unfinished game)"""
+
+
+# -- cards ------------------------------------------------------------------------------
+
+
+def suit_of(game: str, card: str) -> str:
+    """The suit key of a card name in ``game`` (Wizards, Jesters and the Joker are their own)."""
+    if game in ("wizard", "hoch_tief"):
+        return card[0]
+    if game == "silberne_ananas" and card == "Joker":
+        return "Joker"
+    return card[-1]
+
+
+def _rank(game: str, card: str) -> int:
+    try:
+        if game in ("wizard", "hoch_tief"):
+            return int(card[1:])
+        return _RANKS[game].index(card[:-1])
+    except (ValueError, KeyError):
+        return 0
+
+
+def card_text(game: str, card: str) -> Text:
+    style = SUITS.get(game, {}).get(suit_of(game, card), ("", ""))[1]
+    return Text(card, style=style)
+
+
+def cards_text(game: str, cards: Sequence[str], sep: str = " ") -> Text:
+    out = Text()
+    for i, c in enumerate(cards):
+        if i:
+            out.append(sep)
+        out.append_text(card_text(game, c))
+    return out
+
+
+def hand_by_suit(game: str, hand: Sequence[str]) -> RichTable:
+    """The hand, one line per suit, low to high (suits in the game's own order)."""
+    order = list(SUITS.get(game, {}))
+    groups: dict[str, list[str]] = {}
+    for c in hand:
+        groups.setdefault(suit_of(game, c), []).append(c)
+    grid = RichTable.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column()
+    keys = sorted(groups, key=lambda s: order.index(s) if s in order else len(order))
+    for s in keys:
+        name = SUITS.get(game, {}).get(s, (s, ""))[0]
+        cards = sorted(groups[s], key=lambda c: _rank(game, c))
+        grid.add_row(name, cards_text(game, cards))
+    if not hand:
+        grid.add_row("", Text("(no cards)", style="dim"))
+    return grid
+
+
+# -- the screen -------------------------------------------------------------------------
+
+
+def seat_names(view: dict) -> list[str]:
+    """Short names: "You" for the person, "Seat k" for a bot."""
+    return ["You" if p["human"] else f"Seat {p['seat']}" for p in view["players"]]
+
+
+def _trick_text(game: str, trick: dict | None, names: Sequence[str], n: int) -> Text:
+    if not trick or not trick.get("cards"):
+        return Text("(no cards yet)", style="dim")
+    seats = trick.get("seats") or [(trick["leader"] + k) % n for k in range(len(trick["cards"]))]
+    out = Text()
+    for k, (c, s) in enumerate(zip(trick["cards"], seats)):
+        if k:
+            out.append(", ")
+        out.append(f"{names[s]} ")
+        out.append_text(card_text(game, c))
+    return out
+
+
+def _previous_trick(game: str, t: dict | None, names: Sequence[str], n: int) -> Text:
+    if not t:
+        return Text("(none yet)", style="dim")
+    out = _trick_text(game, t, names, n)
+    if "high" in t:
+        out.append(f"  -> {names[t['low_seat']]} takes {t['high']}, "
+                   f"{names[t['high_seat']]} the rest")
+    elif t.get("winner") is None:
+        out.append("  -> all Aces: out of the game")
+    else:
+        out.append(f"  -> {names[t['winner']]}")
+    if "gift" in t:
+        out.append(f" (Joker gift: {names[t['joker_seat']]} gave it {t['gift']})")
+    return out
+
+
+def _scoreboard(game: str, v: dict, names: Sequence[str], players: list[dict]) -> RichTable:
+    """One row per seat: who, whose turn, the game's per-seat facts, the total."""
+    n = len(names)
+    tb = RichTable(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+    tb.add_column("")
+    tb.add_column("Seat")
+    tb.add_column("Player")
+    cols: list[tuple[str, Callable[[int], str]]] = []
+    if game == "wizard":
+        cols = [("Bid", lambda s: "-" if v["bids"][s] is None else str(v["bids"][s])),
+                ("Tricks", lambda s: str(v["tricks_won"][s]))]
+    elif game == "wunder_punkt":
+        def sore(s: int) -> str:
+            if v["sore_cards"][s] is not None:
+                return f"{v['sore_cards'][s]} ({v['sore_suits'][s]})"
+            return "face down" if v["picked"][s] else "-"
+        cols = [("Sore card", sore), ("Won", lambda s: str(len(v["won"][s]))),
+                ("Round so far", lambda s: "-" if v["round_scores"] is None
+                 else str(v["round_scores"][s]))]
+    elif game == "silberne_ananas":
+        cols = [("Cards", lambda s: str(v["hand_sizes"][s])),
+                ("Tricks", lambda s: str(v["tricks_won"][s]))]
+    elif game == "hoch_tief":
+        cols = [("Cards", lambda s: str(v["hand_sizes"][s])),
+                ("Taken", lambda s: " ".join(v["taken"][s]) or "-"),
+                ("Would score", lambda s: str(v["taken_score"][s]))]
+    elif game == "geheimtrumpf":
+        def tasks(s: int) -> str:
+            done = set(v["checked"][s])
+            return ", ".join(f"\u2714{t}" if t in done else t for t in v["tasks"][s]) or "-"
+        def chosen(s: int) -> str:
+            c = v["chosen"][s]
+            return "-" if c is None else ("(secret)" if c == "secret" else c)
+        cols = [("Tasks (\u2714 checked off)", tasks), ("Chosen", chosen),
+                ("Tricks", lambda s: str(v["tricks_won"][s]))]
+    for title, _ in cols:
+        tb.add_column(title)
+    tb.add_column("Total", justify="right")
+    dealer = v.get("dealer", v.get("start_player"))
+    role = "dealer" if "dealer" in v else "start"
+    for s in range(n):
+        marks = ">" if v.get("to_act") == s else ""
+        who = names[s] + (f" ({role})" if s == dealer else "")
+        policy = "you" if players[s]["human"] else players[s]["policy"]
+        tb.add_row(marks, who, policy, *[f(s) for _, f in cols], str(v["totals"][s]),
+                   style="bold" if players[s]["human"] else None)
+    return tb
+
+
+def _header(game: str, v: dict) -> str:
+    if game == "silberne_ananas":
+        where = f"deal {v['deal'] + 1} of at most {v['max_deals']}"
+    elif game == "geheimtrumpf":
+        where = f"round {v['round'] + 1} (limit {v['options']['round_limit']})"
+    else:
+        where = f"round {v['round'] + 1} of {v['num_rounds']}"
+    return f"{TITLES.get(game, game)} - {where} - phase: {v['phase'].replace('_', ' ')}"
+
+
+def _game_lines(game: str, v: dict, names: Sequence[str], n: int) -> list:
+    """The facts only this game has: trump, sore cards, Joker, draft, trumps and tasks."""
+    out: list = []
+    if game == "wizard":
+        trump = {None: "no trump", "pending": "the dealer is choosing"}.get(v["trump"], v["trump"])
+        turned = v["trump_card"] or "none (all cards dealt)"
+        each = f"{v['hand_size']} card{'s' if v['hand_size'] != 1 else ''} each"
+        out.append(Text.assemble(f"{each}. Turned card: ", turned,
+                                 f"   Trump: {trump}"))
+    elif game == "wunder_punkt" and v["phase"] == "sore":
+        out.append(Text("Lay one card face down: its suit is your sore suit this round "
+                        "(sore cards cost their number, all other cards won +1)."))
+    elif game == "silberne_ananas":
+        if v["phase"] == "give_trick":
+            seat = v["to_act"]
+            out.append(Text(f"Joker: {names[seat]} decides who takes this trick - self, left "
+                            f"({names[(seat + 1) % n]}) or right ({names[(seat - 1) % n]}).",
+                            style="bold magenta"))
+        if v["deal_scores"]:
+            last = v["deal_scores"][-1]
+            bonus = v["bonus_seat"]
+            out.append(Text("Last deal: " + ", ".join(f"{names[s]} {x}" for s, x in
+                                                      enumerate(last))
+                            + (f" (middle bonus: {names[bonus]})" if bonus is not None else "")))
+    elif game == "hoch_tief" and v["led_suit"]:
+        out.append(Text(f"Led suit: {v['led_suit']}"))
+    elif game == "geheimtrumpf":
+        out.extend(_geheimtrumpf_lines(v, names, n))
+    return out
+
+
+def _geheimtrumpf_lines(v: dict, names: Sequence[str], n: int) -> list:
+    out: list = []
+    g = "geheimtrumpf"
+    t = v["trumps"]
+    if t is None:
+        out.append(Text("Trumps: unknown to you (only the start player knows them until the "
+                        "draft ends)"))
+    else:
+        suit = t["suit"] or "none"
+        value = t["value"] or "none"
+        out.append(Text(f"Trumps: suit {suit}, value {value}", style="bold"))
+    if v["draft"] and v["phase"] in ("card_draft", "task_choice"):
+        out.append(Text("Draft rows and the announced row winners:", style="bold"))
+        grid = RichTable(box=None, padding=(0, 1))
+        grid.add_column("Row")
+        grid.add_column("Cards (in take order)")
+        grid.add_column("Winner")
+        for row in v["draft"]:
+            seats = [(row["first"] + k) % n for k in range(len(row["cards"]))]
+            cards = Text()
+            for k, (c, s) in enumerate(zip(row["cards"], seats)):
+                if k:
+                    cards.append(", ")
+                cards.append(f"{names[s]} ")
+                cards.append_text(card_text(g, c))
+            winner = "(in progress)" if row["winner"] is None else names[row["winner"]]
+            grid.add_row(str(row["row"] + 1), cards, winner)
+        out.append(grid)
+    rows = [(i, r) for i, r in enumerate(v["layout"]) if r]
+    if rows:
+        out.append(Text("Face-up rows left: " + "  ".join(
+            f"{i + 1}: {' '.join(r)}" for i, r in rows)))
+    if any(v["hands"]):
+        out.append(Text("Open hands (drafted cards lie face up):", style="bold"))
+        grid = RichTable(box=None, padding=(0, 1))
+        grid.add_column("Seat")
+        grid.add_column("Cards")
+        for s, h in enumerate(v["hands"]):
+            grid.add_row(names[s], cards_text(g, h) if h else Text("-"))
+        out.append(grid)
+    return out
+
+
+def render_table(tv: dict) -> Panel:
+    """The table as the person sees it, from a :meth:`Table.view`."""
+    game, v = tv["game"], tv["view"]
+    names = seat_names(tv)
+    n = len(names)
+    parts: list = [_scoreboard(game, v, names, tv["players"]), Text("")]
+    parts.extend(_game_lines(game, v, names, n))
+    parts.append(Text.assemble(("Previous trick: ", "bold"),
+                               _previous_trick(game, tv["last_trick"], names, n)))
+    if v.get("trick") is not None:
+        parts.append(Text.assemble(("Trick on the table: ", "bold"),
+                                   _trick_text(game, v["trick"], names, n)))
+    parts.append(Text("Your hand:", style="bold"))
+    parts.append(hand_by_suit(game, v["hand"]))
+    return Panel(Group(*parts), title=_header(game, v), title_align="left")
+
+
+def moves_text(tv: dict, width: int = 80) -> Text:
+    """The numbered legal moves, wrapped between moves (never inside one)."""
+    out = Text("Your moves:", style="bold")
+    used = len(out)
+    for m in tv["moves"]:
+        item = Text(f"{m['n']}: ", style="bold cyan")
+        if m.get("kind") == "card":
+            item.append_text(card_text(tv["game"], m["label"]))
+        else:
+            item.append(m["label"])
+        if used + 2 + len(item) > width:
+            out.append("\n ")
+            used = 1
+        out.append("  ")
+        out.append_text(item)
+        used += 2 + len(item)
+    return out
+
+
+def round_summary(tv: dict, event: dict) -> RichTable:
+    """The end of a round: each seat's round score (or check-offs) and the totals."""
+    names = seat_names(tv)
+    game = tv["game"]
+    tb = RichTable(title=f"End of round {event['round'] + 1}", title_justify="left")
+    tb.add_column("Seat")
+    extra: list[tuple[str, Callable[[int], str]]] = []
+    if game == "wizard" and event.get("bids") is not None:
+        bids = {b["seat"]: b["bid"] for b in event["bids"]}
+        extra = [("Bid", lambda s: str(bids.get(s, "-"))),
+                 ("Tricks", lambda s: str(event["tricks_won"][s]))]
+    elif game == "wunder_punkt" and event.get("sore_cards"):
+        extra = [("Sore card", lambda s: str(event["sore_cards"][s]))]
+    elif game == "silberne_ananas":
+        extra = [("Tricks", lambda s: str(event["tricks_won"][s])),
+                 ("Middle bonus", lambda s: "+10" if s == event.get("bonus_seat") else "")]
+    elif game == "geheimtrumpf":
+        def met(s: int) -> str:
+            m = (event.get("met") or [None] * len(names))[s]
+            chosen = (event.get("chosen") or [None] * len(names))[s]
+            if m is None:
+                return f"start player: checked {event.get('start_checks') or 'nothing'}"
+            return f"{chosen}: {'met, checked off' if m else 'missed'}"
+        extra = [("Tricks", lambda s: str((event.get("tricks_won") or [0] * len(names))[s])),
+                 ("Task", met)]
+    for title, _ in extra:
+        tb.add_column(title)
+    if event.get("scores") is not None:
+        tb.add_column("Round score", justify="right")
+    tb.add_column("Total", justify="right")
+    for s in range(len(names)):
+        row = [names[s], *[f(s) for _, f in extra]]
+        if event.get("scores") is not None:
+            row.append(str(event["scores"][s]))
+        row.append(str(event["totals"][s]))
+        tb.add_row(*row)
+    return tb
+
+
+def game_summary(tv: dict) -> Panel:
+    """The end of the game: places, totals, winners by the game's own rule."""
+    names = seat_names(tv)
+    s = tv["summary"]
+    tb = RichTable(box=None, header_style="bold")
+    tb.add_column("Place")
+    tb.add_column("Seat")
+    tb.add_column("Player")
+    tb.add_column("Total", justify="right")
+    for seat in sorted(range(len(names)), key=lambda k: (s["placement"][k], k)):
+        p = tv["players"][seat]
+        tb.add_row(str(s["placement"][seat] + 1), names[seat],
+                   "you" if p["human"] else p["policy"], str(s["totals"][seat]))
+    if s["winners"]:
+        verdict = ("You won!" if s["human_won"] else
+                   "Winner(s): " + ", ".join(names[w] for w in s["winners"]))
+    else:
+        verdict = "Nobody won: the round limit ended the game."
+    lines = [tb, Text(f"Rule: {s['winner_rule']}."), Text(verdict, style="bold"),
+             Text(f"Final totals (seat 0..{len(names) - 1}): "
+                  + ", ".join(str(t) for t in s["totals"]))]
+    return Panel(Group(*lines), title="Game over", title_align="left")
+
+
+# -- the loop ---------------------------------------------------------------------------
+
+
+def default_record_path(game: str, seed: int, folder: str = ".") -> str:
+    """``stichzoo-<game>-<seed>.json`` in ``folder``; a free name if that one is taken."""
+    base = os.path.join(folder, f"stichzoo-{game}-{seed}")
+    path, k = f"{base}.json", 1
+    while os.path.exists(path):
+        path, k = f"{base}-{k}.json", k + 1
+    return path
+
+
+def check_record_path(path: str) -> str:
+    """Refuse a record file that cannot be written before the game, not after it."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"--record {path}: the folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise ValueError(f"--record {path}: that is a folder; name a file such as game.json")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"--record {path}: the folder {folder} is not writable")
+    return path
+
+
+class Quit(Exception):
+    """The person left the table."""
+
+
+def _read(console: Console, prompt: str, read: Callable[[str], str] | None) -> str:
+    try:
+        return read(prompt) if read else console.input(prompt)
+    except (EOFError, KeyboardInterrupt):
+        raise Quit from None
+
+
+def choose(console: Console, table: Table, tv: dict,
+           read: Callable[[str], str] | None = None) -> int:
+    """Ask until the person names a legal move; its action id."""
+    moves = tv["moves"]
+    prompt = f"Your move (1-{len(moves)}, a label, ? for help, q to quit): "
+    while True:
+        text = _read(console, prompt, read).strip()
+        low = text.casefold()
+        if low in ("q", "quit", "exit"):
+            raise Quit
+        if low in ("?", "h", "help"):
+            console.print(HELP)
+            console.print(moves_text(tv, console.width))
+            continue
+        if not text:
+            console.print("Type the number of a move, e.g. 1, or its label; ? for help.")
+            continue
+        if text.isdigit():
+            k = int(text)
+            if 1 <= k <= len(moves):
+                return moves[k - 1]["id"]
+            console.print(f"There is no move {k}: choose a number from 1 to {len(moves)}.")
+            continue
+        try:
+            return table.resolve(text)
+        except TableError:
+            labels = ", ".join(m["label"] for m in moves)
+            console.print(f"{text!r} is not a legal move now. Legal moves: {labels}. "
+                          f"Type a number from 1 to {len(moves)} or one of these labels.")
+
+
+def play(table: Table, *, record_path: str | None = None, console: Console | None = None,
+         read: Callable[[str], str] | None = None, replay_hint: str = "") -> int:
+    """Play ``table`` with the person at the keyboard; 0 when the game ends or they leave."""
+    console = console or make_console()
+    tv = table.view()
+    names = seat_names(tv)
+    path = record_path or default_record_path(table.game.name, table.seed)
+    check_record_path(path)
+    console.print(Text(f"{TITLES.get(table.game.name, table.game.name)}: you are seat "
+                       f"{table.human_seat}; seed {table.seed}. ? for help, q to quit.",
+                       style="bold"))
+    try:
+        while True:
+            for event in tv["events"]:
+                if event["type"] == "round_end":
+                    console.print(round_summary(tv, event))
+                elif event["type"] != "game_over":  # the summary below says it
+                    console.print(Text(describe_event(event, names)))
+            if tv["over"]:
+                break
+            console.print(render_table(tv))
+            console.print(moves_text(tv, console.width))
+            tv = table.act(choose(console, table, tv, read))
+    except (Quit, KeyboardInterrupt):  # Ctrl-C while the bots think leaves cleanly too
+        console.print("You left the table; the game is not finished, so no record was saved. "
+                      f"Play this deal again with --seed {table.seed}.")
+        return 0
+    console.print(game_summary(tv))
+    with open(path, "w") as f:
+        f.write(json.dumps(table.record(), indent=1))
+    console.print(f"Record saved to {os.path.abspath(path)}")
+    if replay_hint:
+        console.print(f"Play the same deal again: {replay_hint}")
+    return 0
+
+
+def split_specs(items: Sequence[str]) -> list[str]:
+    """``["heuristic,pimc:worlds=8,rollouts=2", "bot:wizard"]`` -> the specs, arguments kept.
+
+    Commas separate specs, but also a spec's own arguments: a piece that is
+    ``key=value`` without a policy name belongs to the spec before it.
+    """
+    specs: list[str] = []
+    for item in items:
+        for piece in item.split(","):
+            piece = piece.strip()
+            if not piece:
+                continue
+            if specs and "=" in piece and ":" not in piece.split("=", 1)[0] \
+                    and ":" in specs[-1]:
+                specs[-1] += "," + piece
+            else:
+                specs.append(piece)
+    return specs
+
+
+def make_console() -> Console:
+    """A console that honours NO_COLOR and the terminal width (COLUMNS)."""
+    return Console(highlight=False, emoji=False, markup=False)  # "[x]", input: literal
+
+
+def play_from_args(game: str, *, players: int | None, opponents: Sequence[str], seed: int | None,
+                   seat: int, options: dict[str, Any], record: str | None) -> int:
+    """What ``stichzoo play`` runs: build the table (errors as ValueError), then play."""
+    if record:
+        check_record_path(record)  # before the bots move: a game must not end unsaveable
+    try:
+        table = Table(game, players, options=options, opponents=split_specs(opponents),
+                      human_seat=seat, seed=seed)
+    except KeyboardInterrupt:  # the bots were still making their first moves
+        print("You left the table before your first move.")
+        return 0
+    words = ["stichzoo", "play", game, "--players", str(table.game.num_players), "--seat",
+             str(seat), "--seed", str(table.seed), "--opponents", ",".join(split_specs(opponents))]
+    for k, v in options.items():
+        words += ["--option", f"{k}={json.dumps(v, separators=(',', ':'))}"]
+    hint = shlex.join(words)
+    return play(table, record_path=record, console=make_console(), replay_hint=hint)
+
+
+__all__ = ["card_text", "check_record_path", "choose", "default_record_path", "game_summary",
+           "hand_by_suit", "play", "play_from_args", "render_table", "round_summary",
+           "split_specs", "suit_of"]

@@ -188,6 +188,7 @@ def test_view_content_of_a_mid_game_state():
 # -- errors --------------------------------------------------------------------------------
 
 
+
 def _bad(g, v, match):
     with pytest.raises(ValueError, match=match):
         from_view(g, v)
@@ -204,25 +205,27 @@ def _other_card(s, seat):
 def test_errors_header():
     g, s = mid_state()
     v = to_view(s, 0)
-    _bad(g, [v], "must be a JSON object")
-    _bad(None, v, "needs a HochTiefGame")
+    _bad(g, [v], r"a view is a JSON object, got array")
+    _bad(None, v, r"from_view needs a hoch_tief game, got NoneType")
     w = dict(v)
     del w["trick"]
-    _bad(g, w, "missing key.*'trick'")
-    _bad(g, {**v, "secret": 1}, "unknown key.*'secret'")
-    _bad(g, {**v, "game": "wizard"}, "for game 'wizard'")
-    _bad(g, {**v, "env": "hoch_tief_v9"}, "for env 'hoch_tief_v9'")
-    _bad(game(3, rounds=2), v, "for 4 players, this game has 3")
-    _bad(game(4, rounds=3), v, "options do not match.*'rounds'")
-    _bad(g, {**v, "options": {**v["options"], "first_dealer": 1}}, "options do not match")
-    _bad(g, {**v, "options": "x"}, "options must be an object")
-    _bad(g, {**v, "seat": "0"}, "seat must be a seat number")
-    _bad(g, {**v, "seat": True}, "seat must be a seat number")
-    _bad(g, {**v, "seat": 4}, "seat must be a seat number 0..3")
-    _bad(g, {**v, "phase": "bidding"}, "phase must be one of 'play', 'game_over'")
-    _bad(g, {**v, "round": 2}, "round must be an integer in 0..1")
-    _bad(g, {**v, "round": 0}, "round_scores must be a list of 0")
-    _bad(g, {**v, "round_scores": [[1, 2, 3]]}, r"round_scores\[0\] must be a list of 4")
+    _bad(g, w, r'missing required key\(s\) "trick"')
+    _bad(g, {**v, "secret": 1}, r'unknown key\(s\) "secret"; known keys: game, env, options,')
+    _bad(g, {**v, "game": "wizard"}, r'game: must be "hoch_tief", got "wizard"')
+    _bad(g, {**v, "env": "hoch_tief_v9"}, r'env: must be "hoch_tief_v0", got "hoch_tief_v9"')
+    _bad(game(3, rounds=2), v, r"options: do not match the game's options \(num_players: view")
+    _bad(game(4, rounds=3), v, r"options: do not match the game's options \(rounds: view 2,")
+    _bad(g, {**v, "options": {**v["options"], "first_dealer": 1}},
+         r"options: do not match the game's options \(first_dealer:")
+    _bad(g, {**v, "options": "x"}, r"options: must be an object \(the game options\), got string")
+    _bad(g, {**v, "seat": "0"}, r'seat: must be a seat number in 0\.\.3, got "0"')
+    _bad(g, {**v, "seat": True}, r"seat: must be a seat number in 0\.\.3, got true")
+    _bad(g, {**v, "seat": 4}, r"seat: must be a seat number in 0\.\.3, got 4")
+    _bad(g, {**v, "phase": "bidding"}, r'phase: must be one of "play", "game_over"; got "bidding"')
+    _bad(g, {**v, "round": 2}, r"round: must be an integer in 0\.\.1, got 2")
+    _bad(g, {**v, "round": 0}, r"round_scores: must hold 0 per-seat score lists \(one per")
+    _bad(g, {**v, "round_scores": [[1, 2, 3]]},
+         r"round_scores\[0\]: must have 4 entries \(one per seat\), got 3")
 
 
 def test_errors_cards():
@@ -230,76 +233,93 @@ def test_errors_cards():
     seat = (s.current_player + 1) % 4  # not to act
     v = to_view(s, seat)
     h = v["hand"]
-    _bad(g, {**v, "hand": "A1 A2"}, "hand must be a list of card names")
-    _bad(g, {**v, "hand": [*h[1:], 7]}, "hand must hold card names")
-    _bad(g, {**v, "hand": [*h[1:], "A13"]}, "hand: unknown card 'A13'.*A1..A12")
-    _bad(g, {**v, "hand": [*h[1:], "F1"]}, "unknown card 'F1'")
-    _bad(g, {**v, "hand": [*h[1:], h[1]]}, f"card '{h[1]}' appears twice")
+    _bad(g, {**v, "hand": "A1 A2"}, r'hand: must be an array, got string "A1 A2"')
+    _bad(g, {**v, "hand": [*h[1:], 7]}, r"hand\[4\]: a card is a name \(string\), got 7")
+    _bad(g, {**v, "hand": [*h[1:], "A13"]},
+         r'hand\[4\]: unknown card "A13"; cards: A1\.\.A12, B1\.\.B12, C\.\.,')
+    _bad(g, {**v, "hand": [*h[1:], "F1"]},
+         r'hand\[4\]: unknown card "F1"; cards: A1\.\.A12, B1\.\.B12, C\.\.,')
+    _bad(g, {**v, "hand": [*h[1:], h[1]]}, f'"{h[1]}" appears twice')
     played = v["trick"]["cards"][0]
-    _bad(g, {**v, "hand": [*h[1:], played]}, f"'{played}' is in hand and also in trick")
+    _bad(g, {**v, "hand": [*h[1:], played]}, f'trick: card "{played}" is in hand too')
     in_trick = v["tricks"][0]["cards"][1]
-    _bad(g, {**v, "hand": [*h[1:], in_trick]}, r"in hand and also in tricks\[0\]")
-    _bad(g, {**v, "hand": h[1:]}, f"hand holds {len(h) - 1} cards, but seat {seat} must hold")
+    _bad(g, {**v, "hand": [*h[1:], in_trick]}, r'tricks\[0\]: card "E2" is in hand too')
+    _bad(g, {**v, "hand": h[1:]}, f"hand: holds {len(h) - 1} cards, but seat {seat} must hold")
     _bad(g, {**v, "hand": [*h, _other_card(s, seat)]}, "must hold")
     tr = copy.deepcopy(v["tricks"])
     tr[1]["cards"] = tr[1]["cards"][:-1]
-    _bad(g, {**v, "tricks": tr}, r"tricks\[1\].cards must hold 4 cards")
+    _bad(g, {**v, "tricks": tr},
+         r"tricks\[1\]\.cards: must hold 4 cards \(a completed trick\), got")
     tr = copy.deepcopy(v["tricks"])
     del tr[0]["high"]
-    _bad(g, {**v, "tricks": tr}, r"tricks\[0\] is missing key.*'high'")
-    _bad(g, {**v, "tricks": "none"}, "tricks must be a list")
-    _bad(g, {**v, "trick": {**v["trick"], "who": 1}}, "trick has unknown key.*'who'")
-    _bad(g, {**v, "trick": []}, "trick must be an object")
+    assert to_view(from_view(g, {**v, "tricks": tr}), seat) == v  # derived keys: optional
+    _bad(g, {**v, "tricks": "none"}, r'tricks: must be an array, got string "none"')
+    _bad(g, {**v, "trick": {**v["trick"], "who": 1}},
+         r'trick: unknown key\(s\) "who"; known keys: leader, cards,')
+    _bad(g, {**v, "trick": []}, r"trick: must be an object with keys leader, cards, seats;")
 
 
 def test_errors_turn_and_public_facts():
     g, s = mid_state()
     seat = (s.current_player + 1) % 4
     v = to_view(s, seat)
-    _bad(g, {**v, "to_act": seat}, f"to_act is {seat}, but by the rules it is seat "
-                                   f"{s.current_player}'s turn")
-    _bad(g, {**v, "to_act": None}, "to_act is None")
-    _bad(g, {**v, "legal": v["hand"][:1]}, "legal is")
+    _bad(g, {**v, "to_act": seat}, f"to_act: is {seat}, but by the rules seat "
+                                   f"{s.current_player} is to act")
+    _bad(g, {**v, "to_act": None}, r"to_act: is null, but by the rules seat 3 is to act")
+    _bad(g, {**v, "legal": v["hand"][:1]},
+         r"legal: must be \[\] \(or left out\): seat 0 is not to act; got")
     va = to_view(s, s.current_player)
-    _bad(g, {**va, "legal": []}, "legal is")
+    wrong = [c for c in g.deck.names if c not in va["legal"]][:1]
+    _bad(g, {**va, "legal": wrong}, "legal: is")
+    assert to_view(from_view(g, {**va, "legal": []}), s.current_player) == va  # [] = work out
     _bad(g, {**v, "trick": {**v["trick"], "leader": (v["trick"]["leader"] + 1) % 4}},
-         "trick.leader is .* leads it")
-    _bad(g, {**v, "trick": {**v["trick"], "seats": [0, 0]}}, r"trick.seats is \[0, 0\]")
+         r"trick\.leader: is 2, but the rest of the view gives 1")
+    _bad(g, {**v, "trick": {**v["trick"], "seats": [0, 0]}},
+         r"trick\.seats\[0\]: is 0, but the rest of the view gives 1")
     tr = copy.deepcopy(v["tricks"])
     tr[0]["leader"] = (tr[0]["leader"] + 1) % 4
-    _bad(g, {**v, "tricks": tr}, r"tricks\[0\].leader is .*left of the dealer")
+    _bad(g, {**v, "tricks": tr}, r"tricks\[0\]\.leader: is 3, but the rest of the view gives 2")
     tr = copy.deepcopy(v["tricks"])
     tr[2]["high_seat"] = (tr[2]["high_seat"] + 1) % 4
-    _bad(g, {**v, "tricks": tr}, r"tricks\[2\].high_seat is")
-    _bad(g, {**v, "taken": [[], [], [], []]}, "taken is")
-    _bad(g, {**v, "taken_score": [0, 0, 0, 999]}, "taken_score is")
-    _bad(g, {**v, "voids": [[], [], [], []]}, "voids is")
-    _bad(g, {**v, "played": v["played"][1:]}, "played is")
-    _bad(g, {**v, "totals": [t + 1 for t in v["totals"]]}, "totals is")
-    _bad(g, {**v, "dealer": 3}, "dealer is 3")
-    _bad(g, {**v, "tricks_played": 99}, "tricks_played is 99")
-    _bad(g, {**v, "hand_sizes": [15] * 4}, "hand_sizes is")
-    _bad(g, {**v, "led_suit": "Z"}, "led_suit is 'Z'")
-    _bad(g, {**v, "num_rounds": 5}, "num_rounds is 5")
+    _bad(g, {**v, "tricks": tr}, r"tricks\[2\]\.high_seat: is 1, but the rest of the view gives 0")
+    _bad(g, {**v, "taken": [[], [], [], []]},
+         r'taken\[0\]: is \[\], but the rest of the view gives \["A2",')
+    _bad(g, {**v, "taken_score": [0, 0, 0, 999]},
+         r"taken_score\[3\]: must be an integer in 0\.\.115, got 999")
+    _bad(g, {**v, "voids": [[], [], [], []]},
+         r'voids\[2\]: is \[\], but the rest of the view gives \["D"\]')
+    _bad(g, {**v, "played": v["played"][1:]},
+         r'played: is \["A2", "A4", "A5", "A6", "A7", "A8", "A9",')
+    _bad(g, {**v, "totals": [t + 1 for t in v["totals"]]},
+         r"totals\[0\]: is 36, but the rest of the view gives 35")
+    _bad(g, {**v, "dealer": 3}, r"dealer: is 3, but the rest of the view gives 1")
+    _bad(g, {**v, "tricks_played": 99}, r"tricks_played: must be an integer in 0\.\.15, got 99")
+    _bad(g, {**v, "hand_sizes": [15] * 4},
+         r"hand_sizes\[0\]: is 15, but the rest of the view gives 5")
+    _bad(g, {**v, "led_suit": "Z"}, r'led_suit: must be one of "A", "B", "C", "D", "E"; got "Z"')
+    _bad(g, {**v, "num_rounds": 5}, r"num_rounds: must be 2, got 5")
 
 
 def test_errors_phase():
     g, s = mid_state()
     v = to_view(s, 0)
     _bad(g, {**v, "phase": "game_over", "round_scores": [*v["round_scores"], [0] * 4]},
-         "'game_over' needs all 15 tricks")
-    _bad(g, {**v, "phase": "game_over", "round": 0}, "'game_over' but round is 0")
+         r"tricks: phase game_over needs all 15 tricks of the last")
+    _bad(g, {**v, "phase": "game_over", "round": 0},
+         r"phase: game_over but round is 0: the game ends after round 1")
     g1 = game(3, rounds=1)
     s1 = g1.new_game(seed=0)
     rng = random.Random(0)
     while not s1.over:
         s1.step(rng.choice(s1.legal_actions()))
     w = to_view(s1, 0)
-    _bad(g1, {**w, "phase": "play", "round_scores": []}, "phase 'play' but tricks holds 15")
+    _bad(g1, {**w, "phase": "play", "round_scores": []},
+         r"tricks: holds 15 completed tricks in phase play: a round")
     _bad(g1, {**w, "tricks": w["tricks"][:-1]}, "needs all 15 tricks")
     _bad(g1, {**w, "trick": {"leader": 0, "cards": [], "seats": []}},
-         "trick must be the last completed trick")
-    _bad(g1, {**w, "round_scores": [[0, 0, 0]]}, "round_scores is")
+         r"trick\.cards: at game over the trick is the last completed")
+    _bad(g1, {**w, "round_scores": [[0, 0, 0]]},
+         r"round_scores\[0\]\[0\]: is 0, but the rest of the view gives 35")
     _bad(g1, {**w, "to_act": 0}, "nobody is to act")
     # a full trick on the table in play phase
     g2, s2 = mid_state(3)
@@ -334,7 +354,7 @@ def test_error_hand_holds_a_suit_it_showed_out_of():
     g, s, q, (si, card) = _find(4, pred)
     v = to_view(s, q)
     _bad(g, {**v, "hand": [*v["hand"][1:], card]},
-         f"hand holds {card}, but seat {q} showed out of suit {'ABCDE'[si]} in trick")
+         f"hand: holds {card}, but seat {q} showed out of suit {'ABCDE'[si]} in trick")
 
 
 def test_error_plays_a_suit_after_showing_out_of_it():
@@ -359,7 +379,7 @@ def test_error_plays_a_suit_after_showing_out_of_it():
     cards = list(v["trick"]["cards"])
     cards[i] = card
     _bad(g, {**v, "trick": {**v["trick"], "cards": cards}},
-         f"trick: seat {p} plays '{card}', but it showed out of suit {'ABCDE'[si]} "
+         f'trick.cards: seat {p} plays "{card}", but it showed out of suit {"ABCDE"[si]} '
          r"in tricks\[")
 
 

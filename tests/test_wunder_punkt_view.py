@@ -21,6 +21,7 @@ from stichzoo.envs.wunder_punkt.rules import (
     WunderPunktOptions,
 )
 from stichzoo.envs.wunder_punkt.view import (
+    SCHEMA,
     VIEW_KEYS,
     action_from_label,
     action_to_view,
@@ -223,6 +224,7 @@ def test_game_over_view():
 # -- errors ---------------------------------------------------------------------------------------
 
 
+
 def refused(game, view, *fragments):
     with pytest.raises(ValueError) as e:
         from_view(game, view)
@@ -234,49 +236,58 @@ def refused(game, view, *fragments):
 
 def test_missing_and_unknown_keys():
     game, _, v = mid_play_view()
+    fields = SCHEMA.spec(game).fields
     for k in VIEW_KEYS:
         bad = dict(v)
         del bad[k]
-        refused(game, bad, "missing key", repr(k))
-    refused(game, {**v, "trump": "h"}, "unknown key", "'trump'")
-    refused(game, [], "must be a JSON object")
+        if fields[k].required:
+            refused(game, bad, "missing required key", f'"{k}"')
+        else:  # a derived key: may be left out
+            assert to_view(from_view(game, bad), v["seat"]) == v
+    refused(game, {**v, "trump": "h"}, 'unknown key(s) "trump"; known keys: game, env, options,')
+    refused(game, [], 'a view is a JSON object, got array')
     bad = copy.deepcopy(v)
     del bad["trick"]["leader"]
-    refused(game, bad, "trick", "missing key", "'leader'")
+    assert to_view(from_view(game, bad), v["seat"]) == v  # derived: optional
+    del bad["trick"]["cards"]
+    refused(game, bad, "trick", "missing required key", '"cards"')
     bad = copy.deepcopy(v)
     bad["tricks"][0]["who"] = 1
-    refused(game, bad, "tricks[0]", "unknown key", "'who'")
+    refused(game, bad, 'tricks[0]: unknown key(s) "who"; known keys: leader, cards,')
 
 
 def test_wrong_types():
     game, _, v = mid_play_view()
-    refused(game, {**v, "seat": "1"}, "seat must be an integer")
-    refused(game, {**v, "seat": True}, "seat must be an integer")
-    refused(game, {**v, "seat": 7}, "seat must be in 0..3")
-    refused(game, {**v, "hand": "7h 8h"}, "hand must be a list")
-    refused(game, {**v, "hand": [7, *v["hand"][1:]]}, "a card name must be a string")
-    refused(game, {**v, "round": 1.0}, "round must be an integer")
-    refused(game, {**v, "totals": [0, 0, 0, "x"]}, "totals[3] must be an integer")
-    refused(game, {**v, "picked": [1, 1, 1, 1]}, "picked[0] must be true or false")
-    refused(game, {**v, "options": "4p"}, "options must be a JSON object")
+    refused(game, {**v, "seat": "1"}, 'seat: must be a seat number in 0..3, got "1"')
+    refused(game, {**v, "seat": True}, 'seat: must be a seat number in 0..3, got true')
+    refused(game, {**v, "seat": 7}, 'seat: must be a seat number in 0..3, got 7')
+    refused(game, {**v, "hand": "7h 8h"}, 'hand: must be an array, got string "7h 8h"')
+    refused(game, {**v, "hand": [7, *v["hand"][1:]]}, 'hand[0]: a card is a name (string), got 7')
+    refused(game, {**v, "round": 1.0}, 'round: must be an integer in 0..3, got 1.0')
+    refused(game, {**v, "totals": [0, 0, 0, "x"]},
+            'totals[3]: must be an integer in -360..208, got "x"')
+    refused(game, {**v, "picked": [1, 1, 1, 1]}, 'picked[0]: must be true or false, got 1')
+    refused(game, {**v, "options": "4p"},
+            'options: must be an object (the game options), got string')
     bad = copy.deepcopy(v)
     bad["tricks"][0]["winner"] = float(bad["tricks"][0]["winner"])
-    refused(game, bad, "tricks[0].winner must be")
-    refused(game, {**v, "trick": None}, "trick must be a JSON object")
+    refused(game, bad, 'tricks[0].winner: must be a seat number in 0..3, got 2.0')
+    refused(game, {**v, "trick": None}, 'trick: must be an object with keys leader, cards, seats;')
 
 
 def test_unknown_and_duplicate_cards():
     game, _, v = mid_play_view()
-    refused(game, {**v, "hand": ["Zz", *v["hand"][1:]]}, "unknown card 'Zz'")
+    refused(game, {**v, "hand": ["Zz", *v["hand"][1:]]},
+            'hand[0]: unknown card "Zz"; cards: A 2 .. 10 J Q K of c d h')
     refused(game, {**v, "hand": [v["hand"][0], *v["hand"][:-1]]},
-            f"card {v['hand'][0]} appears twice")
+            f'hand[1]: "{v["hand"][0]}" appears twice')
     # a card in hand that is also played
     played = v["tricks"][0]["cards"][0]
     msg = refused(game, {**v, "hand": [played, *v["hand"][1:]]}, played, "appears twice")
     assert "hand" in msg
     # a card that is not in play with 3 players (A-9)
     game3, _, v3 = mid_play_view(num_players=3)
-    refused(game3, {**v3, "hand": ["Kh", *v3["hand"][1:]]}, "Kh is not in play")
+    refused(game3, {**v3, "hand": ["Kh", *v3["hand"][1:]]}, 'card "Kh" is not in play')
     # a sore card also in hand
     bad = copy.deepcopy(v)
     bad["sore_cards"][(v["seat"] + 1) % 4] = v["hand"][0]
@@ -285,47 +296,54 @@ def test_unknown_and_duplicate_cards():
 
 def test_wrong_hand_size():
     game, _, v = mid_play_view()
-    refused(game, {**v, "hand": v["hand"][1:]}, "hand has", "must hold")
+    refused(game, {**v, "hand": v["hand"][1:]},
+            'hand: has 9 cards; seat 1 must hold 10 in phase play (13')
     g2, _, sv = sore_view()
-    refused(g2, {**sv, "hand": sv["hand"][1:]}, "hand has", "must hold 13")
+    refused(g2, {**sv, "hand": sv["hand"][1:]},
+            'hand: has 12 cards; seat 3 must hold 13 in phase sore (13')
 
 
 def test_inconsistent_phase_and_turn():
     game, _, v = mid_play_view()
     other = (v["to_act"] + 1) % 4
-    refused(game, {**v, "to_act": other}, "to_act must be")
-    refused(game, {**v, "to_act": None}, "to_act must be an integer")
-    refused(game, {**v, "phase": "bidding"}, "phase must be one of")
-    refused(game, {**v, "phase": "sore"}, "picked must be true exactly")
+    refused(game, {**v, "to_act": other}, 'to_act: is 2, but by the rules seat 1 is to act')
+    refused(game, {**v, "to_act": None}, 'to_act: is null, but by the rules seat 1 is to act')
+    refused(game, {**v, "phase": "bidding"},
+            'phase: must be one of "sore", "play", "game_over"; got')
+    refused(game, {**v, "phase": "sore"}, 'picked: phase sore but every seat has picked')
     refused(game, {**v, "phase": "sore", "picked": [False] * 4, "sore_cards": [None] * 4,
                    "sore_suits": [None] * 4, "to_act": (v["dealer"] + 1) % 4},
-            "tricks must be empty in phase sore")
+            'tricks: must be empty in phase sore')
     refused(game, {**v, "phase": "game_over"}, "game_over")
-    refused(game, {**v, "legal": []}, "legal must list the legal actions")
-    refused(game, {**v, "dealer": (v["dealer"] + 1) % 4}, "is not the dealer of round")
+    refused(game, {**v, "legal": v["legal"][:1]}, "legal: is")
+    refused(game, {**v, "dealer": (v["dealer"] + 1) % 4},
+            'dealer: is 1, but the rest of the view gives 0')
     bad = copy.deepcopy(v)
     bad["trick"]["leader"] = (bad["trick"]["leader"] + 1) % 4
     bad["trick"]["seats"] = [(bad["trick"]["leader"] + i) % 4
                              for i in range(len(bad["trick"]["cards"]))]
-    refused(game, bad, "trick.leader must be")
+    refused(game, bad, 'trick.leader: is 1, but the rest of the view gives 0')
     bad = copy.deepcopy(v)
     bad["tricks"][0]["winner"] = (bad["tricks"][0]["winner"] + 1) % 4
-    refused(game, bad, "tricks[0].winner must be")
+    refused(game, bad, 'tricks[0].winner: is 3, but the rest of the view gives 2')
     bad = copy.deepcopy(v)
     bad["won"][0], bad["won"][1] = bad["won"][1], bad["won"][0] + ["Kd"]
-    refused(game, bad, "won[0] must be the cards seat 0 took")
-    refused(game, {**v, "removed": ["Ac"]}, "removed must be the cards of the all-Ace tricks")
-    refused(game, {**v, "round_scores": None}, "round_scores must be a list")
+    refused(game, bad, 'won[0]: is [], but the rest of the view gives ["Kc", "7d",')
+    refused(game, {**v, "removed": ["Ac"]}, 'removed: is ["Ac"], but the rest of the view gives []')
+    refused(game, {**v, "round_scores": None},
+            'round_scores: is null, but the rest of the view gives [-13,')
     refused(game, {**v, "round_scores": [0, 0, 0, 0]}, "round_scores[")
     # not to act: legal must be empty
     game, _, w = mid_play_view(seat_to_act=False)
-    refused(game, {**w, "legal": ["7h"]}, "it is not to act")
+    refused(game, {**w, "legal": ["7h"]},
+            'legal: must be [] (or left out): seat 2 is not to act; got')
 
 
 def test_sore_phase_errors():
     game, s, v = sore_view(num_players=4, picks=2)
     seat = v["seat"]
-    refused(game, {**v, "to_act": (seat + 1) % 4}, "so picked must be true exactly")
+    refused(game, {**v, "to_act": (seat + 1) % 4},
+            'to_act: is 0, but by the rules seat 3 is to act')
     bad = copy.deepcopy(v)
     bad["picked"] = [not x for x in bad["picked"]]
     refused(game, bad, "picked")
@@ -339,22 +357,27 @@ def test_sore_phase_errors():
     # a seat that has picked must show its own pick
     game, s, v = sore_view(num_players=4, picks=2, seat=picker)
     bad = {**v, "sore_cards": [None] * 4, "sore_suits": [None] * 4}
-    refused(game, bad, f"sore_cards[{picker}] (own pick)")
+    refused(game, bad, f"sore_cards[{picker}]: the own pick")
     bad = copy.deepcopy(v)
     bad["sore_suits"][picker] = "x"
-    refused(game, bad, f"sore_suits[{picker}] must be")
-    refused(game, {**v, "round_scores": [0, 0, 0, 0]}, "round_scores must be null")
+    refused(game, bad, f"sore_suits[{picker}]: must be one of")
+    refused(game, {**v, "round_scores": [0, 0, 0, 0]},
+            'round_scores: is [0, 0, 0, 0], but the rest of the view')
 
 
 def test_a_view_for_another_game_player_count_or_options():
     game, _, v = mid_play_view()
-    refused(game, {**v, "game": "wizard"}, "for game 'wizard'")
-    refused(game, {**v, "env": "wunder_punkt_v9"}, "for env 'wunder_punkt_v9'")
-    refused(game_of(num_players=5), v, "options do not match", "num_players")
-    refused(game_of(num_players=4, rounds=2), v, "options do not match", "rounds")
-    refused(game, {**v, "options": {**v["options"], "colour": 1}}, "options do not match",
-            "colour")
-    refused(game, {**v, "picked": v["picked"][:3]}, "picked must have one entry per seat (4)")
+    refused(game, {**v, "game": "wizard"}, 'game: must be "wunder_punkt", got "wizard"')
+    refused(game, {**v, "env": "wunder_punkt_v9"},
+            'env: must be "wunder_punkt_v0", got "wunder_punkt_v9"')
+    refused(game_of(num_players=5), v,
+            "options: do not match the game's options (num_players: view")
+    refused(game_of(num_players=4, rounds=2), v,
+            "options: do not match the game's options (rounds: view")
+    refused(game, {**v, "options": {**v["options"], "colour": 1}},
+            "options: do not match the game's options (colour: view 1, game (no such option))")
+    refused(game, {**v, "picked": v["picked"][:3]},
+            'picked: must have 4 entries (one per seat), got 3')
     refused(game, {**v, "num_rounds": 5}, "num_rounds")
     refused(game, {**v, "cards_in_play": v["cards_in_play"][:-1]}, "cards_in_play")
 
@@ -434,6 +457,8 @@ def test_plausible_edits_are_checked_or_harmless():
                 v["hand"], v["removed"] = by_id(v["hand"]), by_id(v["removed"])
                 v["won"] = [by_id(w) for w in v["won"]]
                 v["legal"] = sorted(v["legal"], key=lambda a: action_from_label(game, a))
+                if not v["legal"]:  # [] means "work it out", for any seat
+                    v["legal"] = to_view(r, v["seat"])["legal"]
                 assert to_view(r, v["seat"]) == v
         assert refused_count > 100 and accepted > 10
 

@@ -36,6 +36,22 @@ from typing import Any
 
 from stichzoo.envs.core.cards import bit_list, mask_of
 from stichzoo.envs.core.game import IllegalActionError
+from stichzoo.envs.core.view import (
+    Cards,
+    Enum,
+    Int,
+    Legal,
+    ListOf,
+    Nullable,
+    Obj,
+    Seat,
+    ViewSchema,
+    header,
+    opt,
+    per_seat,
+    req,
+    show,
+)
 from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     CHECK_OFF,
@@ -59,6 +75,7 @@ from stichzoo.envs.geheimtrumpf.rules import (
     VALUE_STACK0,
     VALUES,
     GeheimtrumpfGame,
+    GeheimtrumpfOptions,
     GeheimtrumpfState,
     consistent_trumps,
 )
@@ -92,7 +109,7 @@ def to_view(state: GeheimtrumpfState, seat: int) -> dict:
     game = state.game
     n = state.num_players
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-        raise ValueError(f"{GAME}: seat {seat!r} is not a seat of a {n}-player game")
+        raise ValueError(f"{GAME}: seat {show(seat)} is not a seat of a {n}-player game")
     phase = state.phase
     to_act = state.current_player if state.current_player >= 0 else None
     in_round = phase in _ROUND_PHASES
@@ -172,7 +189,7 @@ def action_to_view(game: GeheimtrumpfGame, action_id: int) -> dict:
     """
     if (isinstance(action_id, bool) or not isinstance(action_id, int)
             or not 0 <= action_id < game.num_actions):
-        raise ValueError(f"{GAME}: action id {action_id!r} is not in 0..{game.num_actions - 1}")
+        raise ValueError(f"{GAME}: action id {show(action_id)} is not in 0..{game.num_actions - 1}")
     out: dict[str, Any] = {"action": game.action_label(action_id), "action_id": action_id}
     a = action_id
     if a < game.TAKE0:
@@ -191,6 +208,14 @@ def action_to_view(game: GeheimtrumpfGame, action_id: int) -> dict:
 _LABELS: dict[int, dict[str, int]] = {}
 
 
+def _label_table(game: GeheimtrumpfGame) -> dict[str, int]:
+    table = _LABELS.get(game.num_actions)
+    if table is None:
+        table = _LABELS[game.num_actions] = {game.action_label(a): a
+                                              for a in range(game.num_actions)}
+    return table
+
+
 def action_from_label(game: GeheimtrumpfGame, label: str) -> int:
     """The action id of a label (``"7H"``, ``"take 7H"``, ``"choose no_trick"`` ...).
 
@@ -198,11 +223,8 @@ def action_from_label(game: GeheimtrumpfGame, label: str) -> int:
     ``"AH"``); anything else raises ``ValueError``.
     """
     if not isinstance(label, str):
-        raise ValueError(f"{GAME}: an action label must be a string, got {label!r}")
-    table = _LABELS.get(game.num_actions)
-    if table is None:
-        table = _LABELS[game.num_actions] = {game.action_label(a): a
-                                              for a in range(game.num_actions)}
+        raise ValueError(f"{GAME}: an action label must be a string, got {show(label)}")
+    table = _label_table(game)
     a = table.get(label.strip())
     if a is not None:
         return a
@@ -216,84 +238,79 @@ def action_from_label(game: GeheimtrumpfGame, label: str) -> int:
         c = NUM_CARDS
     if c < NUM_CARDS:
         return base + c
-    raise ValueError(f"{GAME}: unknown action label {label!r}")
+    raise ValueError(f"{GAME}: unknown action label {show(label)}")
+
+
+# -- the schema ------------------------------------------------------------------------
+
+CARD_HINT = "A 2 .. 10 of H D S C, such as \"AH\", \"7D\", \"10C\" (upper case)"
+
+
+def _spec(game: GeheimtrumpfGame) -> Obj:
+    n = game.num_players
+    seat = Seat(n)
+    names = DECK.names[:NUM_CARDS]
+
+    def cards(most: int, ordered: bool = False) -> Any:
+        return Cards(names, CARD_HINT, most=most, ordered=ordered)
+
+    tasks = ListOf(Enum(TASK_NAMES), most=TASKS_PER_PLAYER, unique=True, ordered=False)
+    per_hand = ROWS
+    return Obj({
+        **header(game),
+        "seat": req(seat, "The seat whose view this is."),
+        "to_act": opt(Nullable(seat), "The seat to act; null at game over."),
+        "phase": req(Enum(PHASE_NAMES), ", ".join(PHASE_NAMES) + "."),
+        "hand": opt(cards(per_hand), "The seat's own cards (= hands[seat])."),
+        "legal": opt(Legal(list(_label_table(game))), "The legal action labels; [] = work out."),
+        "round": req(Int(0, game.round_limit - 1), "Round index, 0-based."),
+        "start_player": opt(seat, "The start player of this round."),
+        "tasks": req(per_seat(tasks, n), "The tasks each seat holds."),
+        "checked": req(per_seat(tasks, n), "The tasks each seat has checked off."),
+        "totals": opt(per_seat(Int(0, TASKS_PER_PLAYER), n), "Checked tasks per seat."),
+        "trumps": req(Nullable(Obj({
+            "suit": req(Nullable(Enum(tuple(SUITS))), "Trump suit; null: none."),
+            "value": req(Nullable(Int(1, VALUES)), "Trump number; null: none."),
+        })), "The trumps when this seat knows them; else null."),
+        "layout": req(ListOf(cards(n), most=ROWS), "The face-up cards left in each row."),
+        "draft": req(ListOf(Obj({
+            "row": opt(Int(0, ROWS - 1), "The row index."),
+            "first": opt(seat, "Who chooses first in this row."),
+            "cards": req(cards(n, ordered=True), "The cards taken, in take order."),
+            "winner": req(Nullable(seat), "The announced row winner; null while drafting."),
+        }), most=ROWS), "The card draft so far, row by row."),
+        "hands": opt(per_seat(cards(per_hand), n), "Every seat's hand (the draft is open)."),
+        "chosen": req(per_seat(Nullable(Enum([*TASK_NAMES, SECRET])), n),
+                      "Each seat's chosen task; \"secret\" while hidden; null: none."),
+        "tricks": req(ListOf(Obj({
+            "leader": opt(seat, "Who led it (the rules fix it)."),
+            "cards": req(cards(n, ordered=True), "In play order."),
+            "winner": opt(seat, "Who won it."),
+        }), most=ROWS), "The completed tricks of this round."),
+        "trick": req(Nullable(Obj({
+            "leader": opt(seat, "Who leads it."),
+            "cards": req(cards(n - 1, ordered=True), "The cards so far."),
+        })), "The trick in play (phase play); else null."),
+        "tricks_won": opt(per_seat(Int(0, ROWS), n), "Tricks taken this round."),
+        "won_cards": opt(per_seat(cards(NUM_CARDS), n), "Cards each seat took this round."),
+        "winners": opt(ListOf(seat, most=n, unique=True), "At game over: the winners."),
+    }, "A Geheimtrumpf player view: what one seat knows.")
+
+
+SCHEMA = ViewSchema(GAME, _spec)
+
+
+def json_schema(game: GeheimtrumpfGame | None = None) -> dict:
+    """The JSON Schema (draft 2020-12) of a view of ``game`` (default options if None)."""
+    return SCHEMA.json_schema(game or GeheimtrumpfGame(GeheimtrumpfOptions()),
+                              "Geheimtrumpf player view")
 
 
 # -- view -> state: checking the parts ---------------------------------------------------------
 
 
-def _fail(msg: str):
-    raise ValueError(f"{GAME} view: {msg}")
-
-
-def _int(x, where: str, lo: int, hi: int) -> int:
-    if isinstance(x, bool) or not isinstance(x, int):
-        _fail(f"{where} must be an integer, got {x!r}")
-    if not lo <= x <= hi:
-        _fail(f"{where} = {x} is out of range {lo}..{hi}")
-    return x
-
-
-def _list(x, where: str, length: int | None = None) -> list:
-    if not isinstance(x, list):
-        _fail(f"{where} must be a list, got {type(x).__name__}")
-    if length is not None and len(x) != length:
-        _fail(f"{where} must have {length} entries, got {len(x)}")
-    return x
-
-
-def _dict(x, where: str, keys: tuple[str, ...]) -> dict:
-    if not isinstance(x, dict):
-        _fail(f"{where} must be an object, got {type(x).__name__}")
-    for k in keys:
-        if k not in x:
-            _fail(f"{where} is missing key {k!r}")
-    for k in x:
-        if k not in keys:
-            _fail(f"{where} has unknown key {k!r}")
-    return x
-
-
-def _card(x, where: str) -> int:
-    if not isinstance(x, str):
-        _fail(f"{where}: a card must be a name string, got {x!r}")
-    try:
-        c = DECK.parse_one(x)
-    except ValueError:
-        c = -1
-    if not 0 <= c < NUM_CARDS:
-        _fail(f"{where}: unknown card {x!r}")
-    return c
-
-
-def _cards(x, where: str) -> list[int]:
-    out = []
-    for i, name in enumerate(_list(x, where)):
-        c = _card(name, f"{where}[{i}]")
-        if c in out:
-            _fail(f"{where}: card {DECK.names[c]} twice")
-        out.append(c)
-    return out
-
-
-def _task(x, where: str) -> int:
-    if not isinstance(x, str) or x not in _TASK_IDS:
-        _fail(f"{where}: unknown task {x!r}; tasks: {', '.join(TASK_NAMES)}")
-    return _TASK_IDS[x]
-
-
-def _task_mask(x, where: str) -> int:
-    m = 0
-    for i, name in enumerate(_list(x, where)):
-        t = _task(name, f"{where}[{i}]")
-        if (m >> t) & 1:
-            _fail(f"{where}: task {name} twice")
-        m |= 1 << t
-    return m
-
-
-def _seat(x, where: str, n: int) -> int:
-    return _int(x, where, 0, n - 1)
+def _fail(msg: str, path: str = ""):
+    raise SCHEMA.error(path, msg)
 
 
 class _Table:
@@ -331,32 +348,6 @@ def _order_for(n: int, rows: list[list[int]], suit: int, value: int) -> tuple[in
     return tuple(numbers + suits + values + [v_card])
 
 
-def _normalized(view: dict) -> dict:
-    """``view`` (already checked) with canonical card names and sets in id order."""
-    out = dict(view)
-
-    def names(cards):
-        return [DECK.names[_card(c, "")] for c in cards]
-
-    def sset(cards):
-        return _names(mask_of(_card(c, "") for c in cards))
-
-    def tasks(ts):
-        return _tasks(mask_of(_TASK_IDS[t] for t in ts))
-
-    out["hand"] = sset(view["hand"])
-    out["hands"] = [sset(h) for h in view["hands"]]
-    out["layout"] = [sset(r) for r in view["layout"]]
-    out["won_cards"] = [sset(w) for w in view["won_cards"]]
-    out["tasks"] = [tasks(t) for t in view["tasks"]]
-    out["checked"] = [tasks(t) for t in view["checked"]]
-    out["draft"] = [{**d, "cards": names(d["cards"])} for d in view["draft"]]
-    out["tricks"] = [{**t, "cards": names(t["cards"])} for t in view["tricks"]]
-    if view["trick"] is not None:
-        out["trick"] = {**view["trick"], "cards": names(view["trick"]["cards"])}
-    return out
-
-
 # -- view -> state -------------------------------------------------------------------------------
 
 
@@ -380,63 +371,22 @@ def _pick(options: list, rng: random.Random | None):
 
 def _from_view(game: GeheimtrumpfGame, view: dict, rng: random.Random | None
                ) -> GeheimtrumpfState:
-    if not isinstance(view, dict):
-        _fail(f"a view must be an object, got {type(view).__name__}")
-    for k in VIEW_KEYS:
-        if k not in view:
-            _fail(f"missing key {k!r}")
-    for k in view:
-        if k not in VIEW_KEYS:
-            _fail(f"unknown key {k!r}")
-    if view["game"] != GAME:
-        _fail(f"this is a view of game {view['game']!r}, not {GAME!r}")
-    if view["env"] != game.env_id:
-        _fail(f"env {view['env']!r} does not match {game.env_id!r}")
-    options = game.options.as_dict()
-    if not isinstance(view["options"], dict):
-        _fail("options must be an object")
-    if view["options"].get("num_players") != game.num_players:
-        _fail(f"a view for {view['options'].get('num_players')!r} players, but this game has "
-              f"{game.num_players}")
-    if view["options"] != options:
-        _fail(f"options {view['options']!r} do not match the game's options {options!r}")
+    p = SCHEMA.parse(game, view)
     n = game.num_players
-    seat = _seat(view["seat"], "seat", n)
-    phase_name = view["phase"]
-    if phase_name not in PHASE_NAMES:
-        _fail(f"unknown phase {phase_name!r}; phases: {', '.join(PHASE_NAMES)}")
+    seat = p["seat"]
+    phase_name = p["phase"]
     phase = PHASE_NAMES.index(phase_name)
-    to_act = view["to_act"]
-    if phase == GAME_OVER:
-        if to_act is not None:
-            _fail(f"to_act must be null once the game is over, got {to_act!r}")
-    else:
-        to_act = _seat(to_act, "to_act", n)
-    r = _int(view["round"], "round", 0, game.round_limit - 1)
+    r = p["round"]
     if phase == TASK_DRAFT and r:
         _fail(f"round must be 0 during the task draft, got {r}")
     start = (game.options.first_start + r) % n
-    if view["start_player"] != start:
-        _fail(f"start_player {view['start_player']!r} does not match round {r}: the start "
-              f"player of round {r} is seat {start}")
-    legal = [action_from_label(game, a) for a in _list(view["legal"], "legal")]
-    if to_act != seat and legal:
-        _fail(f"legal must be empty when the seat ({seat}) is not to act")
-    if len(set(legal)) != len(legal):
-        _fail("legal lists an action twice")
 
-    # tasks: held, checked, totals
-    held = [_task_mask(t, f"tasks[{p}]") for p, t in enumerate(_list(view["tasks"], "tasks", n))]
-    checked = [_task_mask(t, f"checked[{p}]")
-               for p, t in enumerate(_list(view["checked"], "checked", n))]
-    totals = _list(view["totals"], "totals", n)
-    for p in range(n):
-        _int(totals[p], f"totals[{p}]", 0, TASKS_PER_PLAYER)
-        if checked[p] & ~held[p]:
-            _fail(f"seat {p} has checked {_tasks(checked[p] & ~held[p])} that it does not hold")
-        if totals[p] != checked[p].bit_count():
-            _fail(f"totals[{p}] = {totals[p]} but seat {p} has {checked[p].bit_count()} "
-                  f"checked tasks")
+    # tasks: held, checked
+    held = [mask_of(_TASK_IDS[t] for t in ts) for ts in p["tasks"]]
+    checked = [mask_of(_TASK_IDS[t] for t in ts) for ts in p["checked"]]
+    for q in range(n):
+        if checked[q] & ~held[q]:
+            _fail(f"seat {q} has checked {_tasks(checked[q] & ~held[q])} that it does not hold")
     for t in range(NUM_TASKS):
         holders = sum((m >> t) & 1 for m in held)
         if holders > MAX_HOLDERS:
@@ -448,142 +398,67 @@ def _from_view(game: GeheimtrumpfGame, view: dict, rng: random.Random | None
         if any(checked):
             _fail("no task can be checked during the task draft")
     else:
-        for p in range(n):
-            if held[p].bit_count() != TASKS_PER_PLAYER:
-                _fail(f"seat {p} holds {held[p].bit_count()} tasks; after the task draft "
+        for q in range(n):
+            if held[q].bit_count() != TASKS_PER_PLAYER:
+                _fail(f"seat {q} holds {held[q].bit_count()} tasks; after the task draft "
                       f"every seat holds {TASKS_PER_PLAYER}")
 
     # the parts that exist only during a round
     in_round = phase in _ROUND_PHASES
-    layout_v = _list(view["layout"], "layout")
-    draft_v = _list(view["draft"], "draft")
-    hands_v = _list(view["hands"], "hands", n)
-    chosen_v = _list(view["chosen"], "chosen", n)
-    tricks_v = _list(view["tricks"], "tricks")
-    tricks_won_v = _list(view["tricks_won"], "tricks_won", n)
-    won_v = _list(view["won_cards"], "won_cards", n)
-    winners_v = _list(view["winners"], "winners")
-    for p in range(n):
-        _int(tricks_won_v[p], f"tricks_won[{p}]", 0, ROWS)
-        _cards(won_v[p], f"won_cards[{p}]")
-    for i, w in enumerate(winners_v):
-        _seat(w, f"winners[{i}]", n)
-    hand = _cards(view["hand"], "hand")
-    hands = [_cards(h, f"hands[{p}]") for p, h in enumerate(hands_v)]
-    if set(hand) != set(hands[seat]):
-        _fail(f"hand {view['hand']!r} differs from hands[{seat}] {hands_v[seat]!r}")
-    for p, c in enumerate(chosen_v):
-        if c is not None and c != SECRET:
-            _task(c, f"chosen[{p}]")
+    layout_v, draft_v, tricks_v = p["layout"], p["draft"], p["tricks"]
+    chosen_v = view["chosen"]
     if not in_round:
-        if layout_v or draft_v or tricks_v or any(hands) or any(c is not None for c in chosen_v):
+        if (any(layout_v) or draft_v or tricks_v or any(p.get("hands", []))
+                or any(c is not None for c in chosen_v)):
             _fail(f"phase {phase_name}: layout, draft, hands, chosen and tricks must be empty")
-        if view["trumps"] is not None or view["trick"] is not None:
+        if p["trumps"] is not None or p["trick"] is not None:
             _fail(f"phase {phase_name}: trumps and trick must be null")
 
     table = _Table()
     rows: list[list[int]] = [[] for _ in range(ROWS)]
     draft: list[tuple[int, list[int], Any]] = []
+    trick_list: list[tuple[Any, list[int], Any]] = []
+    current = None
     if in_round:
-        _list(layout_v, "layout", ROWS)
         for i, row in enumerate(layout_v):
-            for c in _cards(row, f"layout[{i}]"):
+            for c in row:
                 table.put(c, f"layout[{i}]")
                 rows[i].append(c)
-        if len(draft_v) > ROWS:
-            _fail(f"draft has {len(draft_v)} rows; there are {ROWS}")
         for i, d in enumerate(draft_v):
-            where = f"draft[{i}]"
-            _dict(d, where, ("row", "first", "cards", "winner"))
-            if d["row"] != i:
-                _fail(f"{where}.row must be {i}, got {d['row']!r}")
-            first = _seat(d["first"], f"{where}.first", n)
-            if first != (start + 1 + i) % n:
-                _fail(f"{where}.first is {first}, but by the rules seat {(start + 1 + i) % n} "
-                      f"has first choice in row {i}")
-            cards = _cards(d["cards"], f"{where}.cards")
-            if len(cards) > n:
-                _fail(f"{where}: {len(cards)} cards taken from a row; {n} players take one each")
-            winner = d["winner"]
-            if winner is not None:
-                _seat(winner, f"{where}.winner", n)
-                if len(cards) != n:
-                    _fail(f"{where}: a row is announced only once all {n} players took a card")
+            cards, winner = d["cards"], d["winner"]
+            if winner is not None and len(cards) != n:
+                _fail(f"draft[{i}]: a row is announced only once all {n} players took a card")
             for c in cards:
-                table.put(c, f"{where}.cards")
+                table.put(c, f"draft[{i}].cards")
                 rows[i].append(c)
-            draft.append((first, cards, winner))
+            draft.append(((start + 1 + i) % n, cards, winner))
         for i in range(ROWS):
             if len(rows[i]) != n:
                 _fail(f"row {i} shows {len(rows[i])} cards face up (layout plus taken); "
                       f"with {n} players each row shows {n}")
-        # hands: drafted by that seat, not played
-        drafted = [0] * n
-        for first, cards, _ in draft:
-            for k, c in enumerate(cards):
-                drafted[(first + k) % n] |= 1 << c
-        played = [0] * n
-        trick_list: list[tuple[int, list[int], Any]] = []
-        for i, t in enumerate(tricks_v):
-            _dict(t, f"tricks[{i}]", ("leader", "cards", "winner"))
-            trick_list.append((_seat(t["leader"], f"tricks[{i}].leader", n),
-                               _cards(t["cards"], f"tricks[{i}].cards"),
-                               _seat(t["winner"], f"tricks[{i}].winner", n)))
-        trick_v = view["trick"]
-        current = None
-        if trick_v is not None:
-            _dict(trick_v, "trick", ("leader", "cards"))
-            current = (_seat(trick_v["leader"], "trick.leader", n),
-                       _cards(trick_v["cards"], "trick.cards"))
-        plays = [(f"tricks[{i}]", t[0], t[1]) for i, t in enumerate(trick_list)]
-        if current is not None:
-            plays.append(("trick", current[0], current[1]))
-        lead = (start + 1) % n
-        for i, (where, leader, _) in enumerate(plays):
-            if leader != lead:
-                why = "the first trick" if i == 0 else f"the winner of tricks[{i - 1}]"
-                _fail(f"{where}.leader is {leader}, but by the rules seat {lead} leads it "
-                      f"({why})")
-            if i < len(trick_list):
-                lead = trick_list[i][2]
+        trick_list = [(t.get("leader"), t["cards"], t.get("winner")) for t in tricks_v]
+        if p["trick"] is not None:
+            current = (p["trick"].get("leader"), p["trick"]["cards"])
         seen_play: dict[int, str] = {}
-        for where, leader, cards in plays:
-            for k, c in enumerate(cards):
-                p = (leader + k) % n
+        plays = [*(f"tricks[{i}]" for i in range(len(trick_list))), "trick"]
+        for where, cards in zip(plays, [t[1] for t in trick_list] + [current[1] if current
+                                                                       else []]):
+            for c in cards:
                 if c in seen_play:
                     _fail(f"card {DECK.names[c]} is played twice: in {seen_play[c]} and {where}")
                 seen_play[c] = where
-                if not (drafted[p] >> c) & 1:
-                    _fail(f"{where}: seat {p} plays {DECK.names[c]}, a card it did not take")
-                played[p] |= 1 << c
-        for p in range(n):
-            for c in hands[p]:
-                if c in seen_play:
-                    _fail(f"card {DECK.names[c]} is in hands[{p}] and also played "
-                          f"({seen_play[c]})")
-                if not (drafted[p] >> c) & 1:
-                    _fail(f"card {DECK.names[c]} in hands[{p}] was not taken by seat {p} "
-                          f"in the draft")
-            want = (drafted[p] & ~played[p]).bit_count()
-            if len(hands[p]) != want:
-                _fail(f"hands[{p}] holds {len(hands[p])} cards; in phase {phase_name} seat {p} "
-                      f"holds {want} (taken {drafted[p].bit_count()}, played "
-                      f"{played[p].bit_count()})")
 
     # trumps: known, or the first draw that agrees with the announced row winners
     known = in_round and (phase != CARD_DRAFT or seat == start)
-    trumps_v = view["trumps"]
+    trumps_v = p["trumps"]
     suit, value = NO_TRUMP_SUIT, NO_TRUMP_VALUE
     if in_round and known:
         if trumps_v is None:
             _fail(f"trumps must be given: seat {seat} knows them in phase {phase_name}")
-        _dict(trumps_v, "trumps", ("suit", "value"))
         if trumps_v["suit"] is not None:
-            if trumps_v["suit"] not in tuple(SUITS):
-                _fail(f"trumps.suit must be one of H, D, S, C or null, got {trumps_v['suit']!r}")
             suit = SUITS.index(trumps_v["suit"])
         if trumps_v["value"] is not None:
-            value = _int(trumps_v["value"], "trumps.value", 1, VALUES)
+            value = trumps_v["value"]
     elif in_round:
         if trumps_v is not None:
             _fail(f"trumps must be null: they are secret from seat {seat} during the card "
@@ -609,13 +484,13 @@ def _from_view(game: GeheimtrumpfGame, view: dict, rng: random.Random | None
     counts = [0] * n
     first_start = game.options.first_start
     for k in range(picks):
-        p = (first_start + k) % n
-        if counts[p] >= len(queues[p]):
+        q = (first_start + k) % n
+        if counts[q] >= len(queues[q]):
             _fail(f"the tasks held do not fit the round-robin task draft from seat "
-                  f"{first_start}: seat {p} would pick its task no. {counts[p] + 1}")
-        t = queues[p][counts[p]]
-        counts[p] += 1
-        _step(state, game.DRAFT_TASK0 + t, f"seat {p} drafting {TASK_NAMES[t]}")
+                  f"{first_start}: seat {q} would pick its task no. {counts[q] + 1}")
+        t = queues[q][counts[q]]
+        counts[q] += 1
+        _step(state, game.DRAFT_TASK0 + t, f"seat {q} drafting {TASK_NAMES[t]}")
 
     if phase == GAME_OVER:
         state.round_index = r
@@ -634,32 +509,26 @@ def _from_view(game: GeheimtrumpfGame, view: dict, rng: random.Random | None
         # the checks of the round before this round's choosers checked off
         pre = checked[:]
         if phase == CHECK_OFF:
-            for p, c in enumerate(chosen_v):
-                if p != start and c is not None and c != SECRET:
-                    pre[p] &= ~(1 << _TASK_IDS[c])
-        for p in range(n):
-            if pre[p].bit_count() == TASKS_PER_PLAYER:
-                _fail(f"seat {p} had checked all four tasks before round {r}: the game "
+            for q, c in enumerate(chosen_v):
+                if q != start and c is not None and c != SECRET:
+                    pre[q] &= ~(1 << _TASK_IDS[c])
+        for q in range(n):
+            if pre[q].bit_count() == TASKS_PER_PLAYER:
+                _fail(f"seat {q} had checked all four tasks before round {r}: the game "
                       f"would be over")
         state.checked = pre
         state.totals = [m.bit_count() for m in pre]
         state.start_round(r)
         _replay_round(game, state, view, seat, draft, trick_list, current, chosen_v, rng)
 
-    # phase and turn as the rules have them, then every key as to_view writes it
+    # phase as the rules have it, then every key the view gives as to_view writes it
     if state.phase != phase:
-        _fail(f"phase is {phase_name!r}, but the rest of the view puts the game in "
-              f"{PHASE_NAMES[state.phase]!r}")
-    want_act = state.current_player if state.current_player >= 0 else None
-    if to_act != want_act:
-        _fail(f"to_act is {to_act!r}, but by the rules seat {want_act} is to act")
-    mine = to_view(state, seat)
-    given = _normalized(view)
-    given["legal"] = [game.action_label(a) for a in sorted(legal)]
-    for k in VIEW_KEYS:
-        if given[k] != mine[k]:
-            _fail(f"{k!r} is inconsistent with the rest of the view: by the rules it is "
-                  f"{mine[k]!r}, the view says {view[k]!r}")
+        _fail(f"phase is {show(phase_name)}, but the rest of the view puts the game in "
+              f"{show(PHASE_NAMES[state.phase])}")
+    SCHEMA.check_derived(game, view, to_view(state, seat), {
+        "to_act": lambda got, want: f"is {show(got)}, but by the rules "
+                                    f"{'nobody' if want is None else f'seat {want}'} is to act",
+    })
     return state
 
 
@@ -702,7 +571,7 @@ def _replay_round(game, state, view, seat, draft, trick_list, current, chosen_v,
             t = _pick(bit_list(state.held[p] & ~state.checked[p]), rng)
         else:
             if p != seat and not revealed:
-                _fail(f"chosen[{p}] must be {SECRET!r}: seat {seat} cannot see it before "
+                _fail(f"chosen[{p}] must be {show(SECRET)}: seat {seat} cannot see it before "
                       f"all have chosen")
             t = _TASK_IDS[c]
         _step(state, game.CHOOSE_TASK0 + t, f"seat {p} choosing {c}")
@@ -710,19 +579,19 @@ def _replay_round(game, state, view, seat, draft, trick_list, current, chosen_v,
         if c is not None and state.chosen[p] < 0:
             _fail(f"chosen[{p}] is given, but seat {p} has not chosen yet by the rules "
                   f"(choices go clockwise from the start player's left)")
-    plays = [(f"tricks[{i}]", leader, cards, winner)
+    plays = [(f"tricks[{i}]", leader, cards, winner, True)
              for i, (leader, cards, winner) in enumerate(trick_list)]
     if current is not None:
-        plays.append(("trick", current[0], current[1], None))
-    for where, leader, cards, winner in plays:
+        plays.append(("trick", current[0], current[1], None, False))
+    for where, leader, cards, winner, finished in plays:
         if state.phase != PLAY:
             _fail(f"{where}: no trick is played in phase {PHASE_NAMES[state.phase]}")
-        if leader != state.trick.leader or state.trick.cards:
+        if (leader is not None and leader != state.trick.leader) or state.trick.cards:
             _fail(f"{where}.leader is {leader}, but by the rules seat {state.trick.leader} "
                   f"leads this trick")
-        if winner is not None and len(cards) != n:
+        if finished and len(cards) != n:
             _fail(f"{where}: a finished trick holds {n} cards, got {len(cards)}")
-        if winner is None and len(cards) >= n:
+        if not finished and len(cards) >= n:
             _fail(f"{where}: the trick in progress holds {len(cards)} cards; at most {n - 1}")
         for c in cards:
             _step(state, game.PLAY0 + c, f"{where}: seat {state.current_player} playing "
@@ -734,4 +603,5 @@ def _replay_round(game, state, view, seat, draft, trick_list, current, chosen_v,
         _fail("trick must be given in phase play (leader and the cards so far)")
 
 
-__all__ = ["VIEW_KEYS", "action_from_label", "action_to_view", "from_view", "to_view"]
+__all__ = ["SCHEMA", "VIEW_KEYS", "action_from_label", "action_to_view", "from_view",
+           "json_schema", "to_view"]

@@ -13,14 +13,15 @@ The frontend contract of issue 10 (documented in ``docs/views/hoch_tief.md``).
   exactly, the other hands dealt from the cards the seat has not seen (right
   sizes, no card of a suit its holder showed out of), later rounds shuffled.
   Encoding that state for the seat gives the env's observation and mask.
-* :func:`action_to_view` / :func:`action_from_label`: the answer format.
+* :func:`action_to_view` / :func:`action_from_label`: the answer format;
+  :func:`json_schema`: the JSON Schema of the view.
 
-The view is built around what a table shows.  The source of truth in a view
-is ``options``, ``seat``, ``phase``, ``round``, ``hand``, ``tricks``,
-``trick`` and ``round_scores``; every other key (``to_act``, ``legal``,
-``taken``, ``voids``, ``played``, ``totals`` ...) follows from them by the
-rules and must agree with what they imply, or :func:`from_view` names the
-first key that does not.
+The source of truth in a view is ``options``, ``seat``, ``phase``,
+``round``, ``hand``, the cards of ``tricks`` and ``trick`` and
+``round_scores``; every other key (``to_act``, ``legal``, ``taken``,
+``voids``, ``played``, ``totals``, a trick's ``high``/``low`` ...) follows
+from them by the rules: it may be left out, and when given must agree
+(shared contract: :mod:`stichzoo.envs.core.view`).
 
 Pure Python: no numpy.
 """
@@ -31,6 +32,24 @@ import random
 from typing import Any
 
 from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.view import (
+    Card,
+    Cards,
+    Const,
+    Enum,
+    Int,
+    Legal,
+    ListOf,
+    Nullable,
+    Obj,
+    Seat,
+    ViewSchema,
+    header,
+    opt,
+    per_seat,
+    req,
+    show,
+)
 from stichzoo.envs.hoch_tief.rules import (
     GAME_OVER,
     HAND_SIZE,
@@ -39,6 +58,7 @@ from stichzoo.envs.hoch_tief.rules import (
     PLAY,
     SUITS,
     HochTiefGame,
+    HochTiefOptions,
     HochTiefState,
     constrained_deal,
     high_low,
@@ -56,7 +76,7 @@ TRICK_KEYS = ("leader", "cards", "seats", "high", "high_seat", "low", "low_seat"
 #: keys of ``trick`` (the trick on the table)
 CURRENT_TRICK_KEYS = ("leader", "cards", "seats")
 
-#: the seed of the deal of hidden cards in :func:`from_view` (deterministic)
+#: the seed of the deal of hidden cards in :func:`from_view` when no ``rng`` is given
 DEAL_SEED = 0
 
 
@@ -99,7 +119,7 @@ def to_view(state: HochTiefState, seat: int) -> dict:
     g = state.game
     n = state.num_players
     if not _is_int(seat) or not 0 <= seat < n:
-        raise ValueError(f"hoch_tief view: seat must be an integer in 0..{n - 1}, got {seat!r}")
+        raise ValueError(f"hoch_tief view: seat must be an integer in 0..{n - 1}, got {show(seat)}")
     t = state.tables
     deck = t.deck
     names = deck.names
@@ -142,325 +162,228 @@ def to_view(state: HochTiefState, seat: int) -> dict:
     }
 
 
+# -- the schema ------------------------------------------------------------------------
+
+
+def max_round_score(game: HochTiefGame) -> int:
+    """The most one seat can score in a round: per suit, its two highest numbers
+    (``2m - 1``) or, with three or more cards, one per card (at most ``m``)."""
+    m = game.tables.numbers
+    return NUM_SUITS * max(2 * m - 1, m)
+
+
+def _spec(game: HochTiefGame) -> Obj:
+    n, names, top = game.num_players, game.deck.names, max_round_score(game)
+    m = game.tables.numbers
+    hint = f"A1..A{m}, B1..B{m}, C.., D.., E1..E{m} (with {n} players)"
+    seat = Seat(n)
+
+    def cards(most: int, ordered: bool = False) -> Any:
+        return Cards(names, hint, most=most, ordered=ordered)
+
+    card = Card(names, hint)
+    trick = {"leader": opt(seat, "Who led it (the rules fix it)."),
+             "cards": req(cards(n, ordered=True), "In play order."),
+             "seats": opt(ListOf(seat, most=n), "Who played each card.")}
+    return Obj({
+        **header(game, num_players=True),
+        "seat": req(seat, "The seat whose view this is."),
+        "to_act": opt(Nullable(seat), "The seat to act; null at game over."),
+        "phase": req(Enum(PHASE_NAMES), "play or game_over."),
+        "round": req(Int(0, game.num_rounds - 1), "Round index, 0-based."),
+        "num_rounds": opt(Const(game.num_rounds), "Rounds in the game."),
+        "dealer": opt(seat, "Dealer of this round."),
+        "hand": req(cards(HAND_SIZE), "The seat's own cards."),
+        "legal": opt(Legal(names), "The legal cards; [] = work out."),
+        "hand_sizes": opt(per_seat(Int(0, HAND_SIZE), n), "Cards in each hand."),
+        "trick": req(Obj(trick), "The trick on the table (the last trick at game over)."),
+        "led_suit": opt(Nullable(Enum(SUITS)), "The suit led in the trick on the table."),
+        "tricks": req(ListOf(Obj({
+            **trick,
+            "high": opt(card, "The high card (takes the trick)."),
+            "high_seat": opt(seat, "Who played it."),
+            "low": opt(card, "The low card (taken face up)."),
+            "low_seat": opt(seat, "Who played it."),
+        }), most=HAND_SIZE), "The completed tricks of this round, in order."),
+        "tricks_played": opt(Int(0, HAND_SIZE), "Completed tricks this round."),
+        "taken": opt(per_seat(cards(n * HAND_SIZE), n), "Face-up cards each seat took."),
+        "taken_score": opt(per_seat(Int(0, top), n), "What each seat's taken cards score."),
+        "played": opt(cards(n * HAND_SIZE), "Every card played this round."),
+        "voids": opt(per_seat(ListOf(Enum(SUITS), most=NUM_SUITS, unique=True,
+                                     ordered=False), n), "Suits each seat showed out of."),
+        "round_scores": req(ListOf(per_seat(Int(0, top), n), most=game.num_rounds),
+                            f"Per-seat scores of each finished round (each 0..{top})."),
+        "totals": opt(per_seat(Int(0, top * game.num_rounds), n), "Sums of round_scores."),
+    }, "A Hoch & Tief player view: what one seat knows.")
+
+
+SCHEMA = ViewSchema("hoch_tief", _spec)
+_err = SCHEMA.error
+
+
+def json_schema(game: HochTiefGame | None = None) -> dict:
+    """The JSON Schema (draft 2020-12) of a view of ``game`` (default options if None)."""
+    return SCHEMA.json_schema(game or HochTiefGame(HochTiefOptions()), "Hoch & Tief player view")
+
+
 # -- from a view back to a state ---------------------------------------------------
 
 
-def _err(msg: str) -> ValueError:
-    return ValueError(f"hoch_tief view: {msg}")
-
-
-def _card_ids(game: HochTiefGame) -> dict[str, int]:
-    return {name: c for c, name in enumerate(game.deck.names)}
-
-
-def _cards(value: Any, where: str, ids: dict[str, int], game: HochTiefGame) -> list[int]:
-    """Card ids of a list of card names (exact names; no card twice in the list)."""
-    if not isinstance(value, list):
-        raise _err(f"{where} must be a list of card names, got {type(value).__name__}")
-    out = []
-    seen = set()
-    for x in value:
-        if not isinstance(x, str):
-            raise _err(f"{where} must hold card names (strings), got {x!r}")
-        c = ids.get(x)
-        if c is None:
-            m = game.tables.numbers
-            raise _err(f"{where}: unknown card {x!r} (with {game.num_players} players the "
-                       f"cards are A1..A{m}, B1..B{m}, C.., D.., E1..E{m})")
-        if c in seen:
-            raise _err(f"{where}: card {x!r} appears twice")
-        seen.add(c)
-        out.append(c)
-    return out
-
-
-def _seat(value: Any, where: str, n: int) -> int:
-    if not _is_int(value) or not 0 <= value < n:
-        raise _err(f"{where} must be a seat number 0..{n - 1}, got {value!r}")
-    return value
-
-
-def _trick_dict(value: Any, where: str, keys: tuple[str, ...]) -> dict:
-    if not isinstance(value, dict):
-        raise _err(f"{where} must be an object with keys {', '.join(keys)}, "
-                   f"got {type(value).__name__}")
-    missing = [k for k in keys if k not in value]
-    if missing:
-        raise _err(f"{where} is missing key(s) {', '.join(map(repr, missing))}")
-    unknown = sorted(str(k) for k in value if k not in keys)
-    if unknown:
-        raise _err(f"{where} has unknown key(s) {', '.join(map(repr, unknown))}")
-    return value
-
-
-def _check_header(game: Any, view: Any) -> None:
-    if not isinstance(game, HochTiefGame):
-        raise _err(f"from_view needs a HochTiefGame, got {type(game).__name__}")
-    if not isinstance(view, dict):
-        raise _err(f"a view must be a JSON object (dict), got {type(view).__name__}")
-    missing = [k for k in VIEW_KEYS if k not in view]
-    if missing:
-        raise _err(f"missing key(s) {', '.join(map(repr, missing))}")
-    unknown = sorted(str(k) for k in view if k not in VIEW_KEYS)
-    if unknown:
-        raise _err(f"unknown key(s) {', '.join(map(repr, unknown))}")
-    if view["game"] != game.name:
-        raise _err(f"the view is for game {view['game']!r}, not {game.name!r}")
-    if view["env"] != game.env_id:
-        raise _err(f"the view is for env {view['env']!r}, this game is {game.env_id!r}")
-    if view["num_players"] != game.num_players:
-        raise _err(f"the view is for {view['num_players']!r} players, this game has "
-                   f"{game.num_players}")
-    opts = view["options"]
-    want = game.options.as_dict()
-    if not isinstance(opts, dict):
-        raise _err(f"options must be an object, got {type(opts).__name__}")
-    if opts != want:
-        diff = sorted(str(k) for k in set(opts) | set(want) if opts.get(k) != want.get(k)
-                      or (k in opts) != (k in want))
-        raise _err(f"options do not match the game's: {', '.join(map(repr, diff))} "
-                   f"(view {opts!r}, game {want!r})")
-
-
-def from_view(game: HochTiefGame, view: dict) -> HochTiefState:
-    """A rules state (``log=False``) consistent with ``view``; ``ValueError`` naming any problem.
+def from_view(game: HochTiefGame, view: dict, rng: random.Random | None = None
+              ) -> HochTiefState:
+    """A rules state (``log=False``) consistent with ``view``; ViewError naming any problem.
 
     The seat's hand and every public fact are taken from the view; the other
-    hands are dealt (deterministically) from the cards the seat has not seen,
-    with the right sizes and respecting every void shown this round; the
-    deals of later rounds are shuffled, those of earlier rounds are
-    placeholders.  The round's tricks are replayed through the rules, so the
-    state's history holds this round's plays and every follow-suit rule
-    holds.  Finally the state's own view must equal ``view`` (up to the order
-    of card lists that are sets: hand, legal, played, taken, voids).
+    hands are dealt from the cards the seat has not seen (from ``rng``,
+    default seed :data:`DEAL_SEED`), with the right sizes and respecting
+    every void shown this round; the deals of later rounds are shuffled,
+    those of earlier rounds are placeholders.  The round's tricks are
+    replayed through the rules, so the state's history holds this round's
+    plays and every follow-suit rule holds.  Finally every key the view
+    gives must equal the state's own view (card sets in any order).
     """
-    _check_header(game, view)
+    p = SCHEMA.parse(game, view)
     n = game.num_players
     t = game.tables
-    ids = _card_ids(game)
     names = t.deck.names
-    seat = _seat(view["seat"], "seat", n)
-    phase_name = view["phase"]
-    if phase_name not in PHASE_NAMES:
-        raise _err(f"phase must be one of {', '.join(map(repr, PHASE_NAMES))}, "
-                   f"got {phase_name!r}")
-    phase = PHASE_NAMES.index(phase_name)
-    rnd = view["round"]
-    if not _is_int(rnd) or not 0 <= rnd < game.num_rounds:
-        raise _err(f"round must be an integer in 0..{game.num_rounds - 1} (0-based), "
-                   f"got {rnd!r}")
+    seat, rnd = p["seat"], p["round"]
+    phase = PHASE_NAMES.index(p["phase"])
     if phase == GAME_OVER and rnd != game.num_rounds - 1:
-        raise _err(f"phase 'game_over' but round is {rnd}: the game ends after round "
-                   f"{game.num_rounds - 1}")
-
-    # scores of the rounds before (game over: all rounds; the last is checked after replay)
-    rs = view["round_scores"]
-    want_rounds = rnd + (phase == GAME_OVER)
-    if not isinstance(rs, list) or len(rs) != want_rounds:
-        raise _err(f"round_scores must be a list of {want_rounds} per-seat score lists "
-                   f"(one per finished round), got {rs!r}")
-    for i, row in enumerate(rs):
-        if (not isinstance(row, list) or len(row) != n
-                or not all(_is_int(x) and x >= 0 for x in row)):
-            raise _err(f"round_scores[{i}] must be a list of {n} scores (integers >= 0), "
-                       f"got {row!r}")
+        raise _err("phase", f"game_over but round is {rnd}: the game ends after round "
+                            f"{game.num_rounds - 1}")
+    rs = p["round_scores"]
+    want_rounds = rnd + (phase == GAME_OVER)  # game over: the last is checked after replay
+    if len(rs) != want_rounds:
+        raise _err("round_scores", f"must hold {want_rounds} per-seat score lists (one per "
+                                   f"finished round), got {len(rs)}")
 
     # the cards: hand, completed tricks, current trick; each card once
-    hand = _cards(view["hand"], "hand", ids, game)
+    hand = p["hand"]
     where: dict[int, str] = {c: "hand" for c in hand}
 
     def claim(c: int, w: str) -> None:
         if c in where:
-            raise _err(f"card {names[c]!r} is in {where[c]} and also in {w}")
+            raise _err(w, f"card {show(names[c])} is in {where[c]} too")
         where[c] = w
 
-    tricks_v = view["tricks"]
-    if not isinstance(tricks_v, list):
-        raise _err(f"tricks must be a list of completed tricks, got {type(tricks_v).__name__}")
+    tricks_v = p["tricks"]
     if phase == PLAY and len(tricks_v) >= HAND_SIZE:
-        raise _err(f"phase 'play' but tricks holds {len(tricks_v)} completed tricks: "
-                   f"a round has {HAND_SIZE} tricks and ends with the last")
+        raise _err("tricks", f"holds {len(tricks_v)} completed tricks in phase play: a round "
+                             f"has {HAND_SIZE} tricks and ends with the last")
     if phase == GAME_OVER and len(tricks_v) != HAND_SIZE:
-        raise _err(f"phase 'game_over' needs all {HAND_SIZE} tricks of the last round, "
-                   f"got {len(tricks_v)}")
-    dealer = (game.options.first_dealer + rnd) % n
-    leader = (dealer + 1) % n
+        raise _err("tricks", f"phase game_over needs all {HAND_SIZE} tricks of the last round, "
+                             f"got {len(tricks_v)}")
+    leader = (game.options.first_dealer + rnd + 1) % n
     tricks: list[tuple[int, list[int]]] = []
     for k, tv in enumerate(tricks_v):
-        w = f"tricks[{k}]"
-        tv = _trick_dict(tv, w, TRICK_KEYS)
-        lead = _seat(tv["leader"], f"{w}.leader", n)
-        cards = _cards(tv["cards"], f"{w}.cards", ids, game)
+        cards = tv["cards"]
         if len(cards) != n:
-            raise _err(f"{w}.cards must hold {n} cards (a completed trick), got {len(cards)}")
-        if lead != leader:
-            why = ("the player left of the dealer leads the first trick" if k == 0
-                   else f"the high card of tricks[{k - 1}] was played by seat {leader}")
-            raise _err(f"{w}.leader is {lead}, but seat {leader} leads it ({why})")
+            raise _err(f"tricks[{k}].cards", f"must hold {n} cards (a completed trick), "
+                                             f"got {len(cards)}")
         for c in cards:
-            claim(c, w)
-        tricks.append((lead, cards))
-        leader = (lead + high_low([t.number[c] for c in cards])[0]) % n
+            claim(c, f"tricks[{k}]")
+        tricks.append((leader, cards))
+        leader = (leader + high_low([t.number[c] for c in cards])[0]) % n
 
-    cur = _trick_dict(view["trick"], "trick", CURRENT_TRICK_KEYS)
-    cur_lead = _seat(cur["leader"], "trick.leader", n)
-    cur_cards = _cards(cur["cards"], "trick.cards", ids, game)
+    cur_cards = p["trick"]["cards"]
     if phase == GAME_OVER:
-        last_lead, last_cards = tricks[-1]
-        if cur_lead != last_lead or cur_cards != last_cards:
-            raise _err("at game over, trick must be the last completed trick "
-                       f"(leader {last_lead}, cards {[names[c] for c in last_cards]})")
+        if cur_cards != tricks[-1][1]:
+            raise _err("trick.cards", f"at game over the trick is the last completed trick "
+                                      f"({show([names[c] for c in tricks[-1][1]])})")
         cur_cards = []  # already counted in tricks
     else:
         if len(cur_cards) >= n:
-            raise _err(f"trick.cards holds {len(cur_cards)} cards; a trick on the table "
-                       f"holds at most {n - 1} (a full trick is resolved at once)")
-        if cur_lead != leader:
-            why = ("the player left of the dealer leads the first trick" if not tricks
-                   else f"the high card of tricks[{len(tricks) - 1}] was played by seat "
-                        f"{leader}")
-            raise _err(f"trick.leader is {cur_lead}, but seat {leader} leads it ({why})")
+            raise _err("trick.cards", f"holds {len(cur_cards)} cards; a trick on the table "
+                                      f"holds at most {n - 1} (a full trick is resolved at once)")
         for c in cur_cards:
             claim(c, "trick")
 
     # who played what, voids shown, follow-suit consistency of the public plays
     plays: list[tuple[int, int, str]] = []  # (seat, card, where)
     for k, (lead, cards) in enumerate(tricks):
-        plays += [((lead + i) % n, c, f"tricks[{k}]") for i, c in enumerate(cards)]
-    plays += [((cur_lead + i) % n, c, "trick") for i, c in enumerate(cur_cards)]
+        plays += [((lead + i) % n, c, f"tricks[{k}].cards") for i, c in enumerate(cards)]
+    plays += [((leader + i) % n, c, "trick.cards") for i, c in enumerate(cur_cards)]
     voids = [0] * n
     void_where: dict[tuple[int, int], str] = {}
     played_by = [0] * n
     led = -1
-    for i, (p, c, w) in enumerate(plays):
+    for i, (q, c, w) in enumerate(plays):
         s = t.suit[c]
         if i % n == 0:  # the first card of each trick (tricks hold n cards each)
             led = s
-        if voids[p] >> s & 1:
-            raise _err(f"{w}: seat {p} plays {names[c]!r}, but it showed out of suit "
-                       f"{SUITS[s]} in {void_where[p, s]}")
+        if voids[q] >> s & 1:
+            raise _err(w, f"seat {q} plays {show(names[c])}, but it showed out of suit "
+                          f"{SUITS[s]} in {void_where[q, s]}")
         if s != led:
-            if not voids[p] >> led & 1:
-                void_where[p, led] = w
-            voids[p] |= 1 << led
-        played_by[p] |= 1 << c
+            void_where.setdefault((q, led), w)
+            voids[q] |= 1 << led
+        played_by[q] |= 1 << c
 
     hand_mask = sum(1 << c for c in hand)
     own_played = played_by[seat].bit_count()
     want_hand = 0 if phase == GAME_OVER else HAND_SIZE - own_played
     if len(hand) != want_hand:
-        raise _err(f"hand holds {len(hand)} cards, but seat {seat} must hold {want_hand} "
-                   f"({HAND_SIZE} dealt, {own_played} played this round)")
+        raise _err("hand", f"holds {len(hand)} cards, but seat {seat} must hold {want_hand} "
+                           f"({HAND_SIZE} dealt, {own_played} played this round)")
     for s in range(NUM_SUITS):
         if voids[seat] >> s & 1 and hand_mask & t.suit_mask[s]:
             bad = [names[c] for c in bit_list(hand_mask & t.suit_mask[s])]
-            raise _err(f"hand holds {', '.join(bad)}, but seat {seat} showed out of suit "
-                       f"{SUITS[s]} in {void_where[seat, s]}")
+            raise _err("hand", f"holds {', '.join(bad)}, but seat {seat} showed out of suit "
+                               f"{SUITS[s]} in {void_where[seat, s]}")
 
     # deal the unseen cards to the other seats, respecting their voids
-    rng = random.Random(DEAL_SEED)
+    rng = rng or random.Random(DEAL_SEED)
     played = 0
-    for m in played_by:
-        played |= m
+    for mk in played_by:
+        played |= mk
     unseen = t.deck.full_mask & ~hand_mask & ~played
-    others = [p for p in range(n) if p != seat]
-    sizes = [HAND_SIZE - played_by[p].bit_count() for p in others]
-    banned = []
-    for p in others:
-        b = 0
-        for s in range(NUM_SUITS):
-            if voids[p] >> s & 1:
-                b |= t.suit_mask[s]
-        banned.append(b & unseen)
-    if sum(sizes) != unseen.bit_count():  # cannot happen after the checks above
-        raise _err("the unseen cards do not fill the other hands")
+    others = [q for q in range(n) if q != seat]
+    sizes = [HAND_SIZE - played_by[q].bit_count() for q in others]
+    banned = [sum(t.suit_mask[s] for s in range(NUM_SUITS) if voids[q] >> s & 1) & unseen
+              for q in others]
     for s in range(NUM_SUITS):
         if unseen & t.suit_mask[s] and all(b & t.suit_mask[s] for b in banned):
             c = bit_list(unseen & t.suit_mask[s])[0]
-            raise _err(f"no deal of the unseen cards to the other seats fits the suits they "
-                       f"showed out of (voids): every other seat showed out of suit "
-                       f"{SUITS[s]}, yet {names[c]!r} is neither in hand nor played")
+            raise _err("tricks", f"no deal of the unseen cards to the other seats fits the "
+                                 f"suits they showed out of: every other seat showed out of "
+                                 f"suit {SUITS[s]}, yet {show(names[c])} is neither in hand "
+                                 f"nor played")
     try:
         dealt_hidden = constrained_deal(unseen, sizes, banned, t, rng)
     except ValueError:
-        raise _err("no deal of the unseen cards to the other seats fits the suits they "
-                   "showed out of (voids)") from None
+        raise _err("tricks", "no deal of the unseen cards to the other seats fits the suits "
+                             "they showed out of (voids)") from None
     dealt = [0] * n
     dealt[seat] = hand_mask | played_by[seat]
-    for p, h in zip(others, dealt_hidden):
-        dealt[p] = h | played_by[p]
+    for q, h in zip(others, dealt_hidden):
+        dealt[q] = h | played_by[q]
 
     # deck orders: placeholders before, this round's deal, shuffles after
+    dealer = (game.options.first_dealer + rnd) % n
     order = [0] * t.size
-    for p in range(n):
-        order[(p - dealer - 1) % n::n] = bit_list(dealt[p])
+    for q in range(n):
+        order[(q - dealer - 1) % n::n] = bit_list(dealt[q])
     orders: list[list[int]] = []
     for i in range(game.num_rounds):
-        if i < rnd:
-            orders.append(list(range(t.size)))
-        elif i == rnd:
-            orders.append(order)
-        else:
-            o = list(range(t.size))
+        o = list(range(t.size))
+        if i == rnd:
+            o = order
+        elif i > rnd:
             rng.shuffle(o)
-            orders.append(o)
+        orders.append(o)
     state = game.new_state(orders, log=False)
     state.round_scores = [list(r) for r in rs[:rnd]]
-    state.totals = [sum(r[p] for r in state.round_scores) for p in range(n)]
+    state.totals = [sum(r[q] for r in state.round_scores) for q in range(n)]
     state.start_round(rnd)
-    for p, c, w in plays:
-        if state.current_player != p or not state.legal_mask() >> c & 1:  # pragma: no cover
-            raise _err(f"{w}: seat {p} cannot play {names[c]!r} by the rules")
+    for q, c, w in plays:
+        if state.current_player != q or not state.legal_mask() >> c & 1:  # pragma: no cover
+            raise _err(w, f"seat {q} cannot play {show(names[c])} by the rules")
         state.apply(c)
-    _check_derived(view, to_view(state, seat), ids)
+    SCHEMA.check_derived(game, view, to_view(state, seat), {
+        "to_act": lambda got, want: f"is {show(got)}, but by the rules "
+                                    f"{'nobody' if want is None else f'seat {want}'} is to act",
+    })
     return state
-
-
-_SET_LISTS = ("hand", "legal", "played")
-
-
-def _norm(key: str, value: Any, ids: dict[str, int]) -> Any:
-    """Card lists that are sets in deck order, so that their order does not matter."""
-
-    def srt(x: Any) -> Any:
-        if isinstance(x, list) and all(isinstance(y, str) for y in x):
-            return sorted(x, key=lambda y: (ids.get(y, len(ids)), y))
-        return x
-
-    if key in _SET_LISTS:
-        return srt(value)
-    if key == "taken" and isinstance(value, list):
-        return [srt(x) for x in value]
-    if key == "voids" and isinstance(value, list):
-        return [sorted(x) if isinstance(x, list) and all(isinstance(y, str) for y in x) else x
-                for x in value]
-    return value
-
-
-def _check_derived(view: dict, canon: dict, ids: dict[str, int]) -> None:
-    """Every key of ``view`` must equal the rebuilt state's view; name the first that does not."""
-    for key in VIEW_KEYS:
-        if view[key] == canon[key]:
-            continue
-        got = _norm(key, view[key], ids)
-        want = _norm(key, canon[key], ids)
-        if got == want:
-            continue
-        if key == "to_act":
-            turn = "nobody is to act (the game is over)" if want is None else \
-                f"it is seat {want}'s turn"
-            raise _err(f"to_act is {got!r}, but by the rules {turn}")
-        if key == "tricks":
-            for k, (a, b) in enumerate(zip(got, want)):
-                if a != b:
-                    bad = [f for f in TRICK_KEYS if a.get(f) != b.get(f)]
-                    raise _err(f"tricks[{k}].{bad[0]} is {a.get(bad[0])!r}, but the cards "
-                               f"give {b.get(bad[0])!r}")
-        if key == "trick":
-            bad = [f for f in CURRENT_TRICK_KEYS if got.get(f) != want.get(f)]
-            raise _err(f"trick.{bad[0]} is {got.get(bad[0])!r}, but the rules give "
-                       f"{want.get(bad[0])!r}")
-        raise _err(f"{key} is {view[key]!r}, but the rest of the view gives {canon[key]!r}")
 
 
 # -- the answer format --------------------------------------------------------------------
@@ -469,8 +392,8 @@ def _check_derived(view: dict, canon: dict, ids: dict[str, int]) -> None:
 def action_to_view(game: HochTiefGame, action_id: int) -> dict:
     """An action in game terms: ``{"action": "A7", "action_id": 6, "kind": "card", ...}``."""
     if not _is_int(action_id) or not 0 <= action_id < game.num_actions:
-        raise _err(f"action_id must be an integer in 0..{game.num_actions - 1}, "
-                   f"got {action_id!r}")
+        raise ValueError(f"hoch_tief: action_id must be an integer in 0..{game.num_actions - 1}, "
+                   f"got {show(action_id)}")
     t = game.tables
     label = game.action_label(action_id)
     return {"action": label, "action_id": action_id, "kind": "card", "card": label,
@@ -480,13 +403,16 @@ def action_to_view(game: HochTiefGame, action_id: int) -> dict:
 def action_from_label(game: HochTiefGame, label: str) -> int:
     """The action id of a label (a card name such as ``"A7"``); ``ValueError`` if unknown."""
     if not isinstance(label, str):
-        raise _err(f"an action label must be a string (a card name), got {label!r}")
-    c = _card_ids(game).get(label)
+        raise ValueError(f"hoch_tief: an action label must be a string (a card name), "
+                         f"got {show(label)}")
+    c = {name: i for i, name in enumerate(game.deck.names)}.get(label)
     if c is None:
         m = game.tables.numbers
-        raise _err(f"unknown action {label!r} (with {game.num_players} players the actions "
-                   f"are the cards A1..A{m}, B1.., C.., D.., E1..E{m})")
+        raise ValueError(f"hoch_tief: unknown action {show(label)} (with {game.num_players} "
+                         f"players the actions are the cards A1..A{m}, B1.., C.., D.., "
+                         f"E1..E{m})")
     return c
 
 
-__all__ = ["VIEW_KEYS", "action_from_label", "action_to_view", "from_view", "to_view"]
+__all__ = ["SCHEMA", "VIEW_KEYS", "action_from_label", "action_to_view", "from_view",
+           "json_schema", "to_view"]

@@ -29,11 +29,29 @@ See ``docs/views/silberne_ananas.md`` for the keys and an example.
 
 from __future__ import annotations
 
-import json
+import random
 from typing import Any
 
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.game import IllegalActionError
+from stichzoo.envs.core.view import (
+    Bool,
+    Cards,
+    Const,
+    Enum,
+    Int,
+    Legal,
+    ListOf,
+    Nullable,
+    Obj,
+    Seat,
+    ViewSchema,
+    header,
+    opt,
+    per_seat,
+    req,
+    show,
+)
 from stichzoo.envs.silberne_ananas.rules import (
     CARD_SUIT,
     DEAL_POINTS,
@@ -96,26 +114,12 @@ def _valid_rows() -> dict[tuple[int, ...], int]:
 ROW_BONUS = _valid_rows()
 
 
-def _fail(msg: str):
-    raise ValueError(f"{GAME_NAME} view: {msg}")
-
-
-def _js(x: Any) -> str:
-    """Strict comparison form: JSON tells 1 from true from 1.0."""
-    try:
-        return json.dumps(x, sort_keys=True)
-    except (TypeError, ValueError):
-        return repr(x)
-
-
 # -- to_view ---------------------------------------------------------------------------
 
 
-def _check_seat(seat: Any, what: str = "seat") -> int:
-    if isinstance(seat, bool) or not isinstance(seat, int):
-        _fail(f"{what} must be an integer seat 0..2, got {seat!r}")
-    if not 0 <= seat < NUM_PLAYERS:
-        _fail(f"{what}={seat} is not a seat of this 3-player game (0..2)")
+def _check_seat(seat: Any) -> int:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < NUM_PLAYERS:
+        raise ValueError(f"{GAME_NAME} view: seat must be a seat number 0..2, got {show(seat)}")
     return seat
 
 
@@ -186,7 +190,7 @@ def action_to_view(game: SilberneAnanasGame, action_id: int) -> dict:
     """The answer format: ``{"action", "action_id", "kind", "card" | "gift"}``."""
     if isinstance(action_id, bool) or not isinstance(action_id, int) \
             or not 0 <= action_id < NUM_ACTIONS:
-        raise ValueError(f"{GAME_NAME}: action id {action_id!r} is not in 0..{NUM_ACTIONS - 1}")
+        raise ValueError(f"{GAME_NAME}: action id {show(action_id)} is not in 0..{NUM_ACTIONS - 1}")
     label = game.action_label(action_id)
     if action_id < DECK_SIZE:
         return {"action": label, "action_id": action_id, "kind": "card", "card": label}
@@ -197,7 +201,7 @@ def action_to_view(game: SilberneAnanasGame, action_id: int) -> dict:
 def action_from_label(game: SilberneAnanasGame, label: str) -> int:
     """Action id of a label: a card name (``"10h"``, ``"Td"``, ``"Joker"``) or ``"give left"``."""
     if not isinstance(label, str):
-        raise ValueError(f"{GAME_NAME}: an action label must be a string, got {label!r}")
+        raise ValueError(f"{GAME_NAME}: an action label must be a string, got {show(label)}")
     a = _LABELS.get(label)
     if a is not None:
         return a
@@ -209,62 +213,68 @@ def action_from_label(game: SilberneAnanasGame, label: str) -> int:
         return DECK.parse_one(label)
     except ValueError:
         pass
-    raise ValueError(f"{GAME_NAME}: unknown action label {label!r}; labels are card names "
+    raise ValueError(f"{GAME_NAME}: unknown action label {show(label)}; labels are card names "
                      f"('7h', '10d', 'Qs', 'Joker') or 'give self', 'give left', 'give right'")
 
 
-# -- from_view: parsing helpers -----------------------------------------------------------
+# -- the schema ------------------------------------------------------------------------
+
+CARD_HINT = "7 8 9 10 J Q K A of h d s c, and \"Joker\""
+#: the most one seat scores in a deal: own tricks + 2 x the right neighbour's, + the bonus
+MAX_DEAL_SCORE = DEAL_POINTS * 2 + MIDDLE_BONUS
 
 
-def _int(x: Any, what: str, lo: int, hi: int) -> int:
-    if isinstance(x, bool) or not isinstance(x, int):
-        _fail(f"{what} must be an integer, got {x!r}")
-    if not lo <= x <= hi:
-        _fail(f"{what}={x} is out of range {lo}..{hi}")
-    return x
+def _spec(game: SilberneAnanasGame) -> Obj:
+    seat, n = Seat(NUM_PLAYERS), NUM_PLAYERS
+
+    def cards(most: int, ordered: bool = False) -> Any:
+        return Cards(DECK.names, CARD_HINT, most=most, ordered=ordered)
+
+    trick = {"leader": opt(seat, "Who led it (the rules fix it)."),
+             "cards": req(cards(n, ordered=True), "In play order."),
+             "seats": opt(ListOf(seat, most=n), "Who played each card.")}
+    return Obj({
+        **header(game),
+        "seat": req(seat, "The seat whose view this is."),
+        "to_act": opt(Nullable(seat), "The seat to act; null at game over."),
+        "phase": req(Enum(PHASE_NAMES), "play, give_trick or game_over."),
+        "hand": req(cards(HAND_SIZE), "The seat's own cards."),
+        "legal": opt(Legal(list(_LABELS)), "The legal action labels; [] = work out."),
+        "deal": req(Int(0, game.max_deals - 1), "Deal index, 0-based."),
+        "max_deals": opt(Const(game.max_deals), "The most deals a match can last."),
+        "dealer": opt(seat, "Dealer of this deal."),
+        "hand_sizes": opt(per_seat(Int(0, HAND_SIZE), n), "Cards in each hand."),
+        "trick": req(Obj(trick), "The trick on the table (the last one at game over)."),
+        "lead_suit": opt(Nullable(Enum(SUITS)), "The suit to follow."),
+        "tricks": req(ListOf(Obj({
+            **trick,
+            "winner": opt(seat, "Who took it (with the Joker: the gift decides)."),
+            "joker_seat": opt(seat, "A trick with the Joker: who played it."),
+            "gift": opt(Enum(GIVE_NAMES), "A trick with the Joker: to whom it was given "
+                                          "(give it, or the winner)."),
+        }), most=HAND_SIZE), "The completed tricks of this deal, in order."),
+        "played": opt(cards(DECK_SIZE), "Every card played this deal."),
+        "voids": opt(per_seat(ListOf(Enum(SUITS), most=NUM_SUITS, unique=True,
+                                     ordered=False), n), "Suits each seat showed out of."),
+        "no_joker": opt(per_seat(Bool(), n), "Seats that cannot hold the Joker."),
+        "tricks_won": opt(per_seat(Int(0, HAND_SIZE), n), "Tricks taken this deal."),
+        "totals": opt(per_seat(Int(0, MAX_DEAL_SCORE * game.max_deals), n),
+                      "Sums of deal_scores."),
+        "deal_scores": req(ListOf(per_seat(Int(0, MAX_DEAL_SCORE), n), most=game.max_deals),
+                           "Per-seat scores of each finished deal."),
+        "bonus_seat": opt(Nullable(seat), "Who took the middle bonus in the last deal."),
+        "winners": opt(ListOf(seat, most=n, unique=True), "At game over: the winners."),
+    }, "A Silberne Ananas player view: what one seat knows.")
 
 
-def _list(x: Any, what: str, size: int | None = None, most: int | None = None) -> list:
-    if not isinstance(x, list):
-        _fail(f"{what} must be a list, got {type(x).__name__} {x!r}")
-    if size is not None and len(x) != size:
-        _fail(f"{what} must have {size} entries, got {len(x)}")
-    if most is not None and len(x) > most:
-        _fail(f"{what} has {len(x)} entries, at most {most} allowed")
-    return x
+SCHEMA = ViewSchema(GAME_NAME, _spec)
+_err = SCHEMA.error
 
 
-def _card(x: Any, what: str) -> int:
-    if not isinstance(x, str):
-        _fail(f"{what}: a card must be a name like '10h' or 'Joker', got {x!r}")
-    try:
-        return DECK.parse_one(x)
-    except ValueError:
-        _fail(f"{what}: unknown card {x!r} (cards: 7 8 9 10 J Q K A of h d s c, and 'Joker')")
-    raise AssertionError  # pragma: no cover
-
-
-def _cards(x: Any, what: str, most: int) -> list[int]:
-    out: list[int] = []
-    for i, name in enumerate(_list(x, what, most=most)):
-        c = _card(name, f"{what}[{i}]")
-        if c in out:
-            _fail(f"{what}: card {DECK.names[c]} appears twice")
-        out.append(c)
-    return out
-
-
-def _keys(d: Any, what: str, required: tuple, optional: tuple = ()) -> dict:
-    if not isinstance(d, dict):
-        _fail(f"{what} must be an object (dict), got {type(d).__name__} {d!r}")
-    missing = [k for k in required if k not in d]
-    if missing:
-        _fail(f"{what}: missing key(s) {', '.join(map(repr, missing))}")
-    unknown = sorted(repr(k) for k in d if k not in required and k not in optional)
-    if unknown:
-        _fail(f"{what}: unknown key(s) {', '.join(unknown)}; "
-              f"known keys: {', '.join(required + optional)}")
-    return d
+def json_schema(game: SilberneAnanasGame | None = None) -> dict:
+    """The JSON Schema (draft 2020-12) of a view of ``game`` (default options if None)."""
+    return SCHEMA.json_schema(game or SilberneAnanasGame(SilberneAnanasOptions()),
+                              "Silberne Ananas player view")
 
 
 _PAST_HISTORY: dict[int, list[tuple[int, int]]] = {}
@@ -287,204 +297,142 @@ def _placeholder_deal(dealer: int) -> list[tuple[int, int]]:
 # -- from_view ----------------------------------------------------------------------------
 
 
-def from_view(game: SilberneAnanasGame, view: dict) -> SilberneAnanasState:
-    """A rules state (``log=False``) consistent with ``view``; ValueError naming any problem."""
-    try:
-        return _from_view(game, view)
-    except ValueError:
-        raise
-    except (KeyError, TypeError, IndexError, AttributeError) as e:  # pragma: no cover - guard
-        raise ValueError(f"{GAME_NAME} view: malformed view ({type(e).__name__}: {e})") from e
+def from_view(game: SilberneAnanasGame, view: dict, rng: random.Random | None = None
+              ) -> SilberneAnanasState:
+    """A rules state (``log=False``) consistent with ``view``; ViewError naming any problem.
 
-
-def _from_view(game: SilberneAnanasGame, view: dict) -> SilberneAnanasState:
-    if getattr(game, "name", None) != GAME_NAME:
-        raise ValueError(f"{GAME_NAME} view: from_view needs a {GAME_NAME} game, got {game!r}")
-    _keys(view, "the view", VIEW_KEYS)
+    The unseen cards go to the other two seats as the voids and Joker flags
+    allow; which of the free cards goes where is drawn by ``rng`` (in card
+    order when None).
+    """
+    p = SCHEMA.parse(game, view)
     opts = game.options
-    if view["game"] != GAME_NAME:
-        _fail(f"the view is for game {view['game']!r}, not {GAME_NAME!r}")
-    if view["env"] != game.env_id:
-        _fail(f"the view is for env {view['env']!r}, this game is {game.env_id!r}")
-    vopts = view["options"]
-    if not isinstance(vopts, dict):
-        _fail(f"options must be an object (dict), got {vopts!r}")
-    n = vopts.get("num_players", NUM_PLAYERS)
-    if _js(n) != _js(NUM_PLAYERS):
-        _fail(f"the view is for {n!r} players; {GAME_NAME} is played by exactly 3")
-    want = opts.as_dict()
-    if _js(vopts) != _js(want):
-        diff = sorted({str(k) for k in set(vopts) | set(want)
-                       if k not in vopts or k not in want or _js(vopts[k]) != _js(want[k])})
-        _fail(f"options {vopts!r} do not match the game's options {want!r} "
-              f"(differ in: {', '.join(diff)})")
-    seat = _check_seat(view["seat"])
-    phase_name = view["phase"]
-    if phase_name not in PHASE_NAMES:
-        _fail(f"unknown phase {phase_name!r}; phases: {', '.join(PHASE_NAMES)}")
-    over = phase_name == PHASE_NAMES[GAME_OVER]
-    to_act = view["to_act"]
-    if to_act is None:
-        if not over:
-            _fail(f"to_act is null but the phase is {phase_name!r}: somebody must be to act")
-    else:
-        _check_seat(to_act, "to_act")
-        if over:
-            _fail(f"to_act is {to_act} but the game is over: to_act must be null")
-    deal = _int(view["deal"], "deal", 0, game.max_deals - 1)
+    seat, deal = p["seat"], p["deal"]
+    over = p["phase"] == PHASE_NAMES[GAME_OVER]
     dealer = (opts.first_dealer + deal) % NUM_PLAYERS
-    if _js(view["dealer"]) != _js(dealer):
-        _fail(f"dealer is {view['dealer']!r}, but deal {deal} is dealt by seat {dealer} "
-              f"(first_dealer {opts.first_dealer}, the deal moves left)")
 
-    # -- past deals: scores and totals
-    rows = _list(view["deal_scores"], "deal_scores")
+    # -- past deals: scores
+    rows = p["deal_scores"]
     want_rows = deal + over
     if len(rows) != want_rows:
         when = f"the game over after deal {deal}" if over else f"deal {deal}"
-        _fail(f"deal_scores must hold one row per finished deal: {want_rows} in {when}, "
-              f"got {len(rows)}")
+        raise _err("deal_scores", f"must hold one row per finished deal: {want_rows} in {when}, "
+                                  f"got {len(rows)}")
     running = [0] * NUM_PLAYERS
     for i, row in enumerate(rows):
-        for p in range(NUM_PLAYERS):
-            _int(_list(row, f"deal_scores[{i}]", size=NUM_PLAYERS)[p],
-                 f"deal_scores[{i}][{p}]", 0, DEAL_POINTS * 2 + MIDDLE_BONUS)
         if tuple(row) not in ROW_BONUS:
-            _fail(f"deal_scores[{i}]={row} is no possible deal score (own tricks + 2 x the "
-                  f"right neighbour's, +10 for the middle score; 43 in all)")
-        running = [running[p] + row[p] for p in range(NUM_PLAYERS)]
+            raise _err(f"deal_scores[{i}]", f"{show(row)} is no possible deal score (own tricks "
+                                            f"+ 2 x the right neighbour's, +10 for the middle "
+                                            f"score; 43 in all)")
+        running = [running[q] + row[q] for q in range(NUM_PLAYERS)]
         if i < deal and opts.match and max(running) >= opts.target_score:
-            _fail(f"after deal {i} the totals {running} reach target_score "
-                  f"{opts.target_score}: the match would have ended there")
+            raise _err(f"deal_scores[{i}]", f"after deal {i} the totals {running} reach "
+                                            f"target_score {opts.target_score}: the match "
+                                            f"would have ended there")
     if over and opts.match and max(running) < opts.target_score:
-        _fail(f"phase is game_over but no total reaches target_score {opts.target_score} "
-              f"(totals {running})")
-    if view["bonus_seat"] is not None:
-        _check_seat(view["bonus_seat"], "bonus_seat")
+        raise _err("phase", f"is game_over but no total reaches target_score "
+                            f"{opts.target_score} (totals {running})")
 
     # -- cards: hand, completed tricks, the trick on the table
-    hand = _cards(view["hand"], "hand", HAND_SIZE)
-    raw_tricks = _list(view["tricks"], "tricks", most=HAND_SIZE)
-    tricks: list[tuple[list[int], int]] = []
-    for i, t in enumerate(raw_tricks):
-        what = f"tricks[{i}]"
-        _keys(t, what, DONE_TRICK_KEYS, JOKER_TRICK_KEYS)
-        cards = _cards(t["cards"], f"{what}.cards", NUM_PLAYERS)
-        if len(cards) != NUM_PLAYERS:
-            _fail(f"{what}.cards: a completed trick has 3 cards, got {len(cards)}")
-        has_joker = JOKER in cards
-        if has_joker and any(k not in t for k in JOKER_TRICK_KEYS):
-            _fail(f"{what}: a trick with the Joker needs 'joker_seat' and 'gift'")
-        if not has_joker and any(k in t for k in JOKER_TRICK_KEYS):
-            _fail(f"{what}: 'joker_seat' and 'gift' belong only to a trick with the Joker")
-        tricks.append((cards, _check_seat(t["winner"], f"{what}.winner")))
-    cur = _keys(view["trick"], "trick", TRICK_KEYS)
-    cur_cards = _cards(cur["cards"], "trick.cards", NUM_PLAYERS)
-
+    hand = p["hand"]
+    raw = p["tricks"]
+    cur_cards = p["trick"]["cards"]
     where: dict[int, str] = {}
-    groups = [("hand", hand)] + [(f"tricks[{i}]", c) for i, (c, _) in enumerate(tricks)]
+    groups = [("hand", hand)] + [(f"tricks[{i}].cards", t["cards"]) for i, t in enumerate(raw)]
     if not over:
-        groups.append(("trick", cur_cards))
+        groups.append(("trick.cards", cur_cards))
     for what, cards in groups:
         for c in cards:
             if c in where:
-                _fail(f"card {DECK.names[c]} appears twice ({where[c]} and {what})")
+                raise _err(what, f"card {show(DECK.names[c])} appears twice (also in "
+                                 f"{where[c]})")
             where[c] = what
-    if over and len(tricks) != HAND_SIZE:
-        _fail(f"phase is game_over but tricks holds {len(tricks)} completed tricks, not 11")
-    if not over and len(tricks) == HAND_SIZE:
-        _fail(f"11 completed tricks end the deal, but the phase is {phase_name!r}")
+    if over and len(raw) != HAND_SIZE:
+        raise _err("tricks", f"phase game_over but {len(raw)} completed tricks, not 11")
+    if not over and len(raw) == HAND_SIZE:
+        raise _err("tricks", f"11 completed tricks end the deal, but the phase is "
+                             f"{show(p['phase'])}")
 
     # -- who played what: the rules fix every leader (winner of the previous trick)
     played_by: list[list[int]] = [[] for _ in range(NUM_PLAYERS)]
     voids = [0] * NUM_PLAYERS
     no_joker = [False] * NUM_PLAYERS
     leader = (dealer + 1) % NUM_PLAYERS
-    seq = [(f"tricks[{i}]", raw_tricks[i], c, w) for i, (c, w) in enumerate(tricks)]
-    if not over:
-        seq.append(("trick", cur, cur_cards, None))
-    for k, (what, raw, cards, winner) in enumerate(seq):
-        seats = [(leader + i) % NUM_PLAYERS for i in range(len(cards))]
-        if _js(raw["leader"]) != _js(leader):
-            why = "left of the dealer" if k == 0 else "the winner of the previous trick"
-            _fail(f"{what}.leader is {raw['leader']!r}, but by the rules seat {leader} leads "
-                  f"it ({why})")
-        if _js(raw["seats"]) != _js(seats):
-            _fail(f"{what}.seats is {raw['seats']!r}, but play goes left from the leader: "
-                  f"{seats}")
+    seq: list[tuple[str, list[int], int | None]] = []  # (where, cards, gift of a Joker trick)
+    for i, t in enumerate([*raw, *([] if over else [{"cards": cur_cards}])]):
+        what, cards, gift = f"tricks[{i}]" if i < len(raw) else "trick", t["cards"], None
+        if i < len(raw) and len(cards) != NUM_PLAYERS:
+            raise _err(f"{what}.cards", f"a completed trick has 3 cards, got {len(cards)}")
+        seats = [(leader + k) % NUM_PLAYERS for k in range(len(cards))]
         lead = CARD_SUIT[cards[0]] if cards else -1
-        for i, c in enumerate(cards):
-            p = seats[i]
-            played_by[p].append(c)
-            if i and lead >= 0 and CARD_SUIT[c] != lead:
-                voids[p] |= 1 << lead
+        for k, c in enumerate(cards):
+            played_by[seats[k]].append(c)
+            if k and lead >= 0 and CARD_SUIT[c] != lead:
+                voids[seats[k]] |= 1 << lead
                 if c != JOKER:
-                    no_joker[p] = True
-        if winner is not None:
-            if JOKER in cards:
-                no_joker = [True] * NUM_PLAYERS
+                    no_joker[seats[k]] = True
+        if i < len(raw) and JOKER in cards:
+            joker_seat = seats[cards.index(JOKER)]
+            if "gift" in t:
+                gift = GIVE_NAMES.index(t["gift"])
+            elif "winner" in t:
+                gift = (t["winner"] - joker_seat) % NUM_PLAYERS
             else:
-                rule = seats[trick_winner(cards)]
-                if winner != rule:
-                    _fail(f"{what}.winner is {winner}, but the odd-one-out rule gives the "
-                          f"trick to seat {rule}")
-            leader = winner
-    if over:
-        # the trick left on the table at the end is the last one
-        last = raw_tricks[-1]
-        if _js(cur.get("leader")) != _js(last["leader"]) \
-                or [DECK.names[c] for c in cur_cards] != [DECK.names[c] for c in tricks[-1][0]]:
-            _fail("trick: when the game is over it shows the last trick of the deal "
-                  f"(leader {last['leader']!r}, cards {last['cards']!r}), got {cur!r}")
+                raise _err(what, "a trick with the Joker needs its gift (or its winner)")
+            no_joker = [True] * NUM_PLAYERS
+            leader = (joker_seat + gift) % NUM_PLAYERS
+        elif i < len(raw):
+            if "gift" in t or "joker_seat" in t:
+                raise _err(what, "joker_seat and gift belong only to a trick with the Joker")
+            leader = seats[trick_winner(cards)]
+        seq.append((what, cards, gift))
+    if over and cur_cards != raw[-1]["cards"]:
+        raise _err("trick.cards", "when the game is over the trick shows the last trick of "
+                                  f"the deal ({show(DECK.format(raw[-1]['cards']))})")
 
-    need = [HAND_SIZE - len(played_by[p]) for p in range(NUM_PLAYERS)]
+    need = [HAND_SIZE - len(played_by[q]) for q in range(NUM_PLAYERS)]
     if len(hand) != need[seat]:
-        _fail(f"hand has {len(hand)} cards, but seat {seat} holds {need[seat]} "
-              f"(11 minus the {len(played_by[seat])} it played this deal)")
+        raise _err("hand", f"has {len(hand)} cards, but seat {seat} holds {need[seat]} "
+                           f"(11 minus the {len(played_by[seat])} it played this deal)")
 
     # -- the hidden part: deal the unseen cards to the other two
-    own = 0
-    for c in hand:
-        own |= 1 << c
-    played_mask = 0
-    for cards in played_by:
-        for c in cards:
-            played_mask |= 1 << c
+    own = sum(1 << c for c in hand)
+    played_mask = sum(1 << c for cards in played_by for c in cards)
     pool = _FULL & ~own & ~played_mask
-    a, b = (p for p in range(NUM_PLAYERS) if p != seat)
+    a, b = (q for q in range(NUM_PLAYERS) if q != seat)
     banned = []
-    for p in (a, b):
-        m = JOKER_BIT if no_joker[p] else 0
+    for q in (a, b):
+        m = JOKER_BIT if no_joker[q] else 0
         for s in range(NUM_SUITS):
-            if (voids[p] >> s) & 1:
+            if (voids[q] >> s) & 1:
                 m |= SUIT_MASK[s]
         banned.append(m)
     only_a, only_b = pool & banned[1], pool & banned[0]
     if only_a & only_b:
         bad = DECK.format_mask(only_a & only_b)
-        _fail(f"nobody can hold the unseen card(s) {', '.join(bad)}: seats {a} and {b} "
-              f"both showed out of that suit (or cannot hold the Joker)")
+        raise _err("tricks", f"nobody can hold the unseen card(s) {', '.join(bad)}: seats {a} "
+                             f"and {b} both showed out of that suit (or cannot hold the Joker)")
     free = bit_list(pool & ~only_a & ~only_b)
+    if rng is not None:
+        rng.shuffle(free)
     k = need[a] - only_a.bit_count()
     if k < 0 or k > len(free):
-        _fail(f"no deal of the unseen cards gives seats {a} and {b} {need[a]} and {need[b]} "
-              f"cards while respecting the suits they showed out of")
+        raise _err("tricks", f"no deal of the unseen cards gives seats {a} and {b} {need[a]} "
+                             f"and {need[b]} cards while respecting the suits they showed out of")
     hands = [0] * NUM_PLAYERS
     hands[seat] = own
-    hands[a] = only_a
-    for c in free[:k]:
-        hands[a] |= 1 << c
+    hands[a] = only_a | sum(1 << c for c in free[:k])
     hands[b] = pool ^ hands[a]
 
     # -- the deal's deck order, and the state
-    start = [bit_list(hands[p] | sum(1 << c for c in played_by[p])) for p in range(NUM_PLAYERS)]
+    start = [bit_list(hands[q] | sum(1 << c for c in played_by[q])) for q in range(NUM_PLAYERS)]
     order = tuple(start[(dealer + 1 + i) % NUM_PLAYERS][i // NUM_PLAYERS]
                   for i in range(DECK_SIZE))
     orders = [tuple(range(DECK_SIZE))] * game.max_deals
     orders[deal] = order
     state = game.new_state(orders, log=False)
     prior = [list(r) for r in rows[:deal]]
-    state.totals = [sum(r[p] for r in prior) for p in range(NUM_PLAYERS)]
+    state.totals = [sum(r[q] for r in prior) for q in range(NUM_PLAYERS)]
     state.deal_scores = prior
     state.bonus_seat = ROW_BONUS[tuple(prior[-1])] if prior else -1
     history: list[tuple[int, int]] = []
@@ -494,15 +442,15 @@ def _from_view(game: SilberneAnanasGame, view: dict) -> SilberneAnanasState:
     state.start_deal(deal)
 
     # -- replay this deal through the rules (checked steps)
-    for what, _raw, cards, winner in seq:
+    for what, cards, gift in seq:
         for i, c in enumerate(cards):
             _step(state, c, f"{what}.cards[{i}]")
-        if winner is not None and JOKER in cards:
-            joker_seat = state.current_player
-            _step(state, GIVE0 + (winner - joker_seat) % NUM_PLAYERS, f"{what}.winner")
-
-    # -- the replayed state's view must be the given one
-    _compare(to_view(state, seat), _canonical(view, game))
+        if gift is not None:
+            _step(state, GIVE0 + gift, f"{what}.gift")
+    SCHEMA.check_derived(game, view, to_view(state, seat), {
+        "to_act": lambda got, want: f"is {show(got)}, but by the rules "
+                                    f"{'nobody' if want is None else f'seat {want}'} is to act",
+    })
     return state
 
 
@@ -510,62 +458,9 @@ def _step(state: SilberneAnanasState, action: int, what: str) -> None:
     try:
         state.step(action)
     except IllegalActionError as e:
-        _fail(f"{what}: the rules refuse {state.game.action_label(action)!r} here ({e})")
+        raise _err(what, f"the rules refuse {show(state.game.action_label(action))} here "
+                         f"({e})") from None
 
 
-def _canonical(view: dict, game: SilberneAnanasGame) -> dict:
-    """The view with card names canonical and set-like lists in id order."""
-    v = dict(view)
-    v["hand"] = DECK.format(sorted(_cards(view["hand"], "hand", HAND_SIZE)))
-    v["played"] = DECK.format(sorted(_cards(view["played"], "played", DECK_SIZE)))
-    legal = []
-    for i, lab in enumerate(_list(view["legal"], "legal", most=NUM_ACTIONS)):
-        try:
-            a = action_from_label(game, lab)
-        except ValueError as e:
-            _fail(f"legal[{i}]: {e}")
-        if a in legal:
-            _fail(f"legal: action {lab!r} appears twice")
-        legal.append(a)
-    v["legal"] = [game.action_label(a) for a in sorted(legal)]
-    voids = []
-    for p, vs in enumerate(_list(view["voids"], "voids", size=NUM_PLAYERS)):
-        got = _list(vs, f"voids[{p}]", most=NUM_SUITS)
-        for s in got:
-            if not isinstance(s, str) or s not in SUITS or len(s) != 1:
-                _fail(f"voids[{p}]: unknown suit {s!r} (suits: h, d, s, c)")
-        if len(set(got)) != len(got):
-            _fail(f"voids[{p}]: a suit appears twice in {got}")
-        voids.append([s for s in SUITS if s in got])
-    v["voids"] = voids
-    tricks = []
-    for t in view["tricks"]:
-        t = dict(t)
-        t["cards"] = DECK.format(DECK.parse(t["cards"]))
-        tricks.append(t)
-    v["tricks"] = tricks
-    cur = dict(view["trick"])
-    cur["cards"] = DECK.format(DECK.parse(cur["cards"]))
-    v["trick"] = cur
-    return v
-
-
-#: keys compared after the replay, in this order (the first difference is reported)
-_COMPARE_ORDER = (
-    "phase", "to_act", "trick", "lead_suit", "tricks", "hand", "hand_sizes", "played",
-    "voids", "no_joker", "tricks_won", "deal_scores", "totals", "bonus_seat", "winners",
-    "max_deals", "legal", *VIEW_KEYS,
-)
-
-
-def _compare(mine: dict, view: dict) -> None:
-    for key in _COMPARE_ORDER:
-        got, want = view[key], mine[key]
-        if _js(got) == _js(want):
-            continue
-        if key == "to_act":
-            _fail(f"to_act is {got!r}, but by the rules it is player_{want}'s turn "
-                  f"(phase {mine['phase']})")
-        if key == "legal" and mine["to_act"] != mine["seat"]:
-            _fail(f"legal must be [] when the seat ({mine['seat']}) is not to act, got {got!r}")
-        _fail(f"{key} is {_js(got)} in the view, but the rules give {_js(want)}")
+__all__ = ["SCHEMA", "VIEW_KEYS", "action_from_label", "action_to_view", "from_view",
+           "json_schema", "to_view"]

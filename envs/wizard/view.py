@@ -12,8 +12,11 @@ later deals).  Seats in the view are absolute (``0..n-1``).
   dealt at random (respecting the voids shown).  Encoding that state for the
   seat gives exactly the observation and legal mask of the real game.
 - :func:`action_to_view` / :func:`action_from_label`: the answer format.
+- :func:`json_schema`: the JSON Schema of the view.
 
-The keys are documented in ``docs/views/wizard.md``.
+The shape checks, messages and the contract (derived keys optional) are
+shared: :mod:`stichzoo.envs.core.view`.  The keys are documented in
+``docs/views/wizard.md``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,24 @@ from typing import Any
 
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.tricks import Trick
+from stichzoo.envs.core.view import (
+    Card,
+    Cards,
+    Const,
+    Enum,
+    Int,
+    Legal,
+    ListOf,
+    Nullable,
+    Obj,
+    Seat,
+    ViewSchema,
+    header,
+    opt,
+    per_seat,
+    req,
+    show,
+)
 from stichzoo.envs.wizard.rules import (
     BID,
     CARD_SUIT,
@@ -42,6 +63,7 @@ from stichzoo.envs.wizard.rules import (
     TRUMP_PENDING,
     WIZARD0,
     WizardGame,
+    WizardOptions,
     WizardState,
     deal_hidden,
     is_jester,
@@ -57,8 +79,7 @@ VIEW_KEYS = (
 )
 TRICK_KEYS = ("leader", "cards", "seats")
 PENDING = "pending"
-
-_CARD_IDS = {name: i for i, name in enumerate(DECK.names)}
+CARD_HINT = "B1..B13, R1..R13, G1..G13, Y1..Y13, Wizards W1..W4, Jesters N1..N4"
 
 
 # -- writing a view ---------------------------------------------------------------
@@ -77,7 +98,7 @@ def to_view(state: WizardState, seat: int) -> dict[str, Any]:
     g: WizardGame = state.game
     n = g.num_players
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-        raise ValueError(f"wizard: seat {seat!r} must be an integer in 0..{n - 1}")
+        raise ValueError(f"wizard: seat {show(seat)} must be an integer in 0..{n - 1}")
     to_act = state.current_player if state.phase != GAME_OVER else None
     legal = ([g.action_label(a) for a in bit_list(state.legal_mask())]
              if to_act == seat else [])
@@ -117,51 +138,65 @@ def to_view(state: WizardState, seat: int) -> dict[str, Any]:
     }
 
 
-# -- reading a view: checks ----------------------------------------------------------
+# -- the schema -----------------------------------------------------------------------
 
 
-def _fail(msg: str):
-    raise ValueError(f"wizard view: {msg}")
+def total_bounds(sizes: tuple[int, ...] | list[int]) -> tuple[int, int]:
+    """The reachable range of a score total after rounds of these hand sizes.
+
+    A round of ``r`` cards scores ``20 + 10 * bid`` (at most ``20 + 10r``) for
+    a right bid and ``-10`` per trick off (at least ``-10r``) for a wrong one.
+    """
+    return -10 * sum(sizes), sum(20 + 10 * r for r in sizes)
 
 
-def _int(view: dict, key: str, lo: int, hi: int, *, what: str | None = None) -> int:
-    v = view[key]
-    what = what or repr(key)
-    if isinstance(v, bool) or not isinstance(v, int):
-        _fail(f"{what} must be an integer, got {v!r}")
-    if not lo <= v <= hi:
-        _fail(f"{what} = {v} is out of range {lo}..{hi}")
-    return v
+def _spec(game: WizardGame) -> Obj:
+    n, sizes, top = game.num_players, game.round_sizes, game.max_hand
+    seat = Seat(n)
+    lo, hi = total_bounds(sizes)
+    return Obj({
+        **header(game, num_players=True),
+        "seat": req(seat, "The seat whose view this is."),
+        "to_act": opt(Nullable(seat), "The seat to act; null when the game is over."),
+        "phase": req(Enum(PHASE_NAMES), "choose_trump, bid, play or game_over."),
+        "hand": req(Cards(DECK.names, CARD_HINT, most=top), "The seat's own cards."),
+        "legal": opt(Legal(list(_labels(game))), "The legal action labels; [] = work out."),
+        "round": req(Int(0, len(sizes) - 1), "Round index, 0-based."),
+        "num_rounds": opt(Const(len(sizes)), "Rounds in the game."),
+        "hand_size": opt(Int(1, top), "Cards dealt to each seat this round."),
+        "dealer": opt(seat, "Dealer of this round."),
+        "trump_card": req(Nullable(Card(DECK.names, CARD_HINT)),
+                          "The turned card; null when all 60 cards were dealt."),
+        "trump": opt(Nullable(Enum([*SUITS, PENDING])),
+                     "Trump suit; null = none; 'pending' while the dealer chooses. Required "
+                     "when a Wizard was turned and the dealer has chosen."),
+        "bids": req(per_seat(Nullable(Int(0, top)), n), "Each seat's bid; null until it bids."),
+        "tricks_won": req(per_seat(Int(0, top), n), "Tricks taken this round."),
+        "trick": req(Obj({
+            "leader": req(seat, "Who led the trick."),
+            "cards": req(Cards(DECK.names, CARD_HINT, most=n, ordered=True), "In play order."),
+            "seats": opt(ListOf(seat, most=n), "Who played each card."),
+        }), "The trick on the table (the last trick at game over)."),
+        "played": req(Cards(DECK.names, CARD_HINT, most=DECK_SIZE),
+                      "Every card played this round."),
+        "voids": req(per_seat(ListOf(Enum(SUITS), most=NUM_SUITS, unique=True, ordered=False),
+                              n), "Suits each seat showed out of this round."),
+        "totals": req(per_seat(Int(lo, hi), n),
+                      f"Score totals of the rounds before (bounded by the rounds played; "
+                      f"at most {lo}..{hi})."),
+    }, "A Wizard player view: what one seat knows.")
 
 
-def _list(v: Any, what: str, length: int | None = None) -> list:
-    if not isinstance(v, list):
-        _fail(f"{what} must be a list, got {type(v).__name__}")
-    if length is not None and len(v) != length:
-        _fail(f"{what} must have {length} entries, got {len(v)}")
-    return v
+SCHEMA = ViewSchema("wizard", _spec)
+_err = SCHEMA.error
 
 
-def _card(name: Any, what: str) -> int:
-    if not isinstance(name, str):
-        _fail(f"{what}: card names are strings, got {name!r}")
-    c = _CARD_IDS.get(name)
-    if c is None:
-        _fail(f"{what}: unknown card {name!r} (cards: B1..B13, R1..R13, G1..G13, Y1..Y13, "
-              f"Wizards W1..W4, Jesters N1..N4)")
-    return c
+def json_schema(game: WizardGame | None = None) -> dict:
+    """The JSON Schema (draft 2020-12) of a view of ``game`` (default options if None)."""
+    return SCHEMA.json_schema(game or WizardGame(WizardOptions()), "Wizard player view")
 
 
-def _cards(v: Any, what: str) -> list[int]:
-    out = []
-    seen = 0
-    for name in _list(v, what):
-        c = _card(name, what)
-        if seen >> c & 1:
-            _fail(f"{what}: card {name!r} appears twice")
-        seen |= 1 << c
-        out.append(c)
-    return out
+# -- reading a view ----------------------------------------------------------------------
 
 
 def _mask(cards: list[int]) -> int:
@@ -171,277 +206,179 @@ def _mask(cards: list[int]) -> int:
     return m
 
 
-def _same(a: Any, b: Any) -> bool:
-    """JSON equality that tells ``1`` from ``True`` and ``4`` from ``4.0``."""
-    if isinstance(b, dict):
-        return (isinstance(a, dict) and a.keys() == b.keys()
-                and all(_same(a[k], b[k]) for k in b))
-    if isinstance(b, list):
-        return (isinstance(a, list) and len(a) == len(b)
-                and all(_same(x, y) for x, y in zip(a, b)))
-    return type(a) is type(b) and a == b
-
-
-def _check_header(game: WizardGame, view: Any) -> None:
-    if not isinstance(view, dict):
-        _fail(f"a view is a JSON object, got {type(view).__name__}")
-    missing = [k for k in VIEW_KEYS if k not in view]
-    if missing:
-        _fail(f"missing key(s) {', '.join(map(repr, missing))}")
-    unknown = sorted(str(k) for k in view if k not in VIEW_KEYS)
-    if unknown:
-        _fail(f"unknown key(s) {', '.join(map(repr, unknown))}; known keys: "
-              f"{', '.join(VIEW_KEYS)}")
-    if not _same(view["game"], game.name):
-        _fail(f"this is a view for game {view['game']!r}, not {game.name!r}")
-    if not _same(view["env"], game.env_id):
-        _fail(f"env {view['env']!r} does not match {game.env_id!r}")
-    if not _same(view["num_players"], game.num_players):
-        _fail(f"num_players {view['num_players']!r} does not match this game's "
-              f"{game.num_players} players")
-    opts = view["options"]
-    if not isinstance(opts, dict):
-        _fail(f"'options' must be an object, got {type(opts).__name__}")
-    want = game.options.as_dict()
-    if not _same(opts, want):
-        keys = sorted(set(opts) | set(want), key=str)
-        diff = [f"{k}={opts.get(k, '<missing>')!r} (game: {want.get(k, '<unknown>')!r})"
-                for k in keys if k not in opts or k not in want or not _same(opts[k], want[k])]
-        _fail(f"options do not match the game's: {', '.join(diff)}")
-
-
 def from_view(game: WizardGame, view: dict, rng: random.Random | None = None) -> WizardState:
-    """A rules state (no log) consistent with ``view``; raises ValueError naming a problem.
+    """A rules state (no log) consistent with ``view``; raises ViewError naming a problem.
 
     The seat's hand and all public facts are taken exactly from the view.
-    Filled in: the other hands (dealt from the cards the seat has not seen,
-    with the sizes the rules imply and no card of a suit the owner showed
-    out of), the undealt rest, the deck orders of the other rounds, and a
-    this-round history (trump choice and bids as they were; which completed
-    trick card came from whom is made up) so that ``game.determinize`` and
-    search bots work on the result.  Earlier rounds' history and per-round
-    scores are not in the view: ``history`` holds this round only and
-    ``round_scores`` is empty; ``totals`` are the view's.
+    Filled in (from ``rng``, default seed 0): the other hands (dealt from
+    the cards the seat has not seen, with the sizes the rules imply and no
+    card of a suit the owner showed out of), the undealt rest, the deck
+    orders of the other rounds, and a this-round history (trump choice and
+    bids as they were; which completed trick card came from whom is made
+    up) so that ``game.determinize`` and search bots work on the result.
+    Earlier rounds' history and per-round scores are not in the view:
+    ``history`` holds this round only and ``round_scores`` is empty;
+    ``totals`` are the view's.
     """
     rng = rng or random.Random(0)
-    _check_header(game, view)
+    p = SCHEMA.parse(game, view)
     n = game.num_players
     sizes = game.round_sizes
-    seat = _int(view, "seat", 0, n - 1)
-    phase_name = view["phase"]
-    if phase_name not in PHASE_NAMES:
-        _fail(f"unknown phase {phase_name!r}; phases: {', '.join(PHASE_NAMES)}")
+    seat = p["seat"]
+    phase_name = p["phase"]
     phase = PHASE_NAMES.index(phase_name)
-    if not _same(view["num_rounds"], len(sizes)):
-        _fail(f"num_rounds {view['num_rounds']!r} does not match the game's {len(sizes)} rounds")
-    rnd = _int(view, "round", 0, len(sizes) - 1)
+    rnd = p["round"]
     r = sizes[rnd]
-    if not _same(view["hand_size"], r):
-        _fail(f"hand_size {view['hand_size']!r} does not match round {rnd}, which deals {r}")
     if phase == GAME_OVER and rnd != len(sizes) - 1:
-        _fail(f"phase game_over but round {rnd} is not the last round ({len(sizes) - 1})")
-    dealer = _int(view, "dealer", 0, n - 1)
-    want_dealer = (game.options.first_dealer + rnd) % n
-    if dealer != want_dealer:
-        _fail(f"dealer {dealer} is wrong: round {rnd} is dealt by seat {want_dealer}")
+        raise _err("phase", f"game_over but round {rnd} is not the last round "
+                            f"({len(sizes) - 1})")
+    dealer = (game.options.first_dealer + rnd) % n
 
     # -- cards
-    hand = _cards(view["hand"], "hand")
-    played = _cards(view["played"], "played")
+    hand, played = p["hand"], p["played"]
     hand_mask, played_mask = _mask(hand), _mask(played)
+    if len(hand) > r:
+        raise _err("hand", f"holds {len(hand)} cards, but round {rnd} deals {r}")
     both = hand_mask & played_mask
     if both:
-        _fail(f"card(s) {', '.join(_names(both))} are both in hand and played")
+        raise _err("hand", f"card(s) {', '.join(_names(both))} are both in hand and played")
+    trump_card = p["trump_card"]
+    trump_card = -1 if trump_card is None else trump_card
     tc = view["trump_card"]
-    trump_card = -1 if tc is None else _card(tc, "trump_card")
     if trump_card >= 0 and (hand_mask | played_mask) >> trump_card & 1:
-        _fail(f"the turned card {tc!r} cannot also be in hand or played")
+        raise _err("trump_card", f"the turned card {show(tc)} cannot also be in hand or played")
     if (trump_card < 0) != (n * r == DECK_SIZE):
-        _fail("trump_card must be null exactly in a round that deals all 60 cards"
-              if trump_card < 0 else
-              f"a round of {r} cards with {n} players leaves no card to turn: trump_card "
-              f"must be null")
+        raise _err("trump_card", "must be null exactly in a round that deals all 60 cards"
+                   if trump_card < 0 else f"a round of {r} cards with {n} players leaves no "
+                   f"card to turn: must be null")
 
     # -- trump
-    tv = view["trump"]
-    if tv is None:
-        trump = NO_TRUMP
-    elif tv == PENDING:
-        trump = TRUMP_PENDING
-    elif isinstance(tv, str) and len(tv) == 1 and tv in SUITS:
-        trump = SUITS.index(tv)
-    else:
-        _fail(f"trump {tv!r} must be one of 'B', 'R', 'G', 'Y', null (no trump) or 'pending'")
-    if trump_card >= 0 and is_wizard(trump_card):
+    wizard_turned = trump_card >= 0 and is_wizard(trump_card)
+    if wizard_turned:
+        tv = p.get("trump", PENDING if phase == CHOOSE_TRUMP else "")
+        if tv == "":
+            raise _err("trump", "required: a Wizard was turned, give the suit the dealer chose")
+        trump = TRUMP_PENDING if tv == PENDING else NO_TRUMP if tv is None else SUITS.index(tv)
         if phase == CHOOSE_TRUMP and trump != TRUMP_PENDING:
-            _fail(f"trump must be 'pending' while the dealer chooses, got {tv!r}")
+            raise _err("trump", f"must be \"pending\" while the dealer chooses, got {show(tv)}")
         if phase != CHOOSE_TRUMP and trump < 0:
-            _fail(f"a Wizard was turned, so trump must be the suit the dealer chose, got {tv!r}")
+            raise _err("trump", f"a Wizard was turned, so trump must be the suit the dealer "
+                                f"chose, got {show(tv)}")
     else:
         if phase == CHOOSE_TRUMP:
-            _fail("phase choose_trump needs a turned Wizard, but trump_card is "
-                  f"{tc!r}")
-        want = (NO_TRUMP if trump_card < 0 or is_jester(trump_card)
-                else CARD_SUIT[trump_card])
-        if trump != want:
-            wname = "null (no trump)" if want == NO_TRUMP else repr(SUITS[want])
-            _fail(f"trump {tv!r} does not match the turned card {tc!r}: it must be {wname}")
+            raise _err("phase", f"choose_trump needs a turned Wizard, but trump_card is "
+                                f"{show(tc)}")
+        trump = (NO_TRUMP if trump_card < 0 or is_jester(trump_card)
+                 else CARD_SUIT[trump_card])  # a given "trump" is checked at the end
 
     # -- bids and tricks
-    bids = [b if b is not None else -1 for b in _list(view["bids"], "bids", n)]
-    for p, b in enumerate(bids):
-        if b != -1 and (isinstance(b, bool) or not isinstance(b, int) or not 0 <= b <= r):
-            _fail(f"bids[{p}] = {b!r} must be null or an integer in 0..{r}")
-    won = _list(view["tricks_won"], "tricks_won", n)
-    for p, w in enumerate(won):
-        if isinstance(w, bool) or not isinstance(w, int) or not 0 <= w <= r:
-            _fail(f"tricks_won[{p}] = {w!r} must be an integer in 0..{r}")
+    bids = [b if b is not None else -1 for b in p["bids"]]
+    for q, b in enumerate(bids):
+        if b > r:
+            raise _err(f"bids[{q}]", f"must be null or an integer in 0..{r}, got {b}")
+    won = p["tricks_won"]
     done = sum(won)
     if done > r:
-        _fail(f"tricks_won add up to {done}, more than the {r} tricks of this round")
+        raise _err("tricks_won", f"add up to {done}, more than the {r} tricks of this round")
     order = [(dealer + 1 + k) % n for k in range(n)]  # bidding order
     nbids = sum(b >= 0 for b in bids)
-    for k, p in enumerate(order):
-        if (bids[p] >= 0) != (k < nbids):
-            _fail(f"bids must be made in turn from the dealer's left: seat {p} "
-                  f"{'has bid' if bids[p] >= 0 else 'has not bid'} but "
-                  f"{'an earlier seat has not' if bids[p] >= 0 else 'a later seat has'}")
+    for k, q in enumerate(order):
+        if (bids[q] >= 0) != (k < nbids):
+            why = ("has bid but an earlier seat has not" if bids[q] >= 0
+                   else "has not bid but a later seat has")
+            raise _err("bids", f"must be made in turn from the dealer's left: seat {q} {why}")
     if phase in (CHOOSE_TRUMP, BID) and nbids == n:
-        _fail(f"phase {phase_name} but every seat has bid already")
+        raise _err("phase", f"{phase_name} but every seat has bid already")
     if phase == CHOOSE_TRUMP and nbids:
-        _fail("phase choose_trump but bids were made already")
+        raise _err("phase", "choose_trump but bids were made already")
     if phase in (PLAY, GAME_OVER) and nbids < n:
-        _fail(f"phase {phase_name} but not every seat has bid")
-    if (game.options.dealer_bid_restriction and nbids == n and sum(bids) == r):
-        _fail(f"the bids add up to {r}, which the dealer's bid restriction forbids")
+        raise _err("phase", f"{phase_name} but not every seat has bid")
+    if game.options.dealer_bid_restriction and nbids == n and sum(bids) == r:
+        raise _err("bids", f"add up to {r}, which the dealer's bid restriction forbids")
 
     # -- the current trick
-    tr = view["trick"]
-    if not isinstance(tr, dict):
-        _fail(f"'trick' must be an object with keys {', '.join(TRICK_KEYS)}")
-    if set(tr) != set(TRICK_KEYS):
-        _fail(f"'trick' must have exactly the keys {', '.join(TRICK_KEYS)}, got "
-              f"{', '.join(sorted(map(str, tr)))}")
-    leader = _int(tr, "leader", 0, n - 1, what="trick leader")
-    tcards = _cards(tr["cards"], "trick cards")
-    tseats = _list(tr["seats"], "trick seats", len(tcards))
-    for i, p in enumerate(tseats):
-        if not _same(p, (leader + i) % n):
-            _fail(f"trick seats must be {[(leader + i) % n for i in range(len(tcards))]} "
-                  f"(play passes left from the leader), got {tseats}")
+    leader = p["trick"]["leader"]
+    tcards = p["trick"]["cards"]
     tmask = _mask(tcards)
     if tmask & ~played_mask:
-        _fail(f"trick card(s) {', '.join(_names(tmask & ~played_mask))} must also be in "
-              f"'played'")
+        raise _err("trick.cards", f"card(s) {', '.join(_names(tmask & ~played_mask))} must "
+                                  f"also be in played")
     if phase == GAME_OVER:
         if done != r:
-            _fail(f"phase game_over but only {done} of {r} tricks were won")
+            raise _err("tricks_won", f"phase game_over but only {done} of {r} tricks were won")
         if len(tcards) != n:
-            _fail(f"phase game_over: 'trick' must hold the last trick, all {n} cards")
+            raise _err("trick.cards", f"at game_over the trick is the last trick, all {n} cards")
         if won[(leader + trick_winner(tcards, trump)) % n] < 1:
-            _fail("the last trick's winner has no trick in tricks_won")
+            raise _err("tricks_won", "the last trick's winner has no trick")
     else:
         if phase != PLAY and (tcards or done or played):
-            _fail(f"phase {phase_name} but cards were played already")
+            raise _err("played", f"phase {phase_name} but cards were played already")
         if phase == PLAY and done == r:
-            _fail("phase play but all tricks of the round are won")
+            raise _err("tricks_won", "phase play but all tricks of the round are won")
         if len(tcards) >= n:
-            _fail(f"the current trick holds {len(tcards)} cards; a trick has {n}")
+            raise _err("trick.cards", f"holds {len(tcards)} cards; a trick has {n}")
     before = done - (phase == GAME_OVER)  # tricks completed before the one in 'trick'
     first_leader = (dealer + 1) % n
     if before == 0 and leader != first_leader:
-        _fail(f"the first trick is led by the dealer's left neighbour, seat {first_leader}, "
-              f"not {leader}")
+        raise _err("trick.leader", f"the first trick is led by the dealer's left neighbour, "
+                                   f"seat {first_leader}, not {leader}")
     if before > 0:
         last_win = (phase == GAME_OVER
                     and (leader + trick_winner(tcards, trump)) % n == leader)
         if won[leader] - last_win < 1:
-            _fail(f"seat {leader} leads the trick but has won no earlier trick to lead from")
+            raise _err("trick.leader", f"seat {leader} leads but has won no earlier trick "
+                                       f"to lead from")
     if len(played) != n * before + len(tcards):
-        _fail(f"'played' holds {len(played)} cards, but {before} completed tricks and "
-              f"{len(tcards)} in the current trick make {n * before + len(tcards)}")
+        raise _err("played", f"holds {len(played)} cards, but {before} completed tricks and "
+                             f"{len(tcards)} in the current trick make "
+                             f"{n * before + len(tcards)}")
 
     # -- voids, and the suit to follow in the current trick
-    voids = [0] * n
-    for p, vs in enumerate(_list(view["voids"], "voids", n)):
-        for s in _list(vs, f"voids[{p}]"):
-            if not isinstance(s, str) or len(s) != 1 or s not in SUITS:
-                _fail(f"voids[{p}]: {s!r} is not a suit (B, R, G, Y)")
-            bit = 1 << SUITS.index(s)
-            if voids[p] & bit:
-                _fail(f"voids[{p}]: suit {s!r} appears twice")
-            voids[p] |= bit
+    voids = [sum(1 << SUITS.index(s) for s in vs) for vs in p["voids"]]
     if phase in (CHOOSE_TRUMP, BID) and any(voids):
-        _fail(f"phase {phase_name} but voids are shown: nobody has played yet")
+        raise _err("voids", f"phase {phase_name} but voids are shown: nobody has played yet")
     for s in range(NUM_SUITS):
         if voids[seat] >> s & 1 and hand_mask & SUIT_MASK[s]:
-            _fail(f"seat {seat} showed out of suit {SUITS[s]!r} but holds "
-                  f"{', '.join(_names(hand_mask & SUIT_MASK[s]))}")
+            raise _err(f"voids[{seat}]", f"seat {seat} showed out of suit {show(SUITS[s])} but "
+                                         f"holds {', '.join(_names(hand_mask & SUIT_MASK[s]))}")
     follow = LEAD_NONE
     for i, c in enumerate(tcards):
-        p = (leader + i) % n
+        q = (leader + i) % n
         if follow >= 0:
-            if CARD_SUIT[c] >= 0 and CARD_SUIT[c] != follow and not voids[p] >> follow & 1:
-                _fail(f"seat {p} played {DECK.names[c]!r} to a {SUITS[follow]!r} trick but "
-                      f"voids[{p}] lacks {SUITS[follow]!r}")
+            if CARD_SUIT[c] >= 0 and CARD_SUIT[c] != follow and not voids[q] >> follow & 1:
+                raise _err(f"voids[{q}]", f"seat {q} played {show(DECK.names[c])} to a "
+                                          f"{show(SUITS[follow])} trick but its voids lack "
+                                          f"{show(SUITS[follow])}")
         elif follow == LEAD_NONE and c < JESTER0:
             follow = LEAD_FREE if c >= WIZARD0 else CARD_SUIT[c]
 
     # -- who plays how many cards; hand sizes
-    played_by = [before + ((p - leader) % n < len(tcards)) for p in range(n)]
-    hand_sizes = [r - played_by[p] for p in range(n)]
-    for p in range(n):
-        if voids[p].bit_count() > played_by[p]:
-            _fail(f"voids[{p}] shows {voids[p].bit_count()} suits, but seat {p} has played "
-                  f"only {played_by[p]} card(s) this round")
+    played_by = [before + ((q - leader) % n < len(tcards)) for q in range(n)]
+    hand_sizes = [r - played_by[q] for q in range(n)]
+    for q in range(n):
+        if voids[q].bit_count() > played_by[q]:
+            raise _err(f"voids[{q}]", f"shows {voids[q].bit_count()} suits, but seat {q} has "
+                                      f"played only {played_by[q]} card(s) this round")
     if phase != GAME_OVER and len(hand) != hand_sizes[seat]:
-        _fail(f"hand holds {len(hand)} cards, but in phase {phase_name} of a {r}-card round "
-              f"with {played_by[seat]} played seat {seat} must hold {hand_sizes[seat]}")
+        raise _err("hand", f"holds {len(hand)} cards, but in phase {phase_name} of a {r}-card "
+                           f"round with {played_by[seat]} played seat {seat} must hold "
+                           f"{hand_sizes[seat]}")
     if phase == GAME_OVER and hand:
-        _fail("phase game_over but the hand is not empty")
+        raise _err("hand", "phase game_over but the hand is not empty")
 
-    # -- whose turn
-    if phase == CHOOSE_TRUMP:
-        cur = dealer
-    elif phase == BID:
-        cur = order[nbids]
-    elif phase == PLAY:
-        cur = (leader + len(tcards)) % n
-    else:
-        cur = -1
-    ta = view["to_act"]
-    if phase == GAME_OVER:
-        if ta is not None:
-            _fail(f"to_act must be null when the game is over, got {ta!r}")
-    else:
-        if isinstance(ta, bool) or not isinstance(ta, int):
-            _fail(f"'to_act' must be a seat number, got {ta!r}")
-        if ta != cur:
-            _fail(f"to_act is {ta} but by the rules seat {cur} is to act in phase "
-                  f"{phase_name}")
+    # -- totals: what the rounds played can reach
+    lo, hi = total_bounds(sizes[:rnd + (phase == GAME_OVER)])
+    for q, t in enumerate(p["totals"]):
+        if not lo <= t <= hi:
+            raise _err(f"totals[{q}]", f"must be in {lo}..{hi} (what the rounds played so far "
+                                       f"can score), got {t}")
 
-    # -- totals
-    totals = _list(view["totals"], "totals", n)
-    for p, v in enumerate(totals):
-        if isinstance(v, bool) or not isinstance(v, int):
-            _fail(f"totals[{p}] = {v!r} must be an integer")
-
-    # -- build the state
     state = _build(game, rng, seat, phase, rnd, r, dealer, hand_mask, played_mask, tcards,
-                   leader, follow, trump_card, trump, bids, won, voids, hand_sizes, totals)
-
-    # -- legal (last: it needs the state)
-    legal = view["legal"]
-    _list(legal, "legal")
-    want_legal = ([game.action_label(a) for a in bit_list(state.legal_mask())]
-                  if seat == state.current_player else [])
-    if legal and legal != want_legal:  # [] is accepted: "work it out"
-        for lab in legal:
-            if not isinstance(lab, str) or lab not in _labels(game):
-                _fail(f"legal: unknown action {lab!r}")
-        if not want_legal:
-            _fail(f"legal must be [] for seat {seat}, which is not to act")
-        _fail(f"legal {legal} differs from the rules' legal actions {want_legal}")
+                   leader, follow, trump_card, trump, bids, won, voids, hand_sizes, p["totals"])
+    SCHEMA.check_derived(game, view, to_view(state, seat), {
+        "to_act": lambda got, want: f"is {show(got)}, but by the rules "
+                                    f"{'nobody' if want is None else f'seat {want}'} is to act",
+    })
     return state
 
 
@@ -464,7 +401,8 @@ def _build(game, rng, seat, phase, rnd, r, dealer, hand_mask, played_mask, tcard
         try:
             dealt = deal_hidden(unseen[:], [hand_sizes[p] for p in others], bans, rng)
         except ValueError:
-            _fail("no deal of the unseen cards to the other seats fits the voids shown")
+            raise _err("voids", "no deal of the unseen cards to the other seats fits the "
+                                "voids shown") from None
         for p, h in zip(others, dealt):
             hands[p] = h
     # this round's history: trump choice, bids in order, then the card plays; the
@@ -566,7 +504,7 @@ def action_to_view(game: WizardGame, action_id: int) -> dict[str, Any]:
     """
     if (isinstance(action_id, bool) or not isinstance(action_id, int)
             or not 0 <= action_id < game.num_actions):
-        raise ValueError(f"wizard: action id {action_id!r} must be an integer in "
+        raise ValueError(f"wizard: action id {show(action_id)} must be an integer in "
                          f"0..{game.num_actions - 1}")
     label = game.action_label(action_id)
     out: dict[str, Any] = {"action": label, "action_id": action_id}
@@ -582,13 +520,14 @@ def action_to_view(game: WizardGame, action_id: int) -> dict[str, Any]:
 def action_from_label(game: WizardGame, label: str) -> int:
     """The action id of a label (``"R7"``, ``"bid 2"``, ``"trump G"``); ValueError if unknown."""
     if not isinstance(label, str):
-        raise ValueError(f"wizard: an action label is a string, got {label!r}")
+        raise ValueError(f"wizard: an action label is a string, got {show(label)}")
     a = _labels(game).get(label)
     if a is None:
-        raise ValueError(f"wizard: unknown action {label!r} (a card such as 'R7', 'W1', 'N2'; "
+        raise ValueError(f"wizard: unknown action {show(label)} (a card such as 'R7', 'W1', 'N2'; "
                          f"'bid 0'..'bid {game.max_hand}'; 'trump B', 'trump R', 'trump G', "
                          f"'trump Y')")
     return a
 
 
-__all__ = ["VIEW_KEYS", "action_from_label", "action_to_view", "from_view", "to_view"]
+__all__ = ["SCHEMA", "VIEW_KEYS", "action_from_label", "action_to_view", "from_view",
+           "json_schema", "to_view"]

@@ -26,21 +26,44 @@ this round and its other deck orders are placeholders.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.view import (
+    Bool,
+    Card,
+    Cards,
+    Const,
+    Enum,
+    Int,
+    Legal,
+    ListOf,
+    Nullable,
+    Obj,
+    Seat,
+    ViewSchema,
+    header,
+    opt,
+    per_seat,
+    req,
+    show,
+)
 from stichzoo.envs.wunder_punkt.rules import (
+    CARD_NUMBER,
     CARD_SUIT,
     DECK,
     DECK_SIZE,
     GAME_OVER,
+    NUM_SUITS,
     PHASE_NAMES,
     PLAY,
     SORE,
+    SUIT_MASK,
     SUITS,
     WunderPunktGame,
+    WunderPunktOptions,
     WunderPunktState,
-    round_score,
     trick_winner,
 )
 
@@ -104,7 +127,8 @@ def to_view(state: WunderPunktState, seat: int) -> dict[str, Any]:
     g: WunderPunktGame = state.game
     n = state.num_players
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-        raise ValueError(f"wunder_punkt view: seat must be an integer in 0..{n - 1}, got {seat!r}")
+        raise ValueError(f"wunder_punkt view: seat must be an integer in 0..{n - 1}, "
+                         f"got {show(seat)}")
     phase = state.phase
     revealed = state.sore_revealed()
     plays = _round_plays(state)
@@ -155,64 +179,73 @@ def to_view(state: WunderPunktState, seat: int) -> dict[str, Any]:
     }
 
 
-# -- validation helpers ------------------------------------------------------------------
+_LABELS: dict[str, int] = {}
+for _a in range(DECK_SIZE):
+    _LABELS[DECK.names[_a]] = _a
+    _LABELS[f"sore {DECK.names[_a]}"] = DECK_SIZE + _a
 
 
-def _err(msg: str) -> ValueError:
-    return ValueError(f"wunder_punkt view: {msg}")
+# -- the schema ----------------------------------------------------------------------------
+
+CARD_HINT = "A 2 .. 10 J Q K of c d h s, such as \"Ah\", \"7h\", \"10s\", \"Qd\""
 
 
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
+def round_score_bounds(game: WunderPunktGame) -> tuple[int, int]:
+    """One seat's reachable round score: each card +1, a sore-suit card minus its number."""
+    worst = max(sum(CARD_NUMBER[c] for c in bit_list(game.used & SUIT_MASK[s]))
+                for s in range(NUM_SUITS))
+    return -worst, game.used.bit_count()
 
 
-def _int(x: Any, what: str, lo: int | None = None, hi: int | None = None) -> int:
-    if not _is_int(x):
-        raise _err(f"{what} must be an integer, got {x!r}")
-    if lo is not None and hi is not None and not lo <= x <= hi:
-        raise _err(f"{what} must be in {lo}..{hi}, got {x}")
-    return x
+def _spec(game: WunderPunktGame) -> Obj:
+    n, hand_size = game.num_players, game.hand_size
+    used = game.used.bit_count()
+    seat = Seat(n)
+    lo, hi = round_score_bounds(game)
+    card = Card(DECK.names, CARD_HINT)
+
+    def cards(most: int, ordered: bool = False) -> Any:
+        return Cards(DECK.names, CARD_HINT, most=most, ordered=ordered)
+
+    trick = {"leader": opt(seat, "Who led it (the rules fix it)."),
+             "cards": req(cards(n, ordered=True), "In play order."),
+             "seats": opt(ListOf(seat, most=n), "Who played each card.")}
+    return Obj({
+        **header(game),
+        "seat": req(seat, "The seat whose view this is."),
+        "to_act": opt(Nullable(seat), "The seat to act; null at game over."),
+        "phase": req(Enum(PHASE_NAMES), "sore, play or game_over."),
+        "hand": req(cards(hand_size), "The seat's own cards."),
+        "legal": opt(Legal(list(_LABELS)), "The legal action labels; [] = work out."),
+        "round": req(Int(0, game.num_rounds - 1), "Round index, 0-based."),
+        "num_rounds": opt(Const(game.num_rounds), "Rounds in the game."),
+        "dealer": opt(seat, "Dealer of this round."),
+        "cards_in_play": opt(cards(DECK_SIZE), "The cards used with these options."),
+        "picked": req(per_seat(Bool(), n), "Whether each seat has laid its sore card."),
+        "sore_cards": req(per_seat(Nullable(card), n),
+                          "Each seat's sore card once revealed (own pick: always); else null."),
+        "sore_suits": opt(per_seat(Nullable(Enum(SUITS)), n), "The suits of sore_cards."),
+        "tricks": req(ListOf(Obj({**trick, "winner": opt(Nullable(seat),
+                                                             "null: an all-Ace trick.")}),
+                             most=hand_size), "The completed tricks of this round."),
+        "trick": req(Obj(trick), "The trick on the table (the last one at game over)."),
+        "won": opt(per_seat(cards(used), n), "The cards each seat took this round."),
+        "removed": opt(cards(used), "Cards of all-Ace tricks, out of the game."),
+        "round_scores": opt(Nullable(per_seat(Int(lo, hi), n)),
+                            "Phase play: each seat's round score so far; else null."),
+        "totals": req(per_seat(Int(lo * game.num_rounds, hi * game.num_rounds), n),
+                      f"Scores of the completed rounds (each round scores {lo}..{hi})."),
+    }, "A Wunder Punkt player view: what one seat knows.")
 
 
-def _seat(x: Any, what: str, n: int) -> int:
-    return _int(x, what, 0, n - 1)
+SCHEMA = ViewSchema(GAME, _spec)
+_err = SCHEMA.error
 
 
-def _list(x: Any, what: str, length: int | None = None) -> list:
-    if not isinstance(x, list):
-        raise _err(f"{what} must be a list, got {type(x).__name__}")
-    if length is not None and len(x) != length:
-        raise _err(f"{what} must have one entry per seat ({length}), got {len(x)}")
-    return x
-
-
-def _card(x: Any, what: str) -> int:
-    if not isinstance(x, str):
-        raise _err(f"{what}: a card name must be a string, got {x!r}")
-    try:
-        return DECK.parse_one(x)
-    except ValueError:
-        raise _err(f"{what}: unknown card {x!r}") from None
-
-
-class _Cards:
-    """Every card named in the view, each allowed once."""
-
-    def __init__(self, used: int):
-        self.used = used
-        self.seen: dict[int, str] = {}
-
-    def take(self, x: Any, what: str) -> int:
-        c = _card(x, what)
-        if not (self.used >> c) & 1:
-            raise _err(f"{what}: card {DECK.names[c]} is not in play with these options")
-        if c in self.seen:
-            raise _err(f"{what}: card {DECK.names[c]} appears twice (also in {self.seen[c]})")
-        self.seen[c] = what
-        return c
-
-    def take_list(self, xs: Any, what: str) -> list[int]:
-        return [self.take(x, what) for x in _list(xs, what)]
+def json_schema(game: WunderPunktGame | None = None) -> dict:
+    """The JSON Schema (draft 2020-12) of a view of ``game`` (default options if None)."""
+    return SCHEMA.json_schema(game or WunderPunktGame(WunderPunktOptions()),
+                              "Wunder Punkt player view")
 
 
 def _mask(cards) -> int:
@@ -222,282 +255,164 @@ def _mask(cards) -> int:
     return m
 
 
-def _card_set(xs: Any, what: str) -> int:
-    """A list of card names (no in-play / duplicate bookkeeping), as a mask."""
-    m = 0
-    for x in _list(xs, what):
-        c = _card(x, what)
-        if (m >> c) & 1:
-            raise _err(f"{what}: card {DECK.names[c]} appears twice")
-        m |= 1 << c
-    return m
-
-
-def _check_keys(d: Any, keys: tuple[str, ...], what: str) -> dict:
-    if not isinstance(d, dict):
-        raise _err(f"{what} must be a JSON object, got {type(d).__name__}")
-    missing = [k for k in keys if k not in d]
-    if missing:
-        raise _err(f"{what}: missing key(s) {', '.join(map(repr, missing))}")
-    unknown = [k for k in d if k not in keys]
-    if unknown:
-        raise _err(f"{what}: unknown key(s) {', '.join(map(repr, map(str, unknown)))}")
-    return d
-
-
-def _check_trick_seats(t: dict, what: str, n: int) -> tuple[int, list[str]]:
-    leader = _seat(t["leader"], f"{what}.leader", n)
-    cards = _list(t["cards"], f"{what}.cards")
-    seats = _list(t["seats"], f"{what}.seats")
-    if len(seats) != len(cards):
-        raise _err(f"{what}: seats and cards must have the same length")
-    for i, p in enumerate(seats):
-        if _seat(p, f"{what}.seats[{i}]", n) != (leader + i) % n:
-            raise _err(f"{what}.seats[{i}] must be {(leader + i) % n} (play passes to the left "
-                       f"from leader {leader}), got {p}")
-    return leader, cards
-
-
 # -- view -> state -------------------------------------------------------------------------
 
 
-def from_view(game: WunderPunktGame, view: dict) -> WunderPunktState:
-    """A rules state (no log) consistent with ``view``; ValueError naming any problem."""
-    v = _check_keys(view, VIEW_KEYS, "view")
-    if v["game"] != GAME:
-        raise _err(f"the view is for game {v['game']!r}, not {GAME!r}")
-    if v["env"] != game.env_id:
-        raise _err(f"the view is for env {v['env']!r}, this game is {game.env_id!r}")
-    opts = game.options.as_dict()
-    if not isinstance(v["options"], dict):
-        raise _err(f"options must be a JSON object, got {type(v['options']).__name__}")
-    if v["options"] != opts:
-        diff = sorted((k for k in set(opts) | set(v["options"])
-                       if k not in opts or k not in v["options"] or v["options"][k] != opts[k]),
-                      key=str)
-        detail = ", ".join(f"{k}: view {v['options'].get(k, '<missing>')!r}, "
-                           f"game {opts.get(k, '<unknown>')!r}" for k in diff)
-        raise _err(f"options do not match the game ({detail})")
-    n = game.num_players
-    H = game.hand_size
-    seat = _seat(v["seat"], "seat", n)
-    if v["phase"] not in PHASE_NAMES:
-        raise _err(f"phase must be one of {list(PHASE_NAMES)}, got {v['phase']!r}")
-    phase = PHASE_NAMES.index(v["phase"])
-    if not _is_int(v["num_rounds"]) or v["num_rounds"] != game.num_rounds:
-        raise _err(f"num_rounds is {v['num_rounds']!r}, the game has {game.num_rounds}")
-    rnd = _int(v["round"], "round", 0, game.num_rounds - 1)
-    dealer = _seat(v["dealer"], "dealer", n)
-    if dealer != (game.options.first_dealer + rnd) % n:
-        raise _err(f"dealer {dealer} is not the dealer of round {rnd} "
-                   f"(seat {(game.options.first_dealer + rnd) % n})")
+def from_view(game: WunderPunktGame, view: dict, rng: random.Random | None = None
+              ) -> WunderPunktState:
+    """A rules state (no log) consistent with ``view``; ViewError naming any problem.
+
+    The hidden part (the other hands, the face-down picks before the reveal)
+    is one consistent assignment: the unseen cards shuffled by ``rng`` (in
+    card order when None).
+    """
+    p = SCHEMA.parse(game, view)
+    n, hand_size = game.num_players, game.hand_size
+    seat, rnd = p["seat"], p["round"]
+    phase = PHASE_NAMES.index(p["phase"])
+    dealer = (game.options.first_dealer + rnd) % n
     if phase == GAME_OVER and rnd != game.num_rounds - 1:
-        raise _err(f"phase game_over needs round {game.num_rounds - 1} (the last), got {rnd}")
-    if _card_set(v["cards_in_play"], "cards_in_play") != game.used:
-        raise _err("cards_in_play does not match the cards used with these options")
+        raise _err("phase", f"game_over needs round {game.num_rounds - 1} (the last), got {rnd}")
 
     # -- cards: each at most once, each in play ------------------------------------------
-    cards = _Cards(game.used)
-    hand_list = cards.take_list(v["hand"], "hand")
+    seen: dict[int, str] = {}
+
+    def take(c: int, what: str) -> int:
+        if not (game.used >> c) & 1:
+            raise _err(what, f"card {show(DECK.names[c])} is not in play with these options")
+        if c in seen:
+            raise _err(what, f"card {show(DECK.names[c])} appears twice (also in {seen[c]})")
+        seen[c] = what
+        return c
+
+    hand_list = [take(c, "hand") for c in p["hand"]]
     hand = _mask(hand_list)
+    picked = p["picked"]
+    sore = [-1 if c is None else take(c, f"sore_cards[{q}]") for q, c in enumerate(p["sore_cards"])]
 
-    picked = _list(v["picked"], "picked", n)
-    for p, x in enumerate(picked):
-        if not isinstance(x, bool):
-            raise _err(f"picked[{p}] must be true or false, got {x!r}")
-    sore_names = _list(v["sore_cards"], "sore_cards", n)
-    sore_suits = _list(v["sore_suits"], "sore_suits", n)
-    sore: list[int] = [-1] * n  # -1: not picked or face down
-    for p in range(n):
-        x = sore_names[p]
-        if x is not None:
-            sore[p] = cards.take(x, f"sore_cards[{p}]")
-        want = SUITS[CARD_SUIT[sore[p]]] if sore[p] >= 0 else None
-        if sore_suits[p] != want:
-            raise _err(f"sore_suits[{p}] must be {want!r} (the suit of sore_cards[{p}]), "
-                       f"got {sore_suits[p]!r}")
-
-    # -- who has picked, and who is to act -------------------------------------------------
+    # -- who has picked ------------------------------------------------------------------
     order = [(dealer + 1 + k) % n for k in range(n)]  # picking order, the dealer last
-    to_act = v["to_act"]
-    if phase == GAME_OVER:
-        if to_act is not None:
-            raise _err(f"to_act must be null when the game is over, got {to_act!r}")
-    else:
-        to_act = _seat(to_act, "to_act", n)
     if phase == SORE:
-        n_picked = order.index(to_act)
-        for k, p in enumerate(order):
-            if picked[p] != (k < n_picked):
-                raise _err(f"to_act is seat {to_act}, so picked must be true exactly for the "
-                           f"seats before it from left of the dealer "
-                           f"({[q for q in order[:n_picked]]}); picked[{p}] is {picked[p]}")
-        for p in range(n):
-            if p != seat and sore[p] >= 0:
-                raise _err(f"sore_cards[{p}]: another seat's pick is face down before the "
-                           f"reveal and cannot be in the view")
+        n_picked = sum(picked)
+        for k, q in enumerate(order):
+            if picked[q] != (k < n_picked):
+                raise _err("picked", f"picks go in turn from left of the dealer ({order}), so "
+                                     f"picked must be true exactly for the first {n_picked}")
+        if n_picked == n:
+            raise _err("picked", "phase sore but every seat has picked")
+        for q in range(n):
+            if q != seat and sore[q] >= 0:
+                raise _err(f"sore_cards[{q}]", "another seat's pick is face down before the "
+                                               "reveal and cannot be in the view")
         if picked[seat] != (sore[seat] >= 0):
-            raise _err(f"sore_cards[{seat}] (own pick) must be given exactly when "
-                       f"picked[{seat}] is true")
+            raise _err(f"sore_cards[{seat}]", f"the own pick must be given exactly when "
+                                              f"picked[{seat}] is true")
     else:
-        for p in range(n):
-            if not picked[p]:
-                raise _err(f"picked[{p}] must be true in phase {v['phase']} (all have picked)")
-            if sore[p] < 0:
-                raise _err(f"sore_cards[{p}] must be given in phase {v['phase']} "
-                           f"(revealed after all have picked)")
+        for q in range(n):
+            if not picked[q]:
+                raise _err(f"picked[{q}]", f"must be true in phase {p['phase']} (all have "
+                                           f"picked)")
+            if sore[q] < 0:
+                raise _err(f"sore_cards[{q}]", f"must be given in phase {p['phase']} "
+                                               f"(revealed after all have picked)")
 
     # -- tricks of the round ---------------------------------------------------------------
-    tricks = _list(v["tricks"], "tricks")
+    tricks = p["tricks"]
     if phase == SORE and tricks:
-        raise _err("tricks must be empty in phase sore")
+        raise _err("tricks", "must be empty in phase sore")
     plays: list[tuple[int, int]] = []
     leader = order[0]
     for i, t in enumerate(tricks):
-        what = f"tricks[{i}]"
-        _check_keys(t, TRICK_KEYS, what)
-        lead, names = _check_trick_seats(t, what, n)
-        if lead != leader:
-            raise _err(f"{what}.leader must be {leader} (left of the dealer leads the first "
-                       f"trick, then the winner - the same leader after an all-Ace trick), "
-                       f"got {lead}")
-        if len(names) != n:
-            raise _err(f"{what}: a completed trick has {n} cards, got {len(names)}")
-        tc = [cards.take(x, f"{what}.cards") for x in names]
+        if len(t["cards"]) != n:
+            raise _err(f"tricks[{i}].cards", f"a completed trick has {n} cards, got "
+                                             f"{len(t['cards'])}")
+        tc = [take(c, f"tricks[{i}].cards") for c in t["cards"]]
+        plays += [((leader + j) % n, c) for j, c in enumerate(tc)]
         pos = trick_winner(tc)
-        winner = (lead + pos) % n if pos >= 0 else None
-        got = t["winner"]
-        if not ((got is None and winner is None) or (_is_int(got) and got == winner)):
-            raise _err(f"{what}.winner must be {winner} by the rules, got {t['winner']!r}")
-        plays += [((lead + j) % n, c) for j, c in enumerate(tc)]
-        leader = winner if winner is not None else lead
-    cur = _check_keys(v["trick"], CURRENT_TRICK_KEYS, "trick")
-    cur_lead, cur_names = _check_trick_seats(cur, "trick", n)
-    if phase == GAME_OVER:
-        # the last trick of the final round stays on the table
-        if len(tricks) != H - 1:
-            raise _err(f"phase game_over needs all {H - 1} tricks of the round, "
-                       f"got {len(tricks)}")
-        last = tricks[-1]
-        if cur_lead != last["leader"] or [_card(x, "trick.cards") for x in cur_names] != [
-                _card(x, "tricks") for x in last["cards"]]:
-            raise _err("trick must be the last trick of the round when the game is over")
+        leader = (leader + pos) % n if pos >= 0 else leader  # an all-Ace trick: same leader
+    cur = p["trick"]["cards"]
+    if phase == GAME_OVER:  # the last trick of the final round stays on the table
+        if len(tricks) != hand_size - 1:
+            raise _err("tricks", f"phase game_over needs all {hand_size - 1} tricks of the "
+                                 f"round, got {len(tricks)}")
+        if cur != tricks[-1]["cards"]:
+            raise _err("trick.cards", "must be the last trick of the round when the game is over")
     else:
-        if phase == PLAY and len(tricks) >= H - 1:
-            raise _err(f"a round has {H - 1} tricks; with {len(tricks)} completed the phase "
-                       f"cannot be play")
-        if cur_lead != leader:
-            raise _err(f"trick.leader must be {leader} (who leads after the completed tricks), "
-                       f"got {cur_lead}")
-        if len(cur_names) >= n:
-            raise _err(f"the current trick holds at most {n - 1} cards, got {len(cur_names)}")
-        if phase == SORE and cur_names:
-            raise _err("trick must be empty in phase sore")
-        for j, x in enumerate(cur_names):
-            plays.append(((cur_lead + j) % n, cards.take(x, "trick.cards")))
-        if phase == PLAY and to_act != (cur_lead + len(cur_names)) % n:
-            raise _err(f"to_act must be {(cur_lead + len(cur_names)) % n} (the next seat in the "
-                       f"trick led by {cur_lead}), got {to_act}")
+        if phase == PLAY and len(tricks) >= hand_size - 1:
+            raise _err("tricks", f"a round has {hand_size - 1} tricks; with {len(tricks)} "
+                                 f"completed the phase cannot be play")
+        if len(cur) >= n:
+            raise _err("trick.cards", f"holds at most {n - 1} cards, got {len(cur)}")
+        if phase == SORE and cur:
+            raise _err("trick.cards", "must be empty in phase sore")
+        plays += [((leader + j) % n, take(c, "trick.cards")) for j, c in enumerate(cur)]
 
     # -- hand sizes ------------------------------------------------------------------------
     played_by = [0] * n
-    for p, _ in plays:
-        played_by[p] += 1
-    size = [H - (1 if picked[p] else 0) - played_by[p] for p in range(n)]
+    for q, _ in plays:
+        played_by[q] += 1
+    size = [hand_size - picked[q] - played_by[q] for q in range(n)]
     if len(hand_list) != size[seat]:
-        raise _err(f"hand has {len(hand_list)} cards; seat {seat} must hold {size[seat]} in "
-                   f"phase {v['phase']} ({H} dealt, {1 if picked[seat] else 0} laid as sore "
-                   f"card, {played_by[seat]} played)")
-
-    # -- derived public facts ----------------------------------------------------------------
-    won_v = _list(v["won"], "won", n)
-    removed_v = _card_set(v["removed"], "removed")
-    won = [0] * n
-    removed = 0
-    for t in tricks:
-        tm = _mask(_card(x, "tricks") for x in t["cards"])
-        if t["winner"] is None:
-            removed |= tm
-        else:
-            won[t["winner"]] |= tm
-    for p in range(n):
-        if _card_set(won_v[p], f"won[{p}]") != won[p]:
-            raise _err(f"won[{p}] must be the cards seat {p} took in tricks: {_names(won[p])}")
-    if removed_v != removed:
-        raise _err(f"removed must be the cards of the all-Ace tricks: {_names(removed)}")
-    totals = _list(v["totals"], "totals", n)
-    for p, x in enumerate(totals):
-        _int(x, f"totals[{p}]")
-    rs = v["round_scores"]
-    if phase == PLAY:
-        rs = _list(rs, "round_scores", n)
-        for p in range(n):
-            want = round_score(won[p], sore[p])
-            if rs[p] != want or not _is_int(rs[p]):
-                raise _err(f"round_scores[{p}] must be {want} (won cards and sore card), "
-                           f"got {rs[p]!r}")
-    elif rs is not None:
-        raise _err(f"round_scores must be null in phase {v['phase']}")
+        raise _err("hand", f"has {len(hand_list)} cards; seat {seat} must hold {size[seat]} in "
+                           f"phase {p['phase']} ({hand_size} dealt, {int(picked[seat])} laid as "
+                           f"sore card, {played_by[seat]} played)")
+    lo, hi = round_score_bounds(game)
+    done = rnd + (phase == GAME_OVER)
+    for q, x in enumerate(p["totals"]):
+        if not lo * done <= x <= hi * done:
+            raise _err(f"totals[{q}]", f"must be in {lo * done}..{hi * done} (what {done} "
+                                       f"completed round(s) can score), got {x}")
 
     # -- the hidden part: other hands and face-down picks --------------------------------------
     unseen = game.used & ~hand & ~_mask(c for c in sore if c >= 0) & ~_mask(c for _, c in plays)
     pool = bit_list(unseen)
+    if rng is not None:
+        rng.shuffle(pool)
     start = [0] * n  # each seat's starting hand
     start[seat] = hand | (1 << sore[seat] if sore[seat] >= 0 else 0)
     picks = sore[:]
-    for p in range(n):
-        if p == seat:
+    for q in range(n):
+        if q == seat:
             continue
-        k = H - played_by[p] - (1 if picked[p] else 0)
-        start[p] = _mask(pool[:k])
+        k = hand_size - played_by[q] - picked[q]
+        start[q] = _mask(pool[:k])
         del pool[:k]
-        if picked[p]:
-            if picks[p] < 0:
-                picks[p] = pool.pop()
-            start[p] |= 1 << picks[p]
+        if picked[q]:
+            if picks[q] < 0:
+                picks[q] = pool.pop()
+            start[q] |= 1 << picks[q]
     if pool:
-        raise _err(f"{len(pool)} cards in play are unaccounted for")  # pragma: no cover
-    for p, c in plays:
-        start[p] |= 1 << c
+        raise _err("", f"{len(pool)} cards in play are unaccounted for")  # pragma: no cover
+    for q, c in plays:
+        start[q] |= 1 << c
     lists = [bit_list(h) for h in start]
-    if any(len(x) != H for x in lists):  # pragma: no cover - the counts above guarantee it
-        raise _err("the cards do not add up to a deal")
-    deal = tuple(lists[(dealer + 1 + k) % n][k // n] for k in range(n * H))
+    deal = tuple(lists[(dealer + 1 + k) % n][k // n] for k in range(n * hand_size))
 
     # -- replay this round from the rebuilt deal -------------------------------------------
-    placeholder = tuple(game.used_list)
-    orders = [placeholder] * game.num_rounds
+    orders = [tuple(game.used_list)] * game.num_rounds
     orders[rnd] = deal
     s = game.new_state(orders, log=False)
-    s.totals = list(totals)
+    s.totals = list(p["totals"])
     s.start_round(rnd)
-    for p in order:
-        if picked[p]:
-            s.step(game.sore0 + picks[p])
+    for q in order:
+        if picked[q]:
+            s.step(game.sore0 + picks[q])
     for _, c in plays:
         s.step(c)
     if phase == GAME_OVER:  # the last trick scored the round; the view's totals include it
-        s.totals = list(totals)
+        s.totals = list(p["totals"])
         s.round_scores = []
         s.last_deltas = None
-    if s.phase != phase or (phase != GAME_OVER and s.current_player != to_act):
-        raise _err("the view does not describe a reachable position")  # pragma: no cover
-    legal_v = v["legal"]
-    want_legal = ([game.action_label(a) for a in bit_list(s.legal_mask())]
-                  if seat == to_act else [])
-    if not isinstance(legal_v, list) or sorted(map(str, legal_v)) != sorted(want_legal):
-        raise _err(f"legal must list the legal actions of seat {seat}: {want_legal}"
-                   + ("" if seat == to_act else " (it is not to act)"))
+    if s.phase != phase:
+        raise _err("phase", "the view does not describe a reachable position")  # pragma: no cover
+    SCHEMA.check_derived(game, view, to_view(s, seat), {
+        "to_act": lambda got, want: f"is {show(got)}, but by the rules "
+                                    f"{'nobody' if want is None else f'seat {want}'} is to act",
+    })
     return s
 
 
 # -- actions -----------------------------------------------------------------------------------
-
-_LABELS: dict[str, int] = {}
-for _a in range(DECK_SIZE):
-    _LABELS[DECK.names[_a]] = _a
-    _LABELS[f"sore {DECK.names[_a]}"] = DECK_SIZE + _a
-
 
 def action_to_view(game: WunderPunktGame, action_id: int) -> dict[str, Any]:
     """The answer format: ``{"action", "action_id", "kind", "card"}``.
@@ -505,9 +420,10 @@ def action_to_view(game: WunderPunktGame, action_id: int) -> dict[str, Any]:
     ``kind`` is ``"card"`` (play the card) or ``"sore"`` (lay it face down
     as the sore card).
     """
-    if not _is_int(action_id) or not 0 <= action_id < game.num_actions:
+    if (isinstance(action_id, bool) or not isinstance(action_id, int)
+            or not 0 <= action_id < game.num_actions):
         raise ValueError(f"wunder_punkt: action id must be an integer in "
-                         f"0..{game.num_actions - 1}, got {action_id!r}")
+                         f"0..{game.num_actions - 1}, got {show(action_id)}")
     card = action_id % DECK_SIZE
     return {
         "action": game.action_label(action_id),
@@ -520,7 +436,7 @@ def action_to_view(game: WunderPunktGame, action_id: int) -> dict[str, Any]:
 def action_from_label(game: WunderPunktGame, label: str) -> int:
     """The action id of a label (``"7h"``, ``"sore Qs"``); card aliases (``"Th"``) parse too."""
     if not isinstance(label, str):
-        raise ValueError(f"wunder_punkt: an action label must be a string, got {label!r}")
+        raise ValueError(f"wunder_punkt: an action label must be a string, got {show(label)}")
     a = _LABELS.get(label)
     if a is not None:
         return a
@@ -531,8 +447,9 @@ def action_from_label(game: WunderPunktGame, label: str) -> int:
     try:
         return base + DECK.parse_one(text)
     except ValueError:
-        raise ValueError(f"wunder_punkt: unknown action {label!r} (a card such as '7h' or "
+        raise ValueError(f"wunder_punkt: unknown action {show(label)} (a card such as '7h' or "
                          f"'sore 7h')") from None
 
 
-__all__ = ["VIEW_KEYS", "action_from_label", "action_to_view", "from_view", "to_view"]
+__all__ = ["SCHEMA", "VIEW_KEYS", "action_from_label", "action_to_view", "from_view",
+           "json_schema", "to_view"]

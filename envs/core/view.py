@@ -39,8 +39,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+import random
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
+
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.game import IllegalActionError
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -438,15 +442,29 @@ class Options(Spec):
 # -- the game-facing helpers -------------------------------------------------------------
 
 
-def header(game: Any, *, num_players: bool = False) -> dict[str, Field]:
-    """The keys every view starts with: ``game``, ``env``, ``options`` (+ ``num_players``)."""
+def header(game: Any, *, num_players: bool = False,
+           phases: Sequence[str] | None = None) -> dict[str, Field]:
+    """The keys every view starts with: ``game``, ``env``, ``options`` (+ ``num_players``),
+    and with ``phases`` (the game's phase names) ``seat``, ``to_act`` and ``phase``."""
     out = {"game": req(Const(game.name), "The game's name."),
            "env": opt(Const(game.env_id), "The env id."),
            "options": req(Options(game.options.as_dict()),
                           "The game options (game.options.as_dict()); must equal the game's.")}
     if num_players:
         out["num_players"] = opt(Const(game.num_players), "Number of players.")
+    if phases is not None:
+        seat = Seat(game.num_players)
+        out["seat"] = req(seat, "The seat whose view this is.")
+        out["to_act"] = opt(Nullable(seat), "The seat to act; null at game over.")
+        out["phase"] = req(Enum(phases), ", ".join(phases) + ".")
     return out
+
+
+def trick_fields(seat: Spec, cards: Spec, n: int) -> dict[str, Field]:
+    """A trick's keys: ``cards`` in play order; ``leader`` and ``seats`` (the rules fix them)."""
+    return {"leader": opt(seat, "Who led it (the rules fix it)."),
+            "cards": req(cards, "In play order."),
+            "seats": opt(ListOf(seat, most=n), "Who played each card.")}
 
 
 def per_seat(item: Spec, n: int) -> ListOf:
@@ -498,6 +516,9 @@ class ViewSchema:
         top = path.split(".")[0].split("[")[0]
         if hints and top in hints and path == top:
             raise self.error(path, hints[top](got, want))
+        if path == "to_act":
+            raise self.error(path, f"is {show(got)}, but by the rules "
+                                   f"{'nobody' if want is None else f'seat {want}'} is to act")
         if top == "legal":
             if not want:
                 raise self.error(path, f"must be [] (or left out): seat {canon['seat']} is not "
@@ -511,8 +532,138 @@ class ViewSchema:
         return {"$schema": JSON_SCHEMA_DIALECT, "title": title, **self.spec(game).json_schema()}
 
 
+# -- writing a view, and the answer format ------------------------------------------------
+
+
+def check_seat(game: Any, seat: Any) -> int:
+    """``seat`` as a seat of ``game`` (to write a view for), else ValueError."""
+    n = game.num_players
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+        raise ValueError(f"{game.name} view: seat must be an integer in 0..{n - 1}, "
+                         f"got {show(seat)}")
+    return seat
+
+
+def head(game: Any, *, num_players: bool = False) -> dict[str, Any]:
+    """The first keys of every view (see :func:`header`)."""
+    out = {"game": game.name, "env": game.env_id, "options": game.options.as_dict()}
+    return {**out, "num_players": game.num_players} if num_players else out
+
+
+def legal_labels(state: Any, seat: int) -> list[str]:
+    """The labels of the legal actions when ``seat`` is to act, else ``[]``."""
+    if state.over or state.current_player != seat:
+        return []
+    return [state.game.action_label(a) for a in bit_list(state.legal_mask())]
+
+
+def trick_view(trick: Any, names: Sequence[str]) -> dict[str, Any]:
+    """The trick on the table: ``leader``, ``cards`` in play order, ``seats`` of each card."""
+    return {"leader": trick.leader, "cards": [names[c] for c in trick.cards],
+            "seats": [trick.seat_of(i) for i in range(len(trick.cards))]}
+
+
+def check_action(game: Any, action_id: Any) -> int:
+    """``action_id`` as an action of ``game`` (for ``action_to_view``), else ValueError."""
+    if (isinstance(action_id, bool) or not isinstance(action_id, int)
+            or not 0 <= action_id < game.num_actions):
+        raise ValueError(f"{game.name}: action id must be an integer in "
+                         f"0..{game.num_actions - 1}, got {show(action_id)}")
+    return action_id
+
+
+_LABELS: dict[tuple, dict[str, int]] = {}
+
+
+def labels(game: Any) -> dict[str, int]:
+    """Every action label of ``game`` -> its action id (cached per game and options)."""
+    key = (game.name, json.dumps(game.options.as_dict(), sort_keys=True, default=str))
+    table = _LABELS.get(key)
+    if table is None:
+        table = _LABELS[key] = {game.action_label(a): a for a in range(game.num_actions)}
+    return table
+
+
+def label_action(game: Any, label: Any, parse: Callable[[str], int | None], what: str) -> int:
+    """The action id of ``label``: an exact label, else ``parse(label)`` (aliases), else
+    a ValueError that says what the labels look like (``what``)."""
+    if not isinstance(label, str):
+        raise ValueError(f"{game.name}: an action label must be a string, got {show(label)}")
+    a = labels(game).get(label)
+    if a is None:
+        try:
+            a = parse(label)
+        except ValueError:
+            a = None
+    if a is None:
+        raise ValueError(f"{game.name}: unknown action label {show(label)}; {what}")
+    return a
+
+
+# -- reading a view: the public cards, the hidden deal, the replay ---------------------------
+
+
+class Seen:
+    """Where each card of a view was seen, so that a card given twice is named."""
+
+    def __init__(self, schema: ViewSchema, names: Sequence[str], allowed: int = -1):
+        self.schema, self.names, self.allowed, self.where = schema, names, allowed, {}
+
+    def take(self, cards: Iterable[int], where: str) -> list[int]:
+        """``cards`` (seen at key ``where``), each refused if it was seen before (or if it is
+        not among the ``allowed`` cards: the game's options leave it out)."""
+        out = []
+        for c in cards:
+            if not self.allowed >> c & 1:
+                raise self.schema.error(where, f"card {show(self.names[c])} is not in play "
+                                               f"with these options")
+            if c in self.where:
+                raise self.schema.error(where, f"card {show(self.names[c])} appears twice "
+                                               f"(also in {self.where[c]})")
+            self.where[c] = where
+            out.append(c)
+        return out
+
+    @property
+    def mask(self) -> int:
+        """Every card seen."""
+        return sum(1 << c for c in self.where)
+
+
+def deal_order(hands: Sequence[int], first: int, per_hand: int) -> list[int]:
+    """A deck order that deals ``hands`` (bitmasks of ``per_hand`` cards each) one card at a
+    time from seat ``first`` round the table, as every game here deals."""
+    lists = [bit_list(h) for h in hands]
+    n = len(hands)
+    return [lists[(first + k) % n][k // n] for k in range(n * per_hand)]
+
+
+def shuffled(cards: Iterable[int], rng: random.Random | None) -> list[int]:
+    """``cards`` as a list, shuffled by ``rng`` (in card order when None)."""
+    out = list(cards)
+    if rng is not None:
+        rng.shuffle(out)
+    return out
+
+
+def replay(schema: ViewSchema, state: Any, steps: Iterable[tuple[str, int]]) -> None:
+    """Apply each ``(key path, action)`` through the rules' checked ``step``.
+
+    A step the rules refuse is a :class:`ViewError` naming the key that holds it, so a
+    game's view checks every public move by replaying it instead of by hand.
+    """
+    for path, action in steps:
+        try:
+            state.step(action)
+        except IllegalActionError as e:
+            raise schema.error(path, f"the rules refuse {show(state.game.action_label(action))} "
+                                     f"here ({e})") from None
+
+
 __all__ = [
     "Bool", "Card", "Cards", "Const", "Enum", "Field", "Int", "Legal", "ListOf", "Nullable",
-    "Obj", "Options", "Seat", "Spec", "ViewError", "ViewSchema", "header", "opt", "per_seat",
-    "req", "same", "show", "type_name",
+    "Obj", "Options", "Seat", "Seen", "Spec", "ViewError", "ViewSchema", "check_action",
+    "check_seat", "deal_order", "head", "header", "label_action", "labels", "legal_labels",
+    "opt", "per_seat", "replay", "req", "same", "show", "shuffled", "trick_fields", "trick_view",
+    "type_name",
 ]

@@ -34,24 +34,10 @@ import random
 from types import SimpleNamespace
 from typing import Any
 
+from stichzoo.envs.core import view as core
 from stichzoo.envs.core.cards import bit_list, mask_of
 from stichzoo.envs.core.game import IllegalActionError
-from stichzoo.envs.core.view import (
-    Cards,
-    Enum,
-    Int,
-    Legal,
-    ListOf,
-    Nullable,
-    Obj,
-    Seat,
-    ViewSchema,
-    header,
-    opt,
-    per_seat,
-    req,
-    show,
-)
+from stichzoo.envs.core.view import Cards, Enum, Int, ListOf, Nullable, Obj, opt, req, show
 from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     CHECK_OFF,
@@ -108,14 +94,9 @@ def to_view(state: GeheimtrumpfState, seat: int) -> dict:
     """Everything ``seat`` knows of ``state``, JSON-ready (see the module docs)."""
     game = state.game
     n = state.num_players
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-        raise ValueError(f"{GAME}: seat {show(seat)} is not a seat of a {n}-player game")
+    core.check_seat(game, seat)
     phase = state.phase
-    to_act = state.current_player if state.current_player >= 0 else None
     in_round = phase in _ROUND_PHASES
-    legal = []
-    if to_act == seat:
-        legal = [game.action_label(a) for a in bit_list(state.legal_mask())]
     trumps = None
     if in_round and state.trumps_known_to(seat):
         t = state.trumps
@@ -151,14 +132,12 @@ def to_view(state: GeheimtrumpfState, seat: int) -> dict:
             tricks_won = list(state.tricks_won)
             won_cards = [_names(m) for m in state.won_cards]
     return {
-        "game": GAME,
-        "env": game.env_id,
-        "options": game.options.as_dict(),
+        **core.head(game),
         "seat": seat,
-        "to_act": to_act,
+        "to_act": state.current_player if state.current_player >= 0 else None,
         "phase": PHASE_NAMES[phase],
         "hand": hands[seat][:],
-        "legal": legal,
+        "legal": core.legal_labels(state, seat),
         "round": state.round_index,
         "start_player": state.start,
         "tasks": [_tasks(m) for m in state.held],
@@ -187,9 +166,7 @@ def action_to_view(game: GeheimtrumpfGame, action_id: int) -> dict:
     the draft row; ``card``), ``"draft_task"``, ``"choose_task"``,
     ``"check_task"`` (``task``).
     """
-    if (isinstance(action_id, bool) or not isinstance(action_id, int)
-            or not 0 <= action_id < game.num_actions):
-        raise ValueError(f"{GAME}: action id {show(action_id)} is not in 0..{game.num_actions - 1}")
+    core.check_action(game, action_id)
     out: dict[str, Any] = {"action": game.action_label(action_id), "action_id": action_id}
     a = action_id
     if a < game.TAKE0:
@@ -205,40 +182,24 @@ def action_to_view(game: GeheimtrumpfGame, action_id: int) -> dict:
     return out
 
 
-_LABELS: dict[int, dict[str, int]] = {}
-
-
-def _label_table(game: GeheimtrumpfGame) -> dict[str, int]:
-    table = _LABELS.get(game.num_actions)
-    if table is None:
-        table = _LABELS[game.num_actions] = {game.action_label(a): a
-                                              for a in range(game.num_actions)}
-    return table
-
-
 def action_from_label(game: GeheimtrumpfGame, label: str) -> int:
     """The action id of a label (``"7H"``, ``"take 7H"``, ``"choose no_trick"`` ...).
 
     Card names are read like the deck reads them (any case, ``"1H"`` for
     ``"AH"``); anything else raises ``ValueError``.
     """
-    if not isinstance(label, str):
-        raise ValueError(f"{GAME}: an action label must be a string, got {show(label)}")
-    table = _label_table(game)
-    a = table.get(label.strip())
-    if a is not None:
-        return a
-    text = label.strip()
-    base = 0
-    if text.lower().startswith("take "):
-        text, base = text[5:], game.TAKE0
-    try:
+    def alias(text: str) -> int | None:
+        text = text.strip()
+        if text in core.labels(game):
+            return core.labels(game)[text]
+        base = 0
+        if text.lower().startswith("take "):
+            text, base = text[5:], game.TAKE0
         c = DECK.parse_one(text)
-    except ValueError:
-        c = NUM_CARDS
-    if c < NUM_CARDS:
-        return base + c
-    raise ValueError(f"{GAME}: unknown action label {show(label)}")
+        return base + c if c < NUM_CARDS else None
+
+    return core.label_action(game, label, alias, "a card ('7H'), 'take 7H', 'draft no_trick', "
+                                                 "'choose no_trick' or 'check no_trick'")
 
 
 # -- the schema ------------------------------------------------------------------------
@@ -248,7 +209,7 @@ CARD_HINT = "A 2 .. 10 of H D S C, such as \"AH\", \"7D\", \"10C\" (upper case)"
 
 def _spec(game: GeheimtrumpfGame) -> Obj:
     n = game.num_players
-    seat = Seat(n)
+    seat, per_seat = core.Seat(n), core.per_seat
     names = DECK.names[:NUM_CARDS]
 
     def cards(most: int, ordered: bool = False) -> Any:
@@ -257,12 +218,9 @@ def _spec(game: GeheimtrumpfGame) -> Obj:
     tasks = ListOf(Enum(TASK_NAMES), most=TASKS_PER_PLAYER, unique=True, ordered=False)
     per_hand = ROWS
     return Obj({
-        **header(game),
-        "seat": req(seat, "The seat whose view this is."),
-        "to_act": opt(Nullable(seat), "The seat to act; null at game over."),
-        "phase": req(Enum(PHASE_NAMES), ", ".join(PHASE_NAMES) + "."),
+        **core.header(game, phases=PHASE_NAMES),
         "hand": opt(cards(per_hand), "The seat's own cards (= hands[seat])."),
-        "legal": opt(Legal(list(_label_table(game))), "The legal action labels; [] = work out."),
+        "legal": opt(core.Legal(list(core.labels(game))), "The legal actions; [] = work out."),
         "round": req(Int(0, game.round_limit - 1), "Round index, 0-based."),
         "start_player": opt(seat, "The start player of this round."),
         "tasks": req(per_seat(tasks, n), "The tasks each seat holds."),
@@ -297,7 +255,7 @@ def _spec(game: GeheimtrumpfGame) -> Obj:
     }, "A Geheimtrumpf player view: what one seat knows.")
 
 
-SCHEMA = ViewSchema(GAME, _spec)
+SCHEMA = core.ViewSchema(GAME, _spec)
 
 
 def json_schema(game: GeheimtrumpfGame | None = None) -> dict:
@@ -311,18 +269,6 @@ def json_schema(game: GeheimtrumpfGame | None = None) -> dict:
 
 def _fail(msg: str, path: str = ""):
     raise SCHEMA.error(path, msg)
-
-
-class _Table:
-    """Where each card has been seen in the view, to name a card seen twice."""
-
-    def __init__(self):
-        self.where: dict[int, str] = {}
-
-    def put(self, c: int, where: str) -> None:
-        if c in self.where:
-            _fail(f"card {DECK.names[c]} appears twice: in {self.where[c]} and in {where}")
-        self.where[c] = where
 
 
 def _step(state: GeheimtrumpfState, action: int, what: str) -> None:
@@ -414,23 +360,19 @@ def _from_view(game: GeheimtrumpfGame, view: dict, rng: random.Random | None
         if p["trumps"] is not None or p["trick"] is not None:
             _fail(f"phase {phase_name}: trumps and trick must be null")
 
-    table = _Table()
+    seen = core.Seen(SCHEMA, DECK.names)
     rows: list[list[int]] = [[] for _ in range(ROWS)]
     draft: list[tuple[int, list[int], Any]] = []
     trick_list: list[tuple[Any, list[int], Any]] = []
     current = None
     if in_round:
         for i, row in enumerate(layout_v):
-            for c in row:
-                table.put(c, f"layout[{i}]")
-                rows[i].append(c)
+            rows[i] += seen.take(row, f"layout[{i}]")
         for i, d in enumerate(draft_v):
             cards, winner = d["cards"], d["winner"]
             if winner is not None and len(cards) != n:
                 _fail(f"draft[{i}]: a row is announced only once all {n} players took a card")
-            for c in cards:
-                table.put(c, f"draft[{i}].cards")
-                rows[i].append(c)
+            rows[i] += seen.take(cards, f"draft[{i}].cards")
             draft.append(((start + 1 + i) % n, cards, winner))
         for i in range(ROWS):
             if len(rows[i]) != n:
@@ -525,10 +467,7 @@ def _from_view(game: GeheimtrumpfGame, view: dict, rng: random.Random | None
     if state.phase != phase:
         _fail(f"phase is {show(phase_name)}, but the rest of the view puts the game in "
               f"{show(PHASE_NAMES[state.phase])}")
-    SCHEMA.check_derived(game, view, to_view(state, seat), {
-        "to_act": lambda got, want: f"is {show(got)}, but by the rules "
-                                    f"{'nobody' if want is None else f'seat {want}'} is to act",
-    })
+    SCHEMA.check_derived(game, view, to_view(state, seat))
     return state
 
 

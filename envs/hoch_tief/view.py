@@ -31,31 +31,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from stichzoo.envs.core.cards import bit_list
-from stichzoo.envs.core.view import (
-    Card,
-    Cards,
-    Const,
-    Enum,
-    Int,
-    Legal,
-    ListOf,
-    Nullable,
-    Obj,
-    Seat,
-    ViewSchema,
-    header,
-    opt,
-    per_seat,
-    req,
-    show,
-)
+from stichzoo.envs.core import view as core
+from stichzoo.envs.core.cards import mask_of
+from stichzoo.envs.core.view import Card, Cards, Enum, Int, ListOf, Nullable, Obj, Seat, opt, req
 from stichzoo.envs.hoch_tief.rules import (
     GAME_OVER,
     HAND_SIZE,
     NUM_SUITS,
     PHASE_NAMES,
-    PLAY,
     SUITS,
     HochTiefGame,
     HochTiefOptions,
@@ -71,17 +54,9 @@ VIEW_KEYS = (
     "trick", "led_suit", "tricks", "tricks_played", "taken", "taken_score",
     "played", "voids", "round_scores", "totals",
 )
-#: keys of one entry of ``tricks`` (a completed trick)
-TRICK_KEYS = ("leader", "cards", "seats", "high", "high_seat", "low", "low_seat")
-#: keys of ``trick`` (the trick on the table)
-CURRENT_TRICK_KEYS = ("leader", "cards", "seats")
 
 #: the seed of the deal of hidden cards in :func:`from_view` when no ``rng`` is given
 DEAL_SEED = 0
-
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def _this_round_plays(state: HochTiefState) -> list[tuple[int, int]]:
@@ -97,61 +72,37 @@ def _this_round_plays(state: HochTiefState) -> list[tuple[int, int]]:
     return state.history[len(state.history) - k:]
 
 
-def _completed_trick(plays: list[tuple[int, int]], state: HochTiefState) -> dict:
-    t = state.tables
-    names = t.deck.names
+def _completed_trick(plays: list[tuple[int, int]], names: list[str], number: list[int]) -> dict:
     cards = [c for _, c in plays]
     seats = [p for p, _ in plays]
-    hi, lo = high_low([t.number[c] for c in cards])
-    return {
-        "leader": seats[0],
-        "cards": [names[c] for c in cards],
-        "seats": seats,
-        "high": names[cards[hi]],
-        "high_seat": seats[hi],
-        "low": names[cards[lo]],
-        "low_seat": seats[lo],
-    }
+    hi, lo = high_low([number[c] for c in cards])
+    return {"leader": seats[0], "cards": [names[c] for c in cards], "seats": seats,
+            "high": names[cards[hi]], "high_seat": seats[hi],
+            "low": names[cards[lo]], "low_seat": seats[lo]}
 
 
 def to_view(state: HochTiefState, seat: int) -> dict:
     """What ``seat`` knows of ``state``, JSON-ready, in card names (see the module doc)."""
-    g = state.game
-    n = state.num_players
-    if not _is_int(seat) or not 0 <= seat < n:
-        raise ValueError(f"hoch_tief view: seat must be an integer in 0..{n - 1}, got {show(seat)}")
-    t = state.tables
-    deck = t.deck
-    names = deck.names
-    over = state.phase == GAME_OVER
+    g, n = state.game, state.num_players
+    core.check_seat(g, seat)
+    deck, t = state.tables.deck, state.tables
     plays = _this_round_plays(state)
-    tricks = [_completed_trick(plays[k * n:(k + 1) * n], state)
-              for k in range(state.tricks_played)]
-    trick = state.trick
-    to_act = None if over or state.current_player < 0 else state.current_player
-    legal = deck.format_mask(state.legal_mask()) if to_act == seat else []
     led = state.led_suit()
     return {
-        "game": g.name,
-        "env": g.env_id,
-        "options": g.options.as_dict(),
-        "num_players": n,
+        **core.head(g, num_players=True),
         "seat": seat,
-        "to_act": to_act,
+        "to_act": None if state.over or state.current_player < 0 else state.current_player,
         "phase": PHASE_NAMES[state.phase],
         "round": state.round_index,
         "num_rounds": g.num_rounds,
         "dealer": state.dealer,
         "hand": deck.format_mask(state.hands[seat]),
-        "legal": legal,
+        "legal": core.legal_labels(state, seat),
         "hand_sizes": [h.bit_count() for h in state.hands],
-        "trick": {
-            "leader": trick.leader,
-            "cards": [names[c] for c in trick.cards],
-            "seats": [trick.seat_of(i) for i in range(len(trick.cards))],
-        },
+        "trick": core.trick_view(state.trick, deck.names),
         "led_suit": SUITS[led] if led >= 0 else None,
-        "tricks": tricks,
+        "tricks": [_completed_trick(plays[k * n:(k + 1) * n], deck.names, t.number)
+                   for k in range(state.tricks_played)],
         "tricks_played": state.tricks_played,
         "taken": [deck.format_mask(tk) for tk in state.taken],
         "taken_score": state.taken_scores(),
@@ -176,25 +127,20 @@ def _spec(game: HochTiefGame) -> Obj:
     n, names, top = game.num_players, game.deck.names, max_round_score(game)
     m = game.tables.numbers
     hint = f"A1..A{m}, B1..B{m}, C.., D.., E1..E{m} (with {n} players)"
-    seat = Seat(n)
+    seat, per_seat = Seat(n), core.per_seat
 
     def cards(most: int, ordered: bool = False) -> Any:
         return Cards(names, hint, most=most, ordered=ordered)
 
     card = Card(names, hint)
-    trick = {"leader": opt(seat, "Who led it (the rules fix it)."),
-             "cards": req(cards(n, ordered=True), "In play order."),
-             "seats": opt(ListOf(seat, most=n), "Who played each card.")}
+    trick = core.trick_fields(seat, cards(n, ordered=True), n)
     return Obj({
-        **header(game, num_players=True),
-        "seat": req(seat, "The seat whose view this is."),
-        "to_act": opt(Nullable(seat), "The seat to act; null at game over."),
-        "phase": req(Enum(PHASE_NAMES), "play or game_over."),
+        **core.header(game, num_players=True, phases=PHASE_NAMES),
         "round": req(Int(0, game.num_rounds - 1), "Round index, 0-based."),
-        "num_rounds": opt(Const(game.num_rounds), "Rounds in the game."),
+        "num_rounds": opt(core.Const(game.num_rounds), "Rounds in the game."),
         "dealer": opt(seat, "Dealer of this round."),
         "hand": req(cards(HAND_SIZE), "The seat's own cards."),
-        "legal": opt(Legal(names), "The legal cards; [] = work out."),
+        "legal": opt(core.Legal(names), "The legal cards; [] = work out."),
         "hand_sizes": opt(per_seat(Int(0, HAND_SIZE), n), "Cards in each hand."),
         "trick": req(Obj(trick), "The trick on the table (the last trick at game over)."),
         "led_suit": opt(Nullable(Enum(SUITS)), "The suit led in the trick on the table."),
@@ -217,7 +163,7 @@ def _spec(game: HochTiefGame) -> Obj:
     }, "A Hoch & Tief player view: what one seat knows.")
 
 
-SCHEMA = ViewSchema("hoch_tief", _spec)
+SCHEMA = core.ViewSchema("hoch_tief", _spec)
 _err = SCHEMA.error
 
 
@@ -237,152 +183,92 @@ def from_view(game: HochTiefGame, view: dict, rng: random.Random | None = None
     hands are dealt from the cards the seat has not seen (from ``rng``,
     default seed :data:`DEAL_SEED`), with the right sizes and respecting
     every void shown this round; the deals of later rounds are shuffled,
-    those of earlier rounds are placeholders.  The round's tricks are
-    replayed through the rules, so the state's history holds this round's
-    plays and every follow-suit rule holds.  Finally every key the view
-    gives must equal the state's own view (card sets in any order).
+    those of earlier rounds are placeholders.  The round's tricks are then
+    replayed through the rules, which check every play (follow suit, the
+    cards a seat showed out of); finally every key the view gives must equal
+    the state's own view (card sets in any order).
     """
     p = SCHEMA.parse(game, view)
-    n = game.num_players
-    t = game.tables
-    names = t.deck.names
+    n, t = game.num_players, game.tables
     seat, rnd = p["seat"], p["round"]
-    phase = PHASE_NAMES.index(p["phase"])
-    if phase == GAME_OVER and rnd != game.num_rounds - 1:
+    over = p["phase"] == PHASE_NAMES[GAME_OVER]
+    if over and rnd != game.num_rounds - 1:
         raise _err("phase", f"game_over but round is {rnd}: the game ends after round "
                             f"{game.num_rounds - 1}")
     rs = p["round_scores"]
-    want_rounds = rnd + (phase == GAME_OVER)  # game over: the last is checked after replay
-    if len(rs) != want_rounds:
-        raise _err("round_scores", f"must hold {want_rounds} per-seat score lists (one per "
+    if len(rs) != rnd + over:  # game over: the last row is checked after the replay
+        raise _err("round_scores", f"must hold {rnd + over} per-seat score lists (one per "
                                    f"finished round), got {len(rs)}")
-
-    # the cards: hand, completed tricks, current trick; each card once
-    hand = p["hand"]
-    where: dict[int, str] = {c: "hand" for c in hand}
-
-    def claim(c: int, w: str) -> None:
-        if c in where:
-            raise _err(w, f"card {show(names[c])} is in {where[c]} too")
-        where[c] = w
-
-    tricks_v = p["tricks"]
-    if phase == PLAY and len(tricks_v) >= HAND_SIZE:
-        raise _err("tricks", f"holds {len(tricks_v)} completed tricks in phase play: a round "
+    tricks = p["tricks"]
+    if not over and len(tricks) >= HAND_SIZE:
+        raise _err("tricks", f"holds {len(tricks)} completed tricks in phase play: a round "
                              f"has {HAND_SIZE} tricks and ends with the last")
-    if phase == GAME_OVER and len(tricks_v) != HAND_SIZE:
+    if over and len(tricks) != HAND_SIZE:
         raise _err("tricks", f"phase game_over needs all {HAND_SIZE} tricks of the last round, "
-                             f"got {len(tricks_v)}")
+                             f"got {len(tricks)}")
+    cur = p["trick"]["cards"]
+    if over and cur != tricks[-1]["cards"]:
+        raise _err("trick.cards", f"at game over the trick is the last completed trick "
+                                  f"({core.show(view['tricks'][-1]['cards'])})")
+    if not over and len(cur) >= n:
+        raise _err("trick.cards", f"holds {len(cur)} cards; a trick on the table holds at "
+                                  f"most {n - 1} (a full trick is resolved at once)")
+
+    # the public plays: who played which card (the rules fix every leader), voids shown
+    seen = core.Seen(SCHEMA, t.deck.names)
+    hand = mask_of(seen.take(p["hand"], "hand"))
     leader = (game.options.first_dealer + rnd + 1) % n
-    tricks: list[tuple[int, list[int]]] = []
-    for k, tv in enumerate(tricks_v):
-        cards = tv["cards"]
-        if len(cards) != n:
-            raise _err(f"tricks[{k}].cards", f"must hold {n} cards (a completed trick), "
-                                             f"got {len(cards)}")
-        for c in cards:
-            claim(c, f"tricks[{k}]")
-        tricks.append((leader, cards))
-        leader = (leader + high_low([t.number[c] for c in cards])[0]) % n
-
-    cur_cards = p["trick"]["cards"]
-    if phase == GAME_OVER:
-        if cur_cards != tricks[-1][1]:
-            raise _err("trick.cards", f"at game over the trick is the last completed trick "
-                                      f"({show([names[c] for c in tricks[-1][1]])})")
-        cur_cards = []  # already counted in tricks
-    else:
-        if len(cur_cards) >= n:
-            raise _err("trick.cards", f"holds {len(cur_cards)} cards; a trick on the table "
-                                      f"holds at most {n - 1} (a full trick is resolved at once)")
-        for c in cur_cards:
-            claim(c, "trick")
-
-    # who played what, voids shown, follow-suit consistency of the public plays
-    plays: list[tuple[int, int, str]] = []  # (seat, card, where)
-    for k, (lead, cards) in enumerate(tricks):
-        plays += [((lead + i) % n, c, f"tricks[{k}].cards") for i, c in enumerate(cards)]
-    plays += [((leader + i) % n, c, "trick.cards") for i, c in enumerate(cur_cards)]
-    voids = [0] * n
-    void_where: dict[tuple[int, int], str] = {}
-    played_by = [0] * n
-    led = -1
-    for i, (q, c, w) in enumerate(plays):
-        s = t.suit[c]
-        if i % n == 0:  # the first card of each trick (tricks hold n cards each)
-            led = s
-        if voids[q] >> s & 1:
-            raise _err(w, f"seat {q} plays {show(names[c])}, but it showed out of suit "
-                          f"{SUITS[s]} in {void_where[q, s]}")
-        if s != led:
-            void_where.setdefault((q, led), w)
-            voids[q] |= 1 << led
-        played_by[q] |= 1 << c
-
-    hand_mask = sum(1 << c for c in hand)
-    own_played = played_by[seat].bit_count()
-    want_hand = 0 if phase == GAME_OVER else HAND_SIZE - own_played
-    if len(hand) != want_hand:
-        raise _err("hand", f"holds {len(hand)} cards, but seat {seat} must hold {want_hand} "
-                           f"({HAND_SIZE} dealt, {own_played} played this round)")
-    for s in range(NUM_SUITS):
-        if voids[seat] >> s & 1 and hand_mask & t.suit_mask[s]:
-            bad = [names[c] for c in bit_list(hand_mask & t.suit_mask[s])]
-            raise _err("hand", f"holds {', '.join(bad)}, but seat {seat} showed out of suit "
-                               f"{SUITS[s]} in {void_where[seat, s]}")
+    plays: list[tuple[str, int]] = []
+    played_by, voids = [0] * n, [0] * n
+    for k, cards in enumerate([tv["cards"] for tv in tricks] + ([] if over else [cur])):
+        where = f"tricks[{k}].cards" if k < len(tricks) else "trick.cards"
+        if k < len(tricks) and len(cards) != n:
+            raise _err(where, f"must hold {n} cards (a completed trick), got {len(cards)}")
+        for i, c in enumerate(seen.take(cards, where)):
+            q = (leader + i) % n
+            played_by[q] |= 1 << c
+            if t.suit[c] != t.suit[cards[0]]:
+                voids[q] |= 1 << t.suit[cards[0]]
+            plays.append((f"{where}[{i}]", c))
+        if len(cards) == n:
+            leader = (leader + high_low([t.number[c] for c in cards])[0]) % n
+    own = played_by[seat].bit_count()
+    if hand.bit_count() != (0 if over else HAND_SIZE - own):
+        raise _err("hand", f"holds {hand.bit_count()} cards, but seat {seat} must hold "
+                           f"{0 if over else HAND_SIZE - own} ({HAND_SIZE} dealt, {own} "
+                           f"played this round)")
 
     # deal the unseen cards to the other seats, respecting their voids
     rng = rng or random.Random(DEAL_SEED)
-    played = 0
-    for mk in played_by:
-        played |= mk
-    unseen = t.deck.full_mask & ~hand_mask & ~played
+    unseen = t.deck.full_mask & ~seen.mask
     others = [q for q in range(n) if q != seat]
-    sizes = [HAND_SIZE - played_by[q].bit_count() for q in others]
     banned = [sum(t.suit_mask[s] for s in range(NUM_SUITS) if voids[q] >> s & 1) & unseen
               for q in others]
-    for s in range(NUM_SUITS):
-        if unseen & t.suit_mask[s] and all(b & t.suit_mask[s] for b in banned):
-            c = bit_list(unseen & t.suit_mask[s])[0]
-            raise _err("tricks", f"no deal of the unseen cards to the other seats fits the "
-                                 f"suits they showed out of: every other seat showed out of "
-                                 f"suit {SUITS[s]}, yet {show(names[c])} is neither in hand "
-                                 f"nor played")
+    no_deal = _err("tricks", "no deal of the unseen cards to the other seats fits the suits "
+                             "they showed out of (voids)")
+    if any(unseen & m and all(b & m for b in banned) for m in t.suit_mask):
+        raise no_deal  # a suit nobody may hold
     try:
-        dealt_hidden = constrained_deal(unseen, sizes, banned, t, rng)
+        hidden = constrained_deal(unseen, [HAND_SIZE - played_by[q].bit_count() for q in others],
+                                  banned, t, rng)
     except ValueError:
-        raise _err("tricks", "no deal of the unseen cards to the other seats fits the suits "
-                             "they showed out of (voids)") from None
-    dealt = [0] * n
-    dealt[seat] = hand_mask | played_by[seat]
-    for q, h in zip(others, dealt_hidden):
-        dealt[q] = h | played_by[q]
+        raise no_deal from None
+    dealt = played_by[:]
+    dealt[seat] |= hand
+    for q, h in zip(others, hidden):
+        dealt[q] |= h
 
-    # deck orders: placeholders before, this round's deal, shuffles after
-    dealer = (game.options.first_dealer + rnd) % n
-    order = [0] * t.size
-    for q in range(n):
-        order[(q - dealer - 1) % n::n] = bit_list(dealt[q])
-    orders: list[list[int]] = []
-    for i in range(game.num_rounds):
-        o = list(range(t.size))
-        if i == rnd:
-            o = order
-        elif i > rnd:
-            rng.shuffle(o)
-        orders.append(o)
+    # deck orders: placeholders before, this round's deal, shuffles after; replay the round
+    orders = [list(range(t.size)) for _ in range(game.num_rounds)]
+    orders[rnd] = core.deal_order(dealt, (game.options.first_dealer + rnd + 1) % n, HAND_SIZE)
+    for o in orders[rnd + 1:]:
+        rng.shuffle(o)
     state = game.new_state(orders, log=False)
     state.round_scores = [list(r) for r in rs[:rnd]]
     state.totals = [sum(r[q] for r in state.round_scores) for q in range(n)]
     state.start_round(rnd)
-    for q, c, w in plays:
-        if state.current_player != q or not state.legal_mask() >> c & 1:  # pragma: no cover
-            raise _err(w, f"seat {q} cannot play {show(names[c])} by the rules")
-        state.apply(c)
-    SCHEMA.check_derived(game, view, to_view(state, seat), {
-        "to_act": lambda got, want: f"is {show(got)}, but by the rules "
-                                    f"{'nobody' if want is None else f'seat {want}'} is to act",
-    })
+    core.replay(SCHEMA, state, plays)
+    SCHEMA.check_derived(game, view, to_view(state, seat))
     return state
 
 
@@ -391,27 +277,18 @@ def from_view(game: HochTiefGame, view: dict, rng: random.Random | None = None
 
 def action_to_view(game: HochTiefGame, action_id: int) -> dict:
     """An action in game terms: ``{"action": "A7", "action_id": 6, "kind": "card", ...}``."""
-    if not _is_int(action_id) or not 0 <= action_id < game.num_actions:
-        raise ValueError(f"hoch_tief: action_id must be an integer in 0..{game.num_actions - 1}, "
-                   f"got {show(action_id)}")
     t = game.tables
-    label = game.action_label(action_id)
+    label = game.action_label(core.check_action(game, action_id))
     return {"action": label, "action_id": action_id, "kind": "card", "card": label,
             "suit": SUITS[t.suit[action_id]], "number": t.number[action_id]}
 
 
 def action_from_label(game: HochTiefGame, label: str) -> int:
     """The action id of a label (a card name such as ``"A7"``); ``ValueError`` if unknown."""
-    if not isinstance(label, str):
-        raise ValueError(f"hoch_tief: an action label must be a string (a card name), "
-                         f"got {show(label)}")
-    c = {name: i for i, name in enumerate(game.deck.names)}.get(label)
-    if c is None:
-        m = game.tables.numbers
-        raise ValueError(f"hoch_tief: unknown action {show(label)} (with {game.num_players} "
-                         f"players the actions are the cards A1..A{m}, B1.., C.., D.., "
-                         f"E1..E{m})")
-    return c
+    m = game.tables.numbers
+    return core.label_action(game, label, lambda _: None,
+                             f"with {game.num_players} players the actions are the cards "
+                             f"A1..A{m}, B1.., C.., D.., E1..E{m}")
 
 
 __all__ = ["SCHEMA", "VIEW_KEYS", "action_from_label", "action_to_view", "from_view",

@@ -32,26 +32,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from stichzoo.envs.core import view as core
 from stichzoo.envs.core.cards import bit_list
-from stichzoo.envs.core.game import IllegalActionError
-from stichzoo.envs.core.view import (
-    Bool,
-    Cards,
-    Const,
-    Enum,
-    Int,
-    Legal,
-    ListOf,
-    Nullable,
-    Obj,
-    Seat,
-    ViewSchema,
-    header,
-    opt,
-    per_seat,
-    req,
-    show,
-)
+from stichzoo.envs.core.view import Bool, Cards, Enum, Int, ListOf, Nullable, Obj, opt, req
 from stichzoo.envs.silberne_ananas.rules import (
     CARD_SUIT,
     DEAL_POINTS,
@@ -64,7 +47,6 @@ from stichzoo.envs.silberne_ananas.rules import (
     JOKER,
     JOKER_BIT,
     MIDDLE_BONUS,
-    NUM_ACTIONS,
     NUM_PLAYERS,
     NUM_SUITS,
     PHASE_NAMES,
@@ -88,13 +70,7 @@ VIEW_KEYS = (
     "played", "voids", "no_joker", "tricks_won", "totals", "deal_scores",
     "bonus_seat", "winners",
 )
-TRICK_KEYS = ("leader", "cards", "seats")
-DONE_TRICK_KEYS = ("leader", "cards", "seats", "winner")
-JOKER_TRICK_KEYS = ("joker_seat", "gift")
-
 _FULL = (1 << DECK_SIZE) - 1
-_LABELS: dict[str, int] = {name: c for c, name in enumerate(DECK.names)}
-_LABELS.update({f"give {g}": GIVE0 + i for i, g in enumerate(GIVE_NAMES)})
 
 
 def _valid_rows() -> dict[tuple[int, ...], int]:
@@ -115,12 +91,6 @@ ROW_BONUS = _valid_rows()
 
 
 # -- to_view ---------------------------------------------------------------------------
-
-
-def _check_seat(seat: Any) -> int:
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < NUM_PLAYERS:
-        raise ValueError(f"{GAME_NAME} view: seat must be a seat number 0..2, got {show(seat)}")
-    return seat
 
 
 def _deal_tricks(state: SilberneAnanasState) -> list[dict]:
@@ -148,27 +118,20 @@ def _deal_tricks(state: SilberneAnanasState) -> list[dict]:
 
 def to_view(state: SilberneAnanasState, seat: int) -> dict:
     """Everything ``seat`` knows at this moment, JSON-ready (see the module doc)."""
-    seat = _check_seat(seat)
     g = state.game
-    to_act = state.current_player if state.current_player >= 0 else None
-    legal = ([g.action_label(a) for a in bit_list(state.legal_mask())]
-             if to_act == seat else [])
-    t = state.trick
+    core.check_seat(g, seat)
     return {
-        "game": g.name,
-        "env": g.env_id,
-        "options": g.options.as_dict(),
+        **core.head(g),
         "seat": seat,
-        "to_act": to_act,
+        "to_act": state.current_player if state.current_player >= 0 else None,
         "phase": state.phase_name,
         "hand": DECK.format_mask(state.hands[seat]),
-        "legal": legal,
+        "legal": core.legal_labels(state, seat),
         "deal": state.deal_index,
         "max_deals": g.max_deals,
         "dealer": state.dealer,
         "hand_sizes": [h.bit_count() for h in state.hands],
-        "trick": {"leader": t.leader, "cards": DECK.format(t.cards),
-                  "seats": [t.seat_of(i) for i in range(len(t.cards))]},
+        "trick": core.trick_view(state.trick, DECK.names),
         "lead_suit": SUITS[state.lead_suit] if state.lead_suit >= 0 else None,
         "tricks": _deal_tricks(state),
         "played": DECK.format_mask(state.played),
@@ -188,33 +151,24 @@ def to_view(state: SilberneAnanasState, seat: int) -> dict:
 
 def action_to_view(game: SilberneAnanasGame, action_id: int) -> dict:
     """The answer format: ``{"action", "action_id", "kind", "card" | "gift"}``."""
-    if isinstance(action_id, bool) or not isinstance(action_id, int) \
-            or not 0 <= action_id < NUM_ACTIONS:
-        raise ValueError(f"{GAME_NAME}: action id {show(action_id)} is not in 0..{NUM_ACTIONS - 1}")
-    label = game.action_label(action_id)
+    label = game.action_label(core.check_action(game, action_id))
     if action_id < DECK_SIZE:
         return {"action": label, "action_id": action_id, "kind": "card", "card": label}
     return {"action": label, "action_id": action_id, "kind": "gift",
             "gift": GIVE_NAMES[action_id - GIVE0]}
 
 
+def _alias(label: str) -> int | None:
+    key = " ".join(label.lower().split())  # "Give  Left" reads as "give left"
+    gifts = [f"give {g}" for g in GIVE_NAMES]
+    return GIVE0 + gifts.index(key) if key in gifts else DECK.parse_one(label)
+
+
 def action_from_label(game: SilberneAnanasGame, label: str) -> int:
     """Action id of a label: a card name (``"10h"``, ``"Td"``, ``"Joker"``) or ``"give left"``."""
-    if not isinstance(label, str):
-        raise ValueError(f"{GAME_NAME}: an action label must be a string, got {show(label)}")
-    a = _LABELS.get(label)
-    if a is not None:
-        return a
-    key = " ".join(label.lower().split())
-    for name, a in _LABELS.items():
-        if a >= GIVE0 and name == key:
-            return a
-    try:
-        return DECK.parse_one(label)
-    except ValueError:
-        pass
-    raise ValueError(f"{GAME_NAME}: unknown action label {show(label)}; labels are card names "
-                     f"('7h', '10d', 'Qs', 'Joker') or 'give self', 'give left', 'give right'")
+    return core.label_action(game, label, _alias, "labels are card names ('7h', '10d', 'Qs', "
+                                                  "'Joker') or 'give self', 'give left', "
+                                                  "'give right'")
 
 
 # -- the schema ------------------------------------------------------------------------
@@ -225,23 +179,18 @@ MAX_DEAL_SCORE = DEAL_POINTS * 2 + MIDDLE_BONUS
 
 
 def _spec(game: SilberneAnanasGame) -> Obj:
-    seat, n = Seat(NUM_PLAYERS), NUM_PLAYERS
+    seat, n, per_seat = core.Seat(NUM_PLAYERS), NUM_PLAYERS, core.per_seat
 
     def cards(most: int, ordered: bool = False) -> Any:
         return Cards(DECK.names, CARD_HINT, most=most, ordered=ordered)
 
-    trick = {"leader": opt(seat, "Who led it (the rules fix it)."),
-             "cards": req(cards(n, ordered=True), "In play order."),
-             "seats": opt(ListOf(seat, most=n), "Who played each card.")}
+    trick = core.trick_fields(seat, cards(n, ordered=True), n)
     return Obj({
-        **header(game),
-        "seat": req(seat, "The seat whose view this is."),
-        "to_act": opt(Nullable(seat), "The seat to act; null at game over."),
-        "phase": req(Enum(PHASE_NAMES), "play, give_trick or game_over."),
+        **core.header(game, phases=PHASE_NAMES),
         "hand": req(cards(HAND_SIZE), "The seat's own cards."),
-        "legal": opt(Legal(list(_LABELS)), "The legal action labels; [] = work out."),
+        "legal": opt(core.Legal(list(core.labels(game))), "The legal actions; [] = work out."),
         "deal": req(Int(0, game.max_deals - 1), "Deal index, 0-based."),
-        "max_deals": opt(Const(game.max_deals), "The most deals a match can last."),
+        "max_deals": opt(core.Const(game.max_deals), "The most deals a match can last."),
         "dealer": opt(seat, "Dealer of this deal."),
         "hand_sizes": opt(per_seat(Int(0, HAND_SIZE), n), "Cards in each hand."),
         "trick": req(Obj(trick), "The trick on the table (the last one at game over)."),
@@ -267,7 +216,7 @@ def _spec(game: SilberneAnanasGame) -> Obj:
     }, "A Silberne Ananas player view: what one seat knows.")
 
 
-SCHEMA = ViewSchema(GAME_NAME, _spec)
+SCHEMA = core.ViewSchema(GAME_NAME, _spec)
 _err = SCHEMA.error
 
 
@@ -321,9 +270,9 @@ def from_view(game: SilberneAnanasGame, view: dict, rng: random.Random | None = 
     running = [0] * NUM_PLAYERS
     for i, row in enumerate(rows):
         if tuple(row) not in ROW_BONUS:
-            raise _err(f"deal_scores[{i}]", f"{show(row)} is no possible deal score (own tricks "
-                                            f"+ 2 x the right neighbour's, +10 for the middle "
-                                            f"score; 43 in all)")
+            raise _err(f"deal_scores[{i}]", f"{core.show(row)} is no possible deal score (own "
+                                            f"tricks + 2 x the right neighbour's, +10 for the "
+                                            f"middle score; 43 in all)")
         running = [running[q] + row[q] for q in range(NUM_PLAYERS)]
         if i < deal and opts.match and max(running) >= opts.target_score:
             raise _err(f"deal_scores[{i}]", f"after deal {i} the totals {running} reach "
@@ -337,21 +286,17 @@ def from_view(game: SilberneAnanasGame, view: dict, rng: random.Random | None = 
     hand = p["hand"]
     raw = p["tricks"]
     cur_cards = p["trick"]["cards"]
-    where: dict[int, str] = {}
-    groups = [("hand", hand)] + [(f"tricks[{i}].cards", t["cards"]) for i, t in enumerate(raw)]
+    seen = core.Seen(SCHEMA, DECK.names)
+    for what, cards in [("hand", hand), *((f"tricks[{i}].cards", t["cards"])
+                                          for i, t in enumerate(raw))]:
+        seen.take(cards, what)
     if not over:
-        groups.append(("trick.cards", cur_cards))
-    for what, cards in groups:
-        for c in cards:
-            if c in where:
-                raise _err(what, f"card {show(DECK.names[c])} appears twice (also in "
-                                 f"{where[c]})")
-            where[c] = what
+        seen.take(cur_cards, "trick.cards")
     if over and len(raw) != HAND_SIZE:
         raise _err("tricks", f"phase game_over but {len(raw)} completed tricks, not 11")
     if not over and len(raw) == HAND_SIZE:
         raise _err("tricks", f"11 completed tricks end the deal, but the phase is "
-                             f"{show(p['phase'])}")
+                             f"{core.show(p['phase'])}")
 
     # -- who played what: the rules fix every leader (winner of the previous trick)
     played_by: list[list[int]] = [[] for _ in range(NUM_PLAYERS)]
@@ -388,7 +333,7 @@ def from_view(game: SilberneAnanasGame, view: dict, rng: random.Random | None = 
         seq.append((what, cards, gift))
     if over and cur_cards != raw[-1]["cards"]:
         raise _err("trick.cards", "when the game is over the trick shows the last trick of "
-                                  f"the deal ({show(DECK.format(raw[-1]['cards']))})")
+                                  f"the deal ({core.show(DECK.format(raw[-1]['cards']))})")
 
     need = [HAND_SIZE - len(played_by[q]) for q in range(NUM_PLAYERS)]
     if len(hand) != need[seat]:
@@ -442,24 +387,11 @@ def from_view(game: SilberneAnanasGame, view: dict, rng: random.Random | None = 
     state.start_deal(deal)
 
     # -- replay this deal through the rules (checked steps)
-    for what, cards, gift in seq:
-        for i, c in enumerate(cards):
-            _step(state, c, f"{what}.cards[{i}]")
-        if gift is not None:
-            _step(state, GIVE0 + gift, f"{what}.gift")
-    SCHEMA.check_derived(game, view, to_view(state, seat), {
-        "to_act": lambda got, want: f"is {show(got)}, but by the rules "
-                                    f"{'nobody' if want is None else f'seat {want}'} is to act",
-    })
+    core.replay(SCHEMA, state, [step for what, cards, gift in seq for step in [
+        *((f"{what}.cards[{i}]", c) for i, c in enumerate(cards)),
+        *([(f"{what}.gift", GIVE0 + gift)] if gift is not None else [])]])
+    SCHEMA.check_derived(game, view, to_view(state, seat))
     return state
-
-
-def _step(state: SilberneAnanasState, action: int, what: str) -> None:
-    try:
-        state.step(action)
-    except IllegalActionError as e:
-        raise _err(what, f"the rules refuse {show(state.game.action_label(action))} here "
-                         f"({e})") from None
 
 
 __all__ = ["SCHEMA", "VIEW_KEYS", "action_from_label", "action_to_view", "from_view",

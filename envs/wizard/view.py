@@ -24,26 +24,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core import view as core
+from stichzoo.envs.core.cards import bit_list, mask_of
 from stichzoo.envs.core.tricks import Trick
-from stichzoo.envs.core.view import (
-    Card,
-    Cards,
-    Const,
-    Enum,
-    Int,
-    Legal,
-    ListOf,
-    Nullable,
-    Obj,
-    Seat,
-    ViewSchema,
-    header,
-    opt,
-    per_seat,
-    req,
-    show,
-)
+from stichzoo.envs.core.view import Card, Cards, Enum, Int, ListOf, Nullable, Obj, opt, req, show
 from stichzoo.envs.wizard.rules import (
     BID,
     CARD_SUIT,
@@ -77,7 +61,6 @@ VIEW_KEYS = (
     "round", "num_rounds", "hand_size", "dealer", "trump_card", "trump", "bids",
     "tricks_won", "trick", "played", "voids", "totals",
 )
-TRICK_KEYS = ("leader", "cards", "seats")
 PENDING = "pending"
 CARD_HINT = "B1..B13, R1..R13, G1..G13, Y1..Y13, Wizards W1..W4, Jesters N1..N4"
 
@@ -96,29 +79,20 @@ def _suits(mask: int) -> list[str]:
 def to_view(state: WizardState, seat: int) -> dict[str, Any]:
     """What ``seat`` knows of ``state``, as a JSON-ready dict (see docs/views/wizard.md)."""
     g: WizardGame = state.game
-    n = g.num_players
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-        raise ValueError(f"wizard: seat {show(seat)} must be an integer in 0..{n - 1}")
-    to_act = state.current_player if state.phase != GAME_OVER else None
-    legal = ([g.action_label(a) for a in bit_list(state.legal_mask())]
-             if to_act == seat else [])
+    core.check_seat(g, seat)
     if state.trump == TRUMP_PENDING:
         trump = PENDING
     elif state.trump == NO_TRUMP:
         trump = None
     else:
         trump = SUITS[state.trump]
-    t = state.trick
     return {
-        "game": g.name,
-        "env": g.env_id,
-        "options": g.options.as_dict(),
-        "num_players": n,
+        **core.head(g, num_players=True),
         "seat": seat,
-        "to_act": to_act,
+        "to_act": state.current_player if state.phase != GAME_OVER else None,
         "phase": PHASE_NAMES[state.phase],
         "hand": _names(state.hands[seat]),
-        "legal": legal,
+        "legal": core.legal_labels(state, seat),
         "round": state.round_index,
         "num_rounds": len(g.round_sizes),
         "hand_size": state.hand_size,
@@ -127,11 +101,7 @@ def to_view(state: WizardState, seat: int) -> dict[str, Any]:
         "trump": trump,
         "bids": [b if b >= 0 else None for b in state.bids],
         "tricks_won": list(state.tricks_won),
-        "trick": {
-            "leader": t.leader,
-            "cards": [DECK.names[c] for c in t.cards],
-            "seats": [t.seat_of(i) for i in range(len(t.cards))],
-        },
+        "trick": core.trick_view(state.trick, DECK.names),
         "played": _names(state.played),
         "voids": [_suits(v) for v in state.voids],
         "totals": list(state.totals),
@@ -152,17 +122,14 @@ def total_bounds(sizes: tuple[int, ...] | list[int]) -> tuple[int, int]:
 
 def _spec(game: WizardGame) -> Obj:
     n, sizes, top = game.num_players, game.round_sizes, game.max_hand
-    seat = Seat(n)
+    seat, per_seat = core.Seat(n), core.per_seat
     lo, hi = total_bounds(sizes)
     return Obj({
-        **header(game, num_players=True),
-        "seat": req(seat, "The seat whose view this is."),
-        "to_act": opt(Nullable(seat), "The seat to act; null when the game is over."),
-        "phase": req(Enum(PHASE_NAMES), "choose_trump, bid, play or game_over."),
+        **core.header(game, num_players=True, phases=PHASE_NAMES),
         "hand": req(Cards(DECK.names, CARD_HINT, most=top), "The seat's own cards."),
-        "legal": opt(Legal(list(_labels(game))), "The legal action labels; [] = work out."),
+        "legal": opt(core.Legal(list(core.labels(game))), "The legal actions; [] = work out."),
         "round": req(Int(0, len(sizes) - 1), "Round index, 0-based."),
-        "num_rounds": opt(Const(len(sizes)), "Rounds in the game."),
+        "num_rounds": opt(core.Const(len(sizes)), "Rounds in the game."),
         "hand_size": opt(Int(1, top), "Cards dealt to each seat this round."),
         "dealer": opt(seat, "Dealer of this round."),
         "trump_card": req(Nullable(Card(DECK.names, CARD_HINT)),
@@ -187,7 +154,7 @@ def _spec(game: WizardGame) -> Obj:
     }, "A Wizard player view: what one seat knows.")
 
 
-SCHEMA = ViewSchema("wizard", _spec)
+SCHEMA = core.ViewSchema("wizard", _spec)
 _err = SCHEMA.error
 
 
@@ -197,13 +164,6 @@ def json_schema(game: WizardGame | None = None) -> dict:
 
 
 # -- reading a view ----------------------------------------------------------------------
-
-
-def _mask(cards: list[int]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 def from_view(game: WizardGame, view: dict, rng: random.Random | None = None) -> WizardState:
@@ -236,7 +196,7 @@ def from_view(game: WizardGame, view: dict, rng: random.Random | None = None) ->
 
     # -- cards
     hand, played = p["hand"], p["played"]
-    hand_mask, played_mask = _mask(hand), _mask(played)
+    hand_mask, played_mask = mask_of(hand), mask_of(played)
     if len(hand) > r:
         raise _err("hand", f"holds {len(hand)} cards, but round {rnd} deals {r}")
     both = hand_mask & played_mask
@@ -299,7 +259,7 @@ def from_view(game: WizardGame, view: dict, rng: random.Random | None = None) ->
     # -- the current trick
     leader = p["trick"]["leader"]
     tcards = p["trick"]["cards"]
-    tmask = _mask(tcards)
+    tmask = mask_of(tcards)
     if tmask & ~played_mask:
         raise _err("trick.cards", f"card(s) {', '.join(_names(tmask & ~played_mask))} must "
                                   f"also be in played")
@@ -375,10 +335,7 @@ def from_view(game: WizardGame, view: dict, rng: random.Random | None = None) ->
 
     state = _build(game, rng, seat, phase, rnd, r, dealer, hand_mask, played_mask, tcards,
                    leader, follow, trump_card, trump, bids, won, voids, hand_sizes, p["totals"])
-    SCHEMA.check_derived(game, view, to_view(state, seat), {
-        "to_act": lambda got, want: f"is {show(got)}, but by the rules "
-                                    f"{'nobody' if want is None else f'seat {want}'} is to act",
-    })
+    SCHEMA.check_derived(game, view, to_view(state, seat))
     return state
 
 
@@ -414,7 +371,7 @@ def _build(game, rng, seat, phase, rnd, r, dealer, hand_mask, played_mask, tcard
         p = (dealer + 1 + k) % n
         if bids[p] >= 0:
             history.append((p, game.bid0 + bids[p]))
-    tmask = _mask(tcards)
+    tmask = mask_of(tcards)
     old = [c for c in bit_list(played_mask) if not tmask >> c & 1]  # completed tricks
     got = hands[:]
     k = 0
@@ -484,29 +441,13 @@ def _build(game, rng, seat, phase, rnd, r, dealer, hand_mask, played_mask, tcard
 
 # -- actions ------------------------------------------------------------------------
 
-_LABEL_CACHE: dict[int, dict[str, int]] = {}
-
-
-def _labels(game: WizardGame) -> dict[str, int]:
-    key = game.num_players
-    table = _LABEL_CACHE.get(key)
-    if table is None:
-        table = {game.action_label(a): a for a in range(game.num_actions)}
-        _LABEL_CACHE[key] = table
-    return table
-
-
 def action_to_view(game: WizardGame, action_id: int) -> dict[str, Any]:
     """The answer format: ``{"action", "action_id", "kind", ...}``.
 
     Kinds: ``"card"`` (plus ``"card"``: its name), ``"bid"`` (plus ``"bid"``:
     the number of tricks), ``"trump"`` (plus ``"suit"``: B, R, G or Y).
     """
-    if (isinstance(action_id, bool) or not isinstance(action_id, int)
-            or not 0 <= action_id < game.num_actions):
-        raise ValueError(f"wizard: action id {show(action_id)} must be an integer in "
-                         f"0..{game.num_actions - 1}")
-    label = game.action_label(action_id)
+    label = game.action_label(core.check_action(game, action_id))
     out: dict[str, Any] = {"action": label, "action_id": action_id}
     if action_id < DECK_SIZE:
         out.update(kind="card", card=label)
@@ -519,14 +460,9 @@ def action_to_view(game: WizardGame, action_id: int) -> dict[str, Any]:
 
 def action_from_label(game: WizardGame, label: str) -> int:
     """The action id of a label (``"R7"``, ``"bid 2"``, ``"trump G"``); ValueError if unknown."""
-    if not isinstance(label, str):
-        raise ValueError(f"wizard: an action label is a string, got {show(label)}")
-    a = _labels(game).get(label)
-    if a is None:
-        raise ValueError(f"wizard: unknown action {show(label)} (a card such as 'R7', 'W1', 'N2'; "
-                         f"'bid 0'..'bid {game.max_hand}'; 'trump B', 'trump R', 'trump G', "
-                         f"'trump Y')")
-    return a
+    return core.label_action(game, label, lambda _: None,
+                             f"a card such as 'R7', 'W1', 'N2'; 'bid 0'..'bid {game.max_hand}'; "
+                             f"'trump B', 'trump R', 'trump G', 'trump Y'")
 
 
 __all__ = ["SCHEMA", "VIEW_KEYS", "action_from_label", "action_to_view", "from_view",

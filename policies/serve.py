@@ -304,12 +304,14 @@ async def _read_body(request, limit: int) -> bytes:
 
 def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
                max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-               cors_origins: Iterable[str] = (), registry: BotRegistry | None = None):
+               cors_origins: Iterable[str] = (), registry: BotRegistry | None = None,
+               web_table: bool = True):
     """The FastAPI app serving every bot below ``root`` and the rule-bot ``levels``.
 
     ``cors_origins``: origins a browser page may call from (none by default;
-    ``"*"`` for any).  The app is returned for other routers to join (the
-    error handlers then apply to them too).
+    ``"*"`` for any).  ``web_table``: also serve the browser table at ``/``
+    (tables kept on the server, the engine as referee).  The app is returned
+    for other routers to join (the error handlers then apply to them too).
     """
     from fastapi import FastAPI, Path, Query, Request
     from fastapi.exceptions import RequestValidationError
@@ -416,6 +418,10 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
 
     app.openapi = openapi
     app.state.registry = registry
+    if web_table:  # the browser table at / (policies/web_table.py; docs/web_table.md)
+        from stichzoo.policies.web_table import mount_web_table
+
+        mount_web_table(app, bots_root=root)
     return app
 
 

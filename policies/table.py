@@ -74,11 +74,13 @@ WINNER_RULES = {
 class TableError(ValueError):
     """A request the table refuses; ``status`` is the HTTP status a web layer should send.
 
-    400: a bad move or argument; 404: no such table; 409: not possible now (the
-    game is over, or not yet over); 503: the store is full.
+    422: a bad move or argument (as the bot protocol answers a view that does
+    not add up; 400 is left for bodies that are not JSON); 404: no such table;
+    409: not possible now (the game is over, or not yet over); 503: the store
+    is full.
     """
 
-    def __init__(self, message: str, status: int = 400):
+    def __init__(self, message: str, status: int = 422):
         super().__init__(message)
         self.status = status
 

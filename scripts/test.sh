@@ -3,5 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev
+bash scripts/setup_browser.sh
 .venv/bin/ruff check .
 .venv/bin/python -m pytest -q -n 2 "$@"

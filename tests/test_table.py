@@ -254,7 +254,7 @@ def test_bad_moves_are_refused_and_change_nothing():
                 "garbage", "", "bid 99", str(legal[0])]:
         with pytest.raises(TableError) as e:
             table.act(bad)
-        assert e.value.status == 400
+        assert e.value.status == 422
         assert "legal moves" in str(e.value), str(e.value)
         assert json.dumps(table.view()) == before, bad
 
@@ -310,7 +310,7 @@ def test_bad_tables_are_refused_clearly(kwargs, words):
     args = {"game_name": "wizard", "num_players": 4, "opponents": ["random"], **kwargs}
     with pytest.raises(TableError) as e:
         Table(**args)
-    assert words in str(e.value) and e.value.status == 400
+    assert words in str(e.value) and e.value.status == 422
 
 
 def test_opponent_specs_fill_the_seats_in_turn():
@@ -373,7 +373,7 @@ def test_store_refuses_what_a_page_may_send(kwargs):
     store = TableStore()
     with pytest.raises(TableError) as e:
         store.create("hoch_tief", **{"num_players": 3, **kwargs})
-    assert e.value.status == 400 and len(store) == 0
+    assert e.value.status == 422 and len(store) == 0
     with pytest.raises(TableError):
         store.create(["wizard"])
 
@@ -429,7 +429,7 @@ def test_concurrent_requests_keep_every_table_consistent():
                 try:
                     store.act(table_id, v["moves"][pick % len(v["moves"])]["id"])
                 except TableError as e:  # the other thread moved first
-                    assert e.status in (400, 409), e
+                    assert e.status in (422, 409), e
                     refused[0] += 1
         except BaseException as e:  # pragma: no cover - reported below
             errors.append(e)

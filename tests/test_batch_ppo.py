@@ -166,3 +166,18 @@ def test_a_short_run_trains_exports_and_resumes(tmp_path):
     assert max(int(f[6:-3]) for f in os.listdir(paths.checkpoints)) >= 600 > first
     with pytest.raises(ValueError, match="already trained"):
         train(cfg, run_dir=run, resume=True, progress_bar=False, verbose=False)
+
+
+def test_teacher_data_is_every_seat_of_finished_games_with_their_own_returns():
+    """A one-round, one-card Wizard game pays each seat only at its end, so every decision's
+    return-to-go is its seat's round score, scaled: 20 or 30 for a hit, -10 for a miss."""
+    from stichzoo.training.batch_ppo import teacher_data
+
+    cfg = tiny_config("wizard")
+    cfg["options"]["rounds"] = [1]
+    cfg = config_mod.validate({**cfg, "env": {"reward": "score", "reward_scale": 0.1}})
+    data = teacher_data(cfg, 8 * 6, seed=3, games=6)
+    assert data["obs"].shape == (48, data["obs"].shape[1]) and len(data["action"]) == 48
+    assert data["mask"][np.arange(48), data["action"]].all()  # every action was legal
+    scores = [round(float(r) * 10, 3) for r in data["return"]]
+    assert set(scores) <= {-10, 20, 30} and len(set(scores)) > 1

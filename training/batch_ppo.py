@@ -319,10 +319,15 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64) -> dict[str,
     gamma = float(cfg["train"]["gamma"])
     teacher = build_policy(cfg["pretrain"]["teacher"], game, seed=seed)
     obs, mask, to_act = engine.reset(seed=seed)
-    # per game and seat: the decisions of the running game, [obs, mask, action, reward]
+    # per game and seat: the decisions of the running game, [obs, mask, action, reward];
+    # finished games are written straight into the output arrays (one copy of each
+    # observation, not two: Geheimtrumpf's are 3,521 floats)
     chains: list[list[list[list]]] = [[[] for _ in range(n)] for _ in range(games)]
-    out: dict[str, list] = {"obs": [], "mask": [], "action": [], "return": []}
-    while len(out["action"]) < steps:
+    out = {"obs": np.zeros((steps, engine.obs_size), np.float32),
+           "mask": np.zeros((steps, engine.num_actions), bool),
+           "action": np.zeros(steps, np.int64), "return": np.zeros(steps, np.float32)}
+    filled = 0
+    while filled < steps:
         actions = [teacher.act(Decision(game, s, s.current_player)) for s in engine.states]
         for r, a in enumerate(actions):
             chains[r][to_act[r]].append([obs[r].copy(), mask[r].astype(bool), a, 0.0])
@@ -338,15 +343,13 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64) -> dict[str,
                     g = item[3] + gamma * g
                     returns.append(g)
                 for item, ret in zip(chain, reversed(returns)):
-                    out["obs"].append(item[0])
-                    out["mask"].append(item[1])
-                    out["action"].append(item[2])
-                    out["return"].append(ret)
+                    if filled == steps:
+                        break
+                    out["obs"][filled], out["mask"][filled] = item[0], item[1]
+                    out["action"][filled], out["return"][filled] = item[2], ret
+                    filled += 1
             chains[r] = [[] for _ in range(n)]
-    return {"obs": np.asarray(out["obs"][:steps], np.float32),
-            "mask": np.asarray(out["mask"][:steps], bool),
-            "action": np.asarray(out["action"][:steps], np.int64),
-            "return": np.asarray(out["return"][:steps], np.float32)}
+    return out
 
 
 def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,

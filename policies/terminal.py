@@ -122,8 +122,14 @@ def _trick_text(game: str, trick: dict | None, names: Sequence[str], n: int) -> 
     if not trick or not trick.get("cards"):
         return Text("(no cards yet)", style="dim")
     seats = trick.get("seats") or [(trick["leader"] + k) % n for k in range(len(trick["cards"]))]
+    return _seated_cards(game, trick["cards"], seats, names)
+
+
+def _seated_cards(game: str, cards: Sequence[str], seats: Sequence[int],
+                  names: Sequence[str]) -> Text:
+    """``Seat 1 R7, You B3, ...``: cards in the order they came, each after its player."""
     out = Text()
-    for k, (c, s) in enumerate(zip(trick["cards"], seats)):
+    for k, (c, s) in enumerate(zip(cards, seats)):
         if k:
             out.append(", ")
         out.append(f"{names[s]} ")
@@ -256,12 +262,7 @@ def _geheimtrumpf_lines(v: dict, names: Sequence[str], n: int) -> list:
         grid.add_column("Winner")
         for row in v["draft"]:
             seats = [(row["first"] + k) % n for k in range(len(row["cards"]))]
-            cards = Text()
-            for k, (c, s) in enumerate(zip(row["cards"], seats)):
-                if k:
-                    cards.append(", ")
-                cards.append(f"{names[s]} ")
-                cards.append_text(card_text(g, c))
+            cards = _seated_cards(g, row["cards"], seats, names)
             winner = "(in progress)" if row["winner"] is None else names[row["winner"]]
             grid.add_row(str(row["row"] + 1), cards, winner)
         out.append(grid)

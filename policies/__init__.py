@@ -49,7 +49,12 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
         if rollout is None and hasattr(module, "rollout_policy"):
             rollout = module.rollout_policy(game, seed)
         value = kwargs.pop("value", getattr(module, "search_value", None))
-        kwargs = {**getattr(module, "SEARCH_DEFAULTS", {}), **kwargs}
+        guide = kwargs.pop("guide", None)
+        if isinstance(guide, str):  # a policy spec: pimc:guide=bot:wizard
+            from stichzoo.policies.specs import build_policy
+
+            guide = build_policy(guide, game, seed=0 if seed is None else seed)
+        kwargs = {**getattr(module, "SEARCH_DEFAULTS", {}), **kwargs, "guide": guide}
         return PIMCPolicy(game, seed=seed, rollout=rollout, value=value, **kwargs)
     if name == "ppo":
         path = kwargs.pop("path", None)

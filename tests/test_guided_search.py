@@ -1,0 +1,118 @@
+"""The learned search bot: PIMC with a shipped network as its prior (``pimc:guide=bot:<game>``).
+
+It must stay as honest as plain PIMC (the guide reads only the seat's own
+observation, the worlds only what the seat has seen), spend the same
+work as plain PIMC at its budget, search only the guide's ``keep``
+favourites, and refuse a guide or a ``keep`` that cannot work.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from stichzoo.envs.registry import game_class
+from stichzoo.policies import make_policy
+from stichzoo.policies.base import Decision
+from stichzoo.policies.specs import build_policy, parse_policy_spec
+from tests.test_search_honesty import redeal, states
+
+#: the shipped bots' tables: (game, options)
+SHIPPED = [
+    ("wizard", dict(num_players=4)),
+    ("wunder_punkt", dict(num_players=4)),
+    ("silberne_ananas", dict()),
+    ("hoch_tief", dict(num_players=4)),
+    ("geheimtrumpf", dict(num_players=4)),
+]
+IDS = [g for g, _ in SHIPPED]
+
+
+def game_of(name: str, opts: dict):
+    cls = game_class(name)
+    return cls(cls.Options(**opts))
+
+
+def guided(game, worlds: int = 2, keep: int = 2):
+    return build_policy(f"pimc:guide=bot:{game.name},worlds={worlds},keep={keep}", game,
+                        seed=13, cache=False)
+
+
+class CountingGame:
+    """A game whose ``determinize`` counts its calls: one call is one sampled world."""
+
+    def __init__(self, game):
+        self._game = game
+        self.worlds = 0
+
+    def __getattr__(self, name):
+        return getattr(self._game, name)
+
+    def determinize(self, state, seat, rng):
+        self.worlds += 1
+        return self._game.determinize(state, seat, rng)
+
+
+@pytest.mark.parametrize("name, opts", SHIPPED, ids=IDS)
+def test_guided_search_is_honest(name, opts):
+    """Its action (fixed seed) must not change when what the seat cannot see is re-dealt."""
+    game = game_of(name, opts)
+    rng = random.Random(3)
+    checks = 0
+    for s in states(game, 31, 3, 16):
+        if len(s.legal_actions()) < 3:
+            continue
+        want = guided(game).act(Decision(game, s))
+        assert want in s.legal_actions()
+        r = redeal(game, s, s.current_player, rng)
+        assert guided(game).act(Decision(game, r)) == want, s.phase_name
+        checks += 1
+    assert checks >= 3
+
+
+@pytest.mark.parametrize("name, opts", SHIPPED, ids=IDS)
+def test_guided_search_spends_the_plain_budget_on_the_guides_favourites(name, opts):
+    game = game_of(name, opts)
+    bot = make_policy("bot", game, seed=0)
+    seen = 0
+    for s in states(game, 32, 3, 20):
+        legal = s.legal_actions()
+        if len(legal) < 3:
+            continue
+        d = Decision(game, s)
+        search = guided(game, worlds=2, keep=2)
+        search.game = CountingGame(game)
+        action = search.act(d)
+        probs = bot.probabilities(d.observation, d.action_mask)
+        top = sorted(legal, key=lambda a: (-probs[a], a))[:2]
+        assert action in top, "the search chose an action the guide did not put forward"
+        # plain: 2 worlds x (sampling + a rollout per legal action); guided: W x (1 + 2)
+        assert search.game.worlds == 2 * (len(legal) + 1) // 3
+        seen += 1
+    assert seen >= 3
+
+
+def test_without_enough_actions_the_guide_is_not_asked():
+    game = game_of("wizard", dict(num_players=4))
+    search = guided(game, worlds=2, keep=40)
+    s = game.new_game(1)
+    legal = s.legal_actions()
+    assert search.candidates(Decision(game, s), legal) == (legal, 2)
+
+
+def test_the_spec_names_the_guide():
+    assert parse_policy_spec("pimc:guide=bot:wizard,keep=3") == (
+        "pimc", {"guide": "bot:wizard", "keep": 3})
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("pimc:guide=heuristic", "the guide must be a trained network"),
+    ("pimc:guide=bot:wizard,keep=0", "keep=0"),
+    ("pimc:guide=bot:wizard,keep=1.5", "keep=1.5"),
+    ("pimc:guide=bot:hoch_tief", "hoch_tief"),
+])
+def test_bad_guides_are_refused_by_name(spec, message):
+    game = game_of("wizard", dict(num_players=4))
+    with pytest.raises(ValueError, match=message):
+        build_policy(spec, game, seed=0, cache=False)

@@ -1,0 +1,95 @@
+"""The ladder (training/ladder.py): measured matches, their verdicts, and what is printed."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from stichzoo.training import ladder
+
+
+def _entry(mean: float, lo: float, hi: float, wmean: float = 0.0, wlo: float = -0.1,
+           whi: float = 0.1) -> dict:
+    return {"games": 100, "deals": 25,
+            "score_difference": {"mean": mean, "lo": lo, "hi": hi},
+            "win_rate_difference": {"mean": wmean, "lo": wlo, "hi": whi},
+            "win_rate": {"mean": 0.3, "lo": 0.2, "hi": 0.4}, "opponent": "pimc"}
+
+
+def test_verdicts_follow_the_interval():
+    assert ladder.verdict({"mean": 3, "lo": 1, "hi": 5}) == "above"
+    assert ladder.verdict({"mean": -3, "lo": -5, "hi": -1}) == "below"
+    assert ladder.verdict({"mean": 1, "lo": -1, "hi": 3}) == "level"
+    assert ladder.verdict(None) == "n/a"
+
+
+def test_silberne_ananas_is_judged_on_the_win_rate():
+    assert ladder.objective("silberne_ananas") == "win_rate_difference"
+    assert ladder.objective("wizard") == "score_difference"
+    # a score gain with a win-rate loss is a loss in Silberne Ananas
+    matches = {"network_vs_heuristic": _entry(5, 1, 9, -0.2, -0.3, -0.1)}
+    assert "below heuristic" in ladder.placement("silberne_ananas", matches)
+    assert "above heuristic" in ladder.placement("wizard", matches)
+
+
+def test_placement_reads_the_climb_and_the_network():
+    matches = {"heuristic_vs_random": _entry(500, 480, 520),
+               "pimc_vs_heuristic": _entry(100, 80, 120),
+               "network_vs_heuristic": _entry(20, 10, 30),
+               "network_vs_pimc": _entry(-90, -120, -60),
+               "search_vs_pimc": _entry(2, -10, 14)}
+    text = ladder.placement("wizard", matches)
+    assert text == ("random < heuristic < pimc = learned search; "
+                    "network alone: above heuristic, below pimc")
+
+
+def test_show_prints_every_recorded_match_and_a_fresh_run(tmp_path):
+    data = {"schema": ladder.SCHEMA, "seed": ladder.SEED,
+            "games": {"hoch_tief": {"pimc_vs_heuristic": _entry(20, 16, 24)}}}
+    run = tmp_path / "run"
+    report = {"games": 400, "deals": 100,
+              "policies": {"ppo:path=x.pt": {"win_rate": {"mean": 0.3, "lo": 0.25, "hi": 0.35}},
+                           "heuristic": {"win_rate": None}},
+              "versus_baseline": {"ppo:path=x.pt": {
+                  "score_difference": {"mean": 12.5, "lo": 3.25, "hi": 21.75},
+                  "win_rate_difference": {"mean": 0.02, "lo": -0.01, "hi": 0.05}}}}
+    (run / "eval" / "final_vs_heuristic").mkdir(parents=True)
+    (run / "eval" / "final_vs_heuristic" / "report.json").write_text(json.dumps(report))
+    text = ladder.show(data, str(run))
+    assert "hoch_tief (4 players; judged on score difference)" in text
+    assert "+20.00 [+16.00, +24.00]" in text
+    assert "this run (network)" in text and "+12.50 [+3.25, +21.75]" in text
+    assert "wizard (4 players" in text  # the fresh run's game gets its table
+
+
+def test_measure_records_each_match_with_its_command_once(tmp_path, monkeypatch):
+    path = str(tmp_path / "ladder.json")
+    monkeypatch.setattr(ladder, "MATCHES", (
+        ladder.Match("heuristic_vs_random", "heuristic", "heuristic", "random", 8),))
+    data = ladder.measure(["geheimtrumpf"], workers=1, out_dir=str(tmp_path / "eval"), path=path)
+    entry = data["games"]["geheimtrumpf"]["heuristic_vs_random"]
+    assert entry["games"] == 8 and entry["player"] == "heuristic"
+    assert entry["command"] == ("stichzoo eval geheimtrumpf --players 4 --policies 'heuristic' "
+                                "'random' --games 8 --seed 2027")
+    assert os.path.exists(tmp_path / "eval" / "geheimtrumpf_heuristic_vs_random" / "report.json")
+    before = os.path.getmtime(path)
+    ladder.measure(["geheimtrumpf"], workers=1, out_dir=str(tmp_path / "eval"), path=path)
+    assert os.path.getmtime(path) == before, "a recorded match is not played again"
+
+
+def test_a_foreign_file_is_refused(tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text(json.dumps({"schema": "something/else"}))
+    with pytest.raises(ValueError, match="not a ladder file"):
+        ladder.load(str(bad))
+
+
+def test_the_committed_ladder_names_its_commands():
+    data = ladder.load()
+    for game, matches in data["games"].items():
+        assert game in ladder.PLAYERS
+        for key, entry in matches.items():
+            match = next(m for m in ladder.MATCHES if m.key == key)
+            assert entry["command"] == match.command(game)

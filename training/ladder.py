@@ -1,0 +1,249 @@
+"""The ladder: where every bot of a game stands, from duplicate tournaments.
+
+    python -m stichzoo.training.ladder show [--run runs/<run>]
+    python -m stichzoo.training.ladder measure [--games wizard ...] [--only MATCH ...]
+
+The ladder climbs random < heuristic < pimc < learned search, one match per
+rung against the rung below, and places the network alone (the shipped ONNX
+bot, no search) against the heuristic and against plain PIMC.  Each match
+is a duplicate tournament with a seed training never uses
+(:data:`SEED`), judged on the game's own objective - Silberne Ananas on the
+win rate, every other game on the score - with 95% intervals.
+
+``measure`` plays the matches and writes their summaries, with the command
+that reproduces each, into ``policies/ladder.json`` (one match at a time, so
+an interrupted measurement keeps what it finished); ``show`` prints that file,
+and with ``--run`` adds a fresh run's final evaluation against the heuristic
+(the main job does this).  Nothing here is typed in by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from dataclasses import dataclass
+
+LADDER_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "policies", "ladder.json")
+SCHEMA = "stichzoo.ladder/1"
+#: tournament seed of every ladder match: training seeds are small and evaluation uses 104729+
+SEED = 2027
+#: games judged on the win rate (the middle total wins Silberne Ananas)
+WIN_RATE_GAMES = ("silberne_ananas",)
+#: the shipped bots' tables (players), as in policies/bots/<game>/manifest.json
+PLAYERS = {"wizard": 4, "wunder_punkt": 4, "silberne_ananas": 3, "hoch_tief": 4,
+           "geheimtrumpf": 4}
+
+
+@dataclass(frozen=True)
+class Match:
+    """One rung's match: ``player`` in one seat, ``opponent`` in all the others."""
+
+    key: str
+    label: str
+    player: str
+    opponent: str
+    games: int
+
+    def specs(self, game: str) -> tuple[str, str]:
+        return self.player.format(game=game), self.opponent.format(game=game)
+
+    def command(self, game: str) -> str:
+        a, b = self.specs(game)
+        return (f"stichzoo eval {game} --players {PLAYERS[game]} --policies '{a}' '{b}' "
+                f"--games {self.games} --seed {SEED}")
+
+
+MATCHES = (
+    Match("heuristic_vs_random", "heuristic", "heuristic", "random", 400),
+    Match("pimc_vs_heuristic", "pimc", "pimc", "heuristic", 200),
+    Match("network_vs_heuristic", "network (shipped bot)", "bot:{game}", "heuristic", 400),
+    Match("network_vs_pimc", "network (shipped bot)", "bot:{game}", "pimc", 100),
+    Match("search_vs_pimc", "learned search", "pimc:guide=bot:{game}", "pimc", 100),
+)
+
+
+def objective(game: str) -> str:
+    return "win_rate_difference" if game in WIN_RATE_GAMES else "score_difference"
+
+
+def summary(report: dict, player: str) -> dict:
+    """What the ladder keeps of a tournament report: the player's differences and win rate."""
+    vs = report["versus_baseline"][player]
+    return {"games": report["games"], "deals": report["deals"],
+            "score_difference": _interval(vs["score_difference"]),
+            "win_rate_difference": _interval(vs.get("win_rate_difference")),
+            "win_rate": _interval(report["policies"][player]["win_rate"]),
+            "wall_seconds": round(float(report.get("wall_seconds", 0.0)), 1)}
+
+
+def _interval(d: dict | None) -> dict | None:
+    if not d or d.get("lo") is None:
+        return None
+    return {k: round(float(d[k]), 4) for k in ("mean", "lo", "hi")}
+
+
+def verdict(stat: dict | None) -> str:
+    """above / below / level: does the 95% interval clear zero?"""
+    if stat is None:
+        return "n/a"
+    if stat["lo"] > 0:
+        return "above"
+    if stat["hi"] < 0:
+        return "below"
+    return "level"
+
+
+# -- measuring ------------------------------------------------------------------------
+
+
+def load(path: str = LADDER_FILE) -> dict:
+    if not os.path.exists(path):
+        return {"schema": SCHEMA, "seed": SEED, "games": {}}
+    with open(path) as f:
+        data = json.load(f)
+    if data.get("schema") != SCHEMA:
+        raise ValueError(f"{path}: not a ladder file (schema {data.get('schema')!r})")
+    return data
+
+
+def save(data: dict, path: str = LADDER_FILE) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def measure(games: list[str], only: list[str] | None = None, workers: int = 0,
+            out_dir: str = "runs/eval/ladder", path: str = LADDER_FILE,
+            redo: bool = False) -> dict:
+    """Play the matches not yet recorded with the same command (all of them with ``redo``)."""
+    from stichzoo.training.evaluate import (
+        TournamentConfig,
+        default_lineup,
+        run_tournament,
+        seat_assignments,
+        write_outputs,
+    )
+
+    data = load(path)
+    for game in games:
+        for match in MATCHES:
+            if only and match.key not in only:
+                continue
+            a, b = match.specs(game)
+            done = data["games"].get(game, {}).get(match.key, {})
+            if not redo and done.get("command") == match.command(game):
+                continue
+            lineup = default_lineup([a, b], PLAYERS[game])
+            deals = max(1, math.ceil(match.games / len(seat_assignments(lineup))))
+            cfg = TournamentConfig(game=game, players=PLAYERS[game], lineup=lineup,
+                                   deals=deals, seed=SEED, workers=workers)
+            print(f"{game}: {match.command(game)}", flush=True)
+            report = run_tournament(cfg, progress=False)
+            write_outputs(report, os.path.join(out_dir, f"{game}_{match.key}"))
+            entry = {**summary(report, a), "player": a, "opponent": b,
+                     "command": match.command(game)}
+            data = load(path)  # another measurement may have written meanwhile
+            data["games"].setdefault(game, {})[match.key] = entry
+            save(data, path)
+            print(f"  {format_row(match.label, b, entry, game)}", flush=True)
+    return data
+
+
+# -- showing ---------------------------------------------------------------------------
+
+
+def _fmt(stat: dict | None, digits: int) -> str:
+    if stat is None:
+        return "n/a"
+    return f"{stat['mean']:+.{digits}f} [{stat['lo']:+.{digits}f}, {stat['hi']:+.{digits}f}]"
+
+
+def format_row(label: str, opponent: str, entry: dict, game: str) -> str:
+    key = objective(game)
+    return (f"{label:24} {'vs ' + opponent:14} {entry['games']:>6}  "
+            f"{_fmt(entry['score_difference'], 2):28} {_fmt(entry['win_rate_difference'], 3):26} "
+            f"{verdict(entry[key])}")
+
+
+def fresh_run(run_dir: str) -> dict | None:
+    """A run's final evaluation against the heuristic, as a ladder entry (None if missing)."""
+    report_path = os.path.join(run_dir, "eval", "final_vs_heuristic", "report.json")
+    if not os.path.exists(report_path):
+        return None
+    with open(report_path) as f:
+        report = json.load(f)
+    me = next(p for p in report["policies"] if p.startswith("ppo"))
+    return {**summary(report, me), "player": me, "opponent": "heuristic"}
+
+
+def placement(game: str, matches: dict) -> str:
+    """The climb, and where the network alone sits, in words - from the verdicts."""
+    key = objective(game)
+    out = []
+    climb = ["random"]
+    for k, name in (("heuristic_vs_random", "heuristic"), ("pimc_vs_heuristic", "pimc"),
+                    ("search_vs_pimc", "learned search")):
+        if k in matches:
+            v = verdict(matches[k][key])
+            climb.append({"above": "<", "level": "=", "below": ">"}.get(v, "?") + " " + name)
+    out.append(" ".join(climb))
+    spots = []
+    for k, name in (("network_vs_heuristic", "heuristic"), ("network_vs_pimc", "pimc")):
+        if k in matches:
+            spots.append(f"{verdict(matches[k][key])} {name}")
+    if spots:
+        out.append("network alone: " + ", ".join(spots))
+    return "; ".join(out)
+
+
+def show(data: dict, run_dir: str | None = None, run_game: str = "wizard") -> str:
+    header = (f"{'bot':24} {'opponent':14} {'games':>6}  {'score diff [95%]':28} "
+              f"{'win-rate diff [95%]':26} verdict")
+    lines = [f"The ladder (duplicate tournaments, seed {data.get('seed', SEED)}; "
+             f"verdict on the game's objective, 95% intervals)"]
+    for game in PLAYERS:
+        matches = data["games"].get(game, {})
+        extra = fresh_run(run_dir) if run_dir and game == run_game else None
+        if not matches and extra is None:
+            continue
+        lines += ["", f"{game} ({PLAYERS[game]} players; judged on "
+                      f"{objective(game).replace('_', ' ')})", header]
+        for match in MATCHES:
+            if match.key in matches:
+                entry = matches[match.key]
+                lines.append(format_row(match.label, entry["opponent"], entry, game))
+        if extra is not None:
+            lines.append(format_row("this run (network)", "heuristic", extra, game))
+        lines.append("  " + placement(game, matches))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m stichzoo.training.ladder",
+                                 description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("show", help="print the ladder")
+    s.add_argument("--run", help="a run folder whose final evaluation joins the table")
+    s.add_argument("--file", default=LADDER_FILE)
+    m = sub.add_parser("measure", help="play the ladder's matches and record them")
+    m.add_argument("--games", nargs="+", default=list(PLAYERS), choices=list(PLAYERS))
+    m.add_argument("--only", nargs="+", choices=[x.key for x in MATCHES])
+    m.add_argument("--workers", type=int, default=0)
+    m.add_argument("--file", default=LADDER_FILE)
+    m.add_argument("--redo", action="store_true", help="play recorded matches again")
+    args = ap.parse_args(argv)
+    if args.cmd == "show":
+        print(show(load(args.file), args.run))
+    else:
+        measure(args.games, args.only, args.workers, path=args.file, redo=args.redo)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -181,3 +181,33 @@ def test_teacher_data_is_every_seat_of_finished_games_with_their_own_returns():
     assert data["mask"][np.arange(48), data["action"]].all()  # every action was legal
     scores = [round(float(r) * 10, 3) for r in data["return"]]
     assert set(scores) <= {-10, 20, 30} and len(set(scores)) > 1
+
+
+def test_an_exported_bot_names_the_commands_that_reproduce_it(tmp_path, capsys):
+    """The manifest's evaluation gives its seed and an eval command; run, it gives the same
+    result with the exported bot (the ONNX network plays as the torch policy did)."""
+    import json
+    import shlex
+
+    from stichzoo.training import cli
+    from stichzoo.training.export import export_run
+    from stichzoo.training.train import final_evaluation, train
+
+    cfg = _tiny_batch_config()
+    cfg["eval"].update(every=0, opponents=["heuristic"])
+    run = train(cfg, run_dir=str(tmp_path / "run"), progress_bar=False, verbose=False)
+    final_evaluation(run, games=8, workers=1, progress=False)
+    out = str(tmp_path / "bot")
+    export_run(run, out)
+    with open(os.path.join(out, "manifest.json")) as f:
+        provenance = json.load(f)["provenance"]
+    assert provenance["train_command"] == f"stichzoo train {out}/config.yaml --final-eval"
+    ev = provenance["evaluation"]["vs_heuristic"]
+    assert ev["seed"] == cfg["seed"] + 104729 and ev["games"] == 8
+    argv = shlex.split(ev["command"])
+    assert argv[:2] == ["stichzoo", "eval"]
+    capsys.readouterr()
+    assert cli.main([*argv[1:], "--workers", "1", "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    diff = ev["score_difference"]
+    assert f"- heuristic: score {diff['mean']:+.2f}" in printed, printed  # 2 deals: no interval

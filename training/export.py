@@ -139,8 +139,17 @@ def export_run(run_dir: str, out_dir: str) -> str:
                 with open(report) as f:
                     rep = json.load(f)
                 me = next(p for p in rep["policies"] if p.startswith("ppo"))
+                cfg = rep.get("config", {})
+                opponent = next((p for p in cfg.get("lineup", []) if p != me), None)
                 evaluation[name[len("final_"):]] = {
                     "games": rep["games"],
+                    "seed": cfg.get("seed"),
+                    "command": " ".join([
+                        f"stichzoo eval {cfg.get('game')} --players {cfg.get('players')}",
+                        f"--policies onnx:path={out_dir} {opponent}",
+                        *(f"--option {k}={json.dumps(v, separators=(',', ':'))}"
+                          for k, v in sorted(cfg.get("options", {}).items())),
+                        f"--games {rep['games']} --seed {cfg.get('seed')}"]),
                     "score": rep["policies"][me]["score"],
                     "win_rate": rep["policies"][me]["win_rate"],
                     "score_difference": rep["versus_baseline"][me]["score_difference"],
@@ -150,6 +159,9 @@ def export_run(run_dir: str, out_dir: str) -> str:
                 }
     if evaluation:
         provenance["evaluation"] = evaluation
+    if os.path.exists(cfg_path):  # the bot folder keeps the config: it retrains in one command
+        provenance["train_command"] = (
+            f"stichzoo train {os.path.join(out_dir, 'config.yaml')} --final-eval")
     out = export_bot(os.path.join(run_dir, "policy.pt"), out_dir, provenance)
     if os.path.exists(cfg_path):
         shutil.copy(cfg_path, os.path.join(out_dir, "config.yaml"))

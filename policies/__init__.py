@@ -7,7 +7,9 @@
 The same names are the policy specs of tournaments, training opponent
 pools and the warm-start teacher (``"pimc:worlds=8"``): ``ppo:path=FILE.pt``
 is a trained torch policy, ``onnx:path=DIR`` an exported bot folder and
-``bot:NAME`` (``bot:wizard``) the bot that ships with stichzoo for a game.
+``bot:NAME`` (``bot:wizard``) the bot that ships with stichzoo for a game;
+``search`` is the learned search bot, PIMC guided by the game's shipped bot
+(``pimc:guide=bot:<game>``; ``search:guide=onnx:path=DIR`` names another).
 
 Each game's rule-based bot lives in ``policies/<game>.py`` as ``Heuristic``;
 the search bot (:mod:`stichzoo.policies.search`) serves all games.
@@ -21,7 +23,7 @@ from typing import Any
 
 from stichzoo.policies.base import Decision, Policy, RandomPolicy
 
-POLICY_NAMES = ("random", "heuristic", "pimc", "ppo", "onnx", "bot")
+POLICY_NAMES = ("random", "heuristic", "pimc", "search", "ppo", "onnx", "bot")
 
 __all__ = ["POLICY_NAMES", "Decision", "Policy", "RandomPolicy", "game_policy_module",
            "make_policy"]
@@ -49,7 +51,7 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
         if rollout is None and hasattr(module, "rollout_policy"):
             rollout = module.rollout_policy(game, seed)
         value = kwargs.pop("value", getattr(module, "search_value", None))
-        guide = kwargs.pop("guide", None)
+        guide = kwargs.pop("guide", f"bot:{game.name}" if name == "search" else None)
         if isinstance(guide, str):  # a policy spec: pimc:guide=bot:wizard
             from stichzoo.policies.specs import build_policy
 

@@ -183,7 +183,10 @@ class TrainedBot:
 
 
 class RuleBot:
-    """``random``, ``heuristic`` or ``pimc[:worlds=N]`` for one game, at any table of it.
+    """``random``, ``heuristic``, ``pimc[:worlds=N]`` or ``search`` for one game.
+
+    The first three sit at any table of the game; ``search`` (PIMC guided by
+    the game's shipped network) only at the shipped bot's table.
 
     The table is built from the view's ``options``; the policy is built
     fresh per request with the request's seed, so the answer is a function
@@ -203,7 +206,8 @@ class RuleBot:
         self.game_name = game_name
         self.level = KIND_LEVELS[kind]
         # the README measured pimc at its default budget only
-        measured = kind != "pimc" or kwargs in ({}, {"worlds": _default_worlds(game_name)})
+        measured = kind not in ("pimc", "search") or kwargs in (
+            {}, {"worlds": _default_worlds(game_name)})
         self.strength = rule_strength(game_name, kind, measured=measured)
         self._tables: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
@@ -246,7 +250,11 @@ class RuleBot:
         return game
 
     def choose(self, decision: Decision, sample: bool, seed: int) -> tuple[int, float | None]:
-        return self._build_policy(decision.game, seed).act(decision), None
+        try:
+            policy = self._build_policy(decision.game, seed)
+        except ValueError as e:  # the learned search's network fits one table only
+            raise BotError(f"{self.name} cannot sit at this table: {e}") from None
+        return policy.act(decision), None
 
     def summary(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "level": self.level, "spec": self.spec,

@@ -17,11 +17,15 @@ tournament; for a trained bot they come from its manifest
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Any
 
 #: the policy kinds served for every game, and their level
-KIND_LEVELS = {"random": "easy", "heuristic": "medium", "pimc": "hard"}
-DEFAULT_LEVELS = ("random", "heuristic", "pimc")
+KIND_LEVELS = {"random": "easy", "heuristic": "medium", "pimc": "hard", "search": "hard"}
+DEFAULT_LEVELS = ("random", "heuristic", "pimc", "search")
+#: the ladder's measured matches (training/ladder.py writes it): the learned search's strength
+LADDER_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ladder.json")
 
 BASELINE_SOURCE = ("README.md, baseline tournaments: bash scripts/baselines.sh 400 200 "
                    "(duplicate, seeds 1 and 2; pimc at its default budget)")
@@ -61,12 +65,27 @@ def rule_strength(game: str, kind: str, measured: bool = True) -> list[dict[str,
     no match of its own; a ``pimc`` with another budget than the default was
     not measured (``measured=False``).
     """
+    if kind == "search":
+        return ladder_strength(game, "search_vs_pimc") if measured else []
     if not measured or kind == "random" or game not in BASELINES:
         return []
     versus_random, versus_heuristic = BASELINES[game]
     if kind == "heuristic":
         return [_match("random", versus_random)]
     return [_match("heuristic", versus_heuristic)]
+
+
+def ladder_strength(game: str, key: str) -> list[dict[str, Any]]:
+    """A match the ladder measured (``policies/ladder.json``), in the rule bots' shape."""
+    try:
+        with open(LADDER_FILE) as f:
+            entry = json.load(f)["games"][game][key]
+    except (OSError, KeyError, ValueError):
+        return []
+    return [{"opponent": entry["opponent"], "players": None, "games": entry["games"],
+             "score_difference": _maybe_interval(entry.get("score_difference")),
+             "win_rate_difference": _maybe_interval(entry.get("win_rate_difference")),
+             "win_rate": None, "source": f"policies/ladder.json: {entry['command']}"}]
 
 
 def trained_strength(manifest: dict) -> list[dict[str, Any]]:

@@ -152,3 +152,19 @@ def test_bad_level_specs_are_refused_at_start():
         BotRegistry(SHIPPED_BOTS, levels=("pimc:worlds=0",))
     with pytest.raises(ValueError, match="already served"):
         BotRegistry(SHIPPED_BOTS, levels=("pimc", "pimc:worlds=4"))
+
+
+def test_the_learned_search_is_served_from_the_view_at_its_networks_table():
+    """``<game>-search``: PIMC guided by the shipped network, a function of (view, seed); at a
+    table the network was not trained for it refuses by name instead of guessing."""
+    registry = BotRegistry(SHIPPED_BOTS, levels=(f"search:worlds={WORLDS}",))
+    listed = {b["name"]: b for b in registry.list()["bots"]}
+    assert listed["wizard-search"]["level"] == "hard"
+    game = _game("wizard")
+    for state, view in _decisions(game, 4, seed=5):
+        answer = registry.act("wizard-search", view, seed=4)["action_id"]
+        assert answer == make_policy("search", game, seed=4, worlds=WORLDS).act(
+            Decision(game, state))
+    _state, view = _decisions(_game("wizard", 3), 1, seed=1)[0]
+    with pytest.raises(BotError, match="wizard-search cannot sit at this table"):
+        registry.act("wizard-search", view, seed=0)

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Install, then run the suite's main job: train a Wizard agent for 6 minutes
-# with the batch trainer (configs/wizard_quick.yaml), evaluate it against
-# random and the heuristic in duplicate tournaments, and print the tables.
-# Extra arguments go to `stichzoo train` (e.g. --set train.max_minutes=2).
+# Install, then run the suite's main job: train a Wizard agent with the batch
+# trainer (configs/wizard_quick.yaml), evaluate it against random and the
+# heuristic in duplicate tournaments, and print the ladder - the shipped bots,
+# the rule bots and the learned search (policies/ladder.json) with this run's
+# agent beside them.  Extra arguments go to `stichzoo train`
+# (e.g. --set train.total_timesteps=200000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh dev
-.venv/bin/stichzoo train configs/wizard_quick.yaml --final-eval "$@"
+[ -n "${STICHZOO_NO_SETUP:-}" ] || bash scripts/setup.sh dev   # the tests set it: the venv is in use
+run="${STICHZOO_RUN_DIR:-runs/main_$(date +%Y%m%d-%H%M%S)}"
+.venv/bin/stichzoo train configs/wizard_quick.yaml --final-eval --run-dir "$run" "$@"
+.venv/bin/python -m stichzoo.training.ladder show --run "$run"

@@ -52,3 +52,56 @@ def test_import_stichzoo_is_light():
     code = ("import sys, stichzoo, stichzoo.envs; heavy = [m for m in ('torch', "
             "'stable_baselines3', 'onnxruntime') if m in sys.modules]; print(heavy)")
     assert run("-c", code).strip() == "[]"
+
+
+def test_main_job_trains_evaluates_and_prints_the_ladder(tmp_path):
+    """scripts/main.sh end to end, cut to seconds (the install step is skipped: the suite's
+    own venv is in use by the other tests)."""
+    import os
+
+    out = subprocess.run(
+        ["bash", "scripts/main.sh", "--set", "train.total_timesteps=1500",
+         "--set", "pretrain.steps=2000", "--set", "pretrain.epochs=1", "--set",
+         "batch.games=8", "--set", "batch.rollout_steps=16", "--set", "options.rounds=[1,2]",
+         "--final-games", "8", "--quiet"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "STICHZOO_NO_SETUP": "1", "STICHZOO_RUN_DIR": str(tmp_path / "run")})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "- heuristic: score" in out.stdout
+    assert "The ladder" in out.stdout and "this run (network)" in out.stdout
+
+
+def test_bench_search_script():
+    out = run("scripts/bench_search.py", "--games", "geheimtrumpf", "--decisions", "3")
+    lines = [x for x in out.splitlines() if x.startswith("geheimtrumpf")]
+    assert [x.split()[1] for x in lines] == ["pimc", "pimc:guide=bot:geheimtrumpf"]
+
+
+def test_curves_script_measures_saved_policies(tmp_path):
+    """A tiny run's snapshots against random: TensorBoard scalars, a cache, a PNG."""
+    import yaml
+
+    from stichzoo.training import config as config_mod
+    from stichzoo.training.train import train
+    from tests.conftest import tiny_config
+
+    cfg = tiny_config("wizard")
+    cfg["algo"] = "batch_ppo"
+    cfg["options"]["rounds"] = [1, 2]
+    cfg["batch"].update(games=8, rollout_steps=10)
+    cfg["train"].update(total_timesteps=200, checkpoint_every=100, batch_size=64)
+    cfg["selfplay"]["snapshot_every"] = 100
+    cfg["eval"].update(every=0)
+    run_dir = train(config_mod.validate(cfg), run_dir=str(tmp_path / "run"), progress_bar=False,
+                    verbose=False)
+    png = tmp_path / "curve.png"
+    out = run("scripts/curves.py", run_dir, "--opponents", "random", "--games", "8",
+              "--points", "0", "--workers", "1", "--out", str(png))
+    assert png.stat().st_size > 1000 and "wrote" in out
+    cache = json.loads((Path(run_dir) / "eval" / "curve.json").read_text())
+    steps = yaml.safe_load((Path(run_dir) / "train_summary.yaml").read_text())["steps"]
+    assert {v["samples"] for v in cache.values()} >= {steps}
+    assert all("curve/vs_random/score_diff" in v["scalars"] for v in cache.values())
+    again = run("scripts/curves.py", run_dir, "--opponents", "random", "--games", "8",
+                "--points", "0", "--workers", "1", "--out", str(png))
+    assert "score diff" not in again  # measured points are not measured again

@@ -194,7 +194,7 @@ def _models():
 
     class BotSummary(BaseModel):
         name: str = Field(description="the name to POST to: /bots/{name}/act")
-        kind: Literal["trained", "random", "heuristic", "pimc"]
+        kind: Literal["trained", "random", "heuristic", "pimc", "search"]
         level: Literal["easy", "medium", "hard"] | None = Field(
             description="relative to the game's heuristic (medium); null: never measured")
         spec: str | None = Field(description="the policy spec of a rule bot")

@@ -117,6 +117,28 @@ def export_bot(policy_path: str, out_dir: str, provenance: dict | None = None,
     return out_dir
 
 
+def evaluation_entry(rep: dict, me: str, bot_dir: str) -> dict:
+    """A manifest's record of one tournament of ``me``: results, seed, and the eval command
+    that plays it again with the bot in ``bot_dir``."""
+    cfg = rep.get("config", {})
+    opponent = next((p for p in cfg.get("lineup", []) if p != me), None)
+    return {
+        "games": rep["games"],
+        "seed": cfg.get("seed"),
+        "command": " ".join([
+            f"stichzoo eval {cfg.get('game')} --players {cfg.get('players')}",
+            f"--policies onnx:path={bot_dir} {opponent}",
+            *(f"--option {k}={json.dumps(v, separators=(',', ':'))}"
+              for k, v in sorted(cfg.get("options", {}).items())),
+            f"--games {rep['games']} --seed {cfg.get('seed')}"]),
+        "score": rep["policies"][me]["score"],
+        "win_rate": rep["policies"][me]["win_rate"],
+        "score_difference": rep["versus_baseline"][me]["score_difference"],
+        "win_rate_difference": rep["versus_baseline"][me].get("win_rate_difference"),
+        "metrics": rep["policies"][me]["metrics"],
+    }
+
+
 def export_run(run_dir: str, out_dir: str) -> str:
     """Export a run's ``policy.pt`` with its config and final evaluation as provenance."""
     import yaml
@@ -139,24 +161,7 @@ def export_run(run_dir: str, out_dir: str) -> str:
                 with open(report) as f:
                     rep = json.load(f)
                 me = next(p for p in rep["policies"] if p.startswith("ppo"))
-                cfg = rep.get("config", {})
-                opponent = next((p for p in cfg.get("lineup", []) if p != me), None)
-                evaluation[name[len("final_"):]] = {
-                    "games": rep["games"],
-                    "seed": cfg.get("seed"),
-                    "command": " ".join([
-                        f"stichzoo eval {cfg.get('game')} --players {cfg.get('players')}",
-                        f"--policies onnx:path={out_dir} {opponent}",
-                        *(f"--option {k}={json.dumps(v, separators=(',', ':'))}"
-                          for k, v in sorted(cfg.get("options", {}).items())),
-                        f"--games {rep['games']} --seed {cfg.get('seed')}"]),
-                    "score": rep["policies"][me]["score"],
-                    "win_rate": rep["policies"][me]["win_rate"],
-                    "score_difference": rep["versus_baseline"][me]["score_difference"],
-                    "win_rate_difference": rep["versus_baseline"][me].get(
-                        "win_rate_difference"),
-                    "metrics": rep["policies"][me]["metrics"],
-                }
+                evaluation[name[len("final_"):]] = evaluation_entry(rep, me, out_dir)
     if evaluation:
         provenance["evaluation"] = evaluation
     if os.path.exists(cfg_path):  # the bot folder keeps the config: it retrains in one command

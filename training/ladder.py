@@ -6,15 +6,23 @@
 The ladder climbs random < heuristic < pimc < learned search, one match per
 rung against the rung below, and places the network alone (the shipped ONNX
 bot, no search) against the heuristic and against plain PIMC.  Each match
-is a duplicate tournament with a seed training never uses
-(:data:`SEED`), judged on the game's own objective - Silberne Ananas on the
-win rate, every other game on the score - with 95% intervals.
+is a duplicate tournament judged on the game's own objective - Silberne
+Ananas on the win rate, every other game on the score - with 95% intervals.
 
-``measure`` plays the matches and writes their summaries, with the command
-that reproduces each, into ``policies/ladder.json`` (one match at a time, so
-an interrupted measurement keeps what it finished); ``show`` prints that file,
-and with ``--run`` adds a fresh run's final evaluation against the heuristic
-(the main job does this).  Nothing here is typed in by hand.
+The rungs come from where they are measured, never typed in by hand:
+
+- heuristic vs random and pimc vs heuristic: the README's baseline
+  tournaments (``bash scripts/baselines.sh 400 200``, seeds 1 and 2), as
+  the bot server's levels read them (:data:`stichzoo.policies.levels.BASELINES`);
+- the network vs the heuristic: the shipped bot's manifest (its run's final
+  evaluation, 1,000 games, seed 104729);
+- the network vs pimc and the learned search vs pimc: :data:`MATCHES`,
+  played by ``measure`` with seed :data:`SEED` and written with the command
+  that reproduces each into ``policies/ladder.json`` (one match at a time,
+  so an interrupted measurement keeps what it finished).
+
+``show`` prints the ladder; with ``--run`` it adds a fresh run's final
+evaluation against the heuristic (the main job does this).
 """
 
 from __future__ import annotations
@@ -57,13 +65,15 @@ class Match:
                 f"--games {self.games} --seed {SEED}")
 
 
+#: the matches the ladder measures itself (the others are measured elsewhere, see above)
 MATCHES = (
-    Match("heuristic_vs_random", "heuristic", "heuristic", "random", 400),
-    Match("pimc_vs_heuristic", "pimc", "pimc", "heuristic", 200),
-    Match("network_vs_heuristic", "network (shipped bot)", "bot:{game}", "heuristic", 400),
     Match("network_vs_pimc", "network (shipped bot)", "bot:{game}", "pimc", 100),
     Match("search_vs_pimc", "learned search", "pimc:guide=bot:{game}", "pimc", 100),
 )
+#: every rung in the order shown: (key, label)
+RUNGS = (("heuristic_vs_random", "heuristic"), ("pimc_vs_heuristic", "pimc"),
+         ("network_vs_heuristic", "network (shipped bot)"),
+         ("network_vs_pimc", "network (shipped bot)"), ("search_vs_pimc", "learned search"))
 
 
 def objective(game: str) -> str:
@@ -202,22 +212,54 @@ def placement(game: str, matches: dict) -> str:
     return "; ".join(out)
 
 
+def measured_elsewhere(game: str) -> dict[str, dict]:
+    """The rungs the ladder does not play: the baseline tables and the shipped bot's manifest."""
+    from stichzoo.policies import levels
+
+    out = {}
+    for key, kind in (("heuristic_vs_random", "heuristic"), ("pimc_vs_heuristic", "pimc")):
+        for m in levels.rule_strength(game, kind):
+            out[key] = _entry_of(m, "bash scripts/baselines.sh 400 200 (seeds 1 and 2)")
+    manifest_path = os.path.join(os.path.dirname(LADDER_FILE), "bots", game, "manifest.json")
+    if os.path.exists(manifest_path):
+        with open(manifest_path) as f:
+            manifest = json.load(f)
+        for m in levels.trained_strength(manifest):
+            if m["opponent"] == "heuristic":
+                ev = manifest["provenance"]["evaluation"]["vs_heuristic"]
+                out["network_vs_heuristic"] = _entry_of(m, ev.get("command") or (
+                    f"stichzoo eval {game} --players {PLAYERS[game]} --policies bot:{game} "
+                    f"heuristic --games {m['games']} --seed 104729"))
+    return out
+
+
+def _entry_of(match: dict, command: str) -> dict:
+    return {"games": match["games"], "opponent": match["opponent"],
+            "score_difference": match["score_difference"],
+            "win_rate_difference": match["win_rate_difference"],
+            "win_rate": match.get("win_rate"), "command": command}
+
+
+def rungs(data: dict, game: str) -> dict[str, dict]:
+    """Every rung measured for ``game``: elsewhere, then the ladder's own matches."""
+    return {**measured_elsewhere(game), **data["games"].get(game, {})}
+
+
 def show(data: dict, run_dir: str | None = None, run_game: str = "wizard") -> str:
     header = (f"{'bot':24} {'opponent':14} {'games':>6}  {'score diff [95%]':28} "
               f"{'win-rate diff [95%]':26} verdict")
     lines = [f"The ladder (duplicate tournaments, seed {data.get('seed', SEED)}; "
              f"verdict on the game's objective, 95% intervals)"]
     for game in PLAYERS:
-        matches = data["games"].get(game, {})
+        matches = rungs(data, game)
         extra = fresh_run(run_dir) if run_dir and game == run_game else None
         if not matches and extra is None:
             continue
         lines += ["", f"{game} ({PLAYERS[game]} players; judged on "
                       f"{objective(game).replace('_', ' ')})", header]
-        for match in MATCHES:
-            if match.key in matches:
-                entry = matches[match.key]
-                lines.append(format_row(match.label, entry["opponent"], entry, game))
+        for key, label in RUNGS:
+            if key in matches:
+                lines.append(format_row(label, matches[key]["opponent"], matches[key], game))
         if extra is not None:
             lines.append(format_row("this run (network)", "heuristic", extra, game))
         lines.append("  " + placement(game, matches))

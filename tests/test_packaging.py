@@ -26,8 +26,9 @@ from stichzoo import envs
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"envs": "stichzoo.envs", "policies": "stichzoo.policies",
            "training": "stichzoo.training"}
-_SKIP = shutil.ignore_patterns(".venv", ".git", "runs", "build", "dist", "*.egg-info",
-                               "__pycache__", ".pytest_cache", ".ruff_cache", "records")
+_SKIP = shutil.ignore_patterns(".venv", ".venv-rllib", ".git", "runs", "build", "dist",
+                               "*.egg-info", "__pycache__", ".pytest_cache", ".ruff_cache",
+                               "records")
 
 
 def _setuptools_config() -> dict:

@@ -5,6 +5,7 @@
     stichzoo eval wizard --policies bot:wizard heuristic --games 1000   (a shipped bot)
     stichzoo play wizard --opponents heuristic,pimc,bot:wizard --seed 7   (you and bots)
     stichzoo train configs/wizard.yaml --final-eval
+    stichzoo train --backend rllib configs/wizard.yaml --address HEAD:6379   (RLlib, a Ray cluster)
     stichzoo export runs/<run> --out policies/bots/wizard
     stichzoo serve --port 8000                    (the shipped bots; or --bots DIR, --stdio)
 
@@ -76,7 +77,37 @@ def cmd_play(args: argparse.Namespace) -> int:
                           record=args.record)
 
 
+def _backend_overrides(args: argparse.Namespace) -> None:
+    """``--backend rllib`` is ``algo: rllib_ppo`` (a resumed run keeps its own algo)."""
+    if args.backend == "rllib":
+        if args.algo:
+            raise ValueError(f"--algo {args.algo} picks a local trainer; with --backend rllib "
+                             f"RLlib's PPO trains (drop --algo)")
+        if not args.resume:
+            args.set = [*args.set, "algo=rllib_ppo"]
+
+
+def _check_backend(args: argparse.Namespace, cfg: dict) -> None:
+    """The config's trainer and the flags agree; RLlib is importable if it is the trainer."""
+    if args.backend == "rllib" and cfg["algo"] != "rllib_ppo":
+        raise ValueError(f"--resume {args.resume}: that run trained with algo: {cfg['algo']}, "
+                         f"not RLlib; resume it without --backend rllib")
+    if args.backend == "local" and cfg["algo"] == "rllib_ppo":
+        raise ValueError("the config says algo: rllib_ppo (RLlib); use --backend rllib, or "
+                         "--algo maskable_ppo|batch_ppo to train locally")
+    if args.address and cfg["algo"] != "rllib_ppo":
+        raise ValueError("--address is a Ray cluster's; use it with --backend rllib")
+    if cfg["algo"] == "rllib_ppo":
+        from stichzoo.training.rllib import require_ray
+
+        try:
+            require_ray()
+        except ImportError as e:
+            raise ValueError(str(e)) from None
+
+
 def cmd_train(args: argparse.Namespace) -> int:
+    _backend_overrides(args)
     if args.algo:
         args.set = [*args.set, f"algo={args.algo}"]
     if args.device:
@@ -113,9 +144,15 @@ def cmd_train(args: argparse.Namespace) -> int:
         cfg = config_mod.load(args.config, args.set)
         if args.run_dir and os.path.exists(args.run_dir):
             raise ValueError(f"--run-dir {args.run_dir} exists; use --resume to continue it")
+    _check_backend(args, cfg)
     from stichzoo.training.train import final_evaluation, train
 
-    if args.resume:
+    if cfg["algo"] == "rllib_ppo":
+        from stichzoo.training.rllib.run import train_rllib
+
+        run_dir = train_rllib(cfg, run_dir=args.resume or args.run_dir, resume=bool(args.resume),
+                              address=args.address, progress_bar=not args.quiet)
+    elif args.resume:
         run_dir = train(cfg, run_dir=args.resume, resume=True, progress_bar=not args.quiet)
     else:
         run_dir = train(cfg, run_dir=args.run_dir, progress_bar=not args.quiet)
@@ -206,6 +243,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "batch_ppo: all-seat self-play PPO on the batch engine")
     t.add_argument("--device", choices=["cpu", "cuda"],
                    help="batch_ppo: where the network runs (default: batch.device)")
+    t.add_argument("--backend", choices=["local", "rllib"],
+                   help="local: this machine's trainers (--algo); rllib: RLlib's multi-agent "
+                        "PPO on Ray (algo: rllib_ppo; pip install 'stichzoo[rllib]', "
+                        "docs/cluster.md); default: as the config's algo says")
+    t.add_argument("--address", metavar="HOST:PORT",
+                   help="--backend rllib: the Ray cluster to train on (HOST:PORT of its head, "
+                        "'auto', or ray://HOST:10001); default: RAY_ADDRESS, else a local Ray")
     t.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
     t.add_argument("--run-dir", help="folder of a new run (default: runs/<game>__<algo>__<seed>__"
                                      "<time>)")

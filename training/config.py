@@ -73,6 +73,13 @@ SCHEMA: dict[str, Any] = {
         "rollout_steps": (int, 64),  # engine steps per rollout (each a decision in every game)
         "device": (str, "cpu"),  # cpu | cuda (the network; simulation stays on the CPU)
     },
+    "rllib": {  # algo rllib_ppo only (training/rllib/, docs/cluster.md): what a Ray cluster runs
+        "num_env_runners": (int, 2),  # sampling processes (anywhere in the cluster); 0: driver
+        "num_learners": (int, 0),  # learner processes; 0: the learner runs in the driver
+        "num_cpus_per_env_runner": ((int, float), 1),
+        "num_gpus_per_learner": ((int, float), 0),
+        "custom_resources_per_env_runner": (dict, {}),  # e.g. {sampler: 1}: only such nodes
+    },
     "eval": {
         "every": (int, 50_000),  # steps between evaluations; 0: only at the end
         "games": (int, 200),
@@ -83,7 +90,7 @@ SCHEMA: dict[str, Any] = {
 }
 
 CHOICES = {
-    "algo": ("maskable_ppo", "batch_ppo"),
+    "algo": ("maskable_ppo", "batch_ppo", "rllib_ppo"),
     "batch.device": ("cpu", "cuda"),
     "env.reward": ("score", "win"),
     "train.vec_env": ("subproc", "dummy"),
@@ -132,6 +139,14 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "pretrain.learning_rate": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
     "batch.games": (lambda v: v >= 1, "an integer >= 1 (games stepped together)"),
     "batch.rollout_steps": (lambda v: v >= 2, "an integer >= 2 (engine steps per rollout)"),
+    "rllib.num_env_runners": (lambda v: v >= 0, "an integer >= 0 (0: sample in the driver)"),
+    "rllib.num_learners": (lambda v: v >= 0, "an integer >= 0 (0: learn in the driver)"),
+    "rllib.num_cpus_per_env_runner": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
+    "rllib.num_gpus_per_learner": (lambda v: _finite(v) and v >= 0, "a finite number >= 0"),
+    "rllib.custom_resources_per_env_runner": (
+        lambda v: all(isinstance(k, str) and not isinstance(x, bool) and isinstance(x, (int, float))
+                      and _finite(x) and x > 0 for k, x in v.items()),
+        "a mapping of Ray resource names to amounts > 0, e.g. {sampler: 1}"),
     "eval.every": (lambda v: v >= 0, "an integer >= 0 (0: no evaluation during training)"),
     "eval.games": (lambda v: v >= 1, "an integer >= 1"),
     "eval.opponents": (lambda v: all(isinstance(x, str) for x in v),
@@ -283,9 +298,9 @@ def validate(data: dict) -> dict:
 
     for i, spec in enumerate(cfg["opponents"]):
         name = spec["policy"] if isinstance(spec, dict) else spec
-        if name == "learner" and cfg["algo"] != "batch_ppo":
+        if name == "learner" and cfg["algo"] not in ("batch_ppo", "rllib_ppo"):
             raise ValueError(f"config: opponents[{i}] 'learner' (the learner in more seats) "
-                             f"needs algo: batch_ppo")
+                             f"needs algo: batch_ppo or rllib_ppo")
         if name not in ("self", "learner"):
             parse_policy_spec(name)
     if cfg["pretrain"]["steps"] > 0:
@@ -295,6 +310,10 @@ def validate(data: dict) -> dict:
     if cfg["eval"]["every"] > 0 and not cfg["eval"]["opponents"]:
         raise ValueError("config: eval.opponents is empty but eval.every > 0; name at least "
                          "one opponent or set eval.every: 0")
+    if cfg["algo"] == "rllib_ppo":  # keys RLlib cannot honour, refused by name (no Ray needed)
+        from stichzoo.training.rllib.keys import check_rllib_config
+
+        check_rllib_config(cfg)
     return cfg
 
 

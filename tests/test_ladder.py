@@ -93,3 +93,12 @@ def test_the_committed_ladder_names_its_commands():
         for key, entry in matches.items():
             match = next(m for m in ladder.MATCHES if m.key == key)
             assert entry["command"] == match.command(game)
+
+
+def test_markdown_lists_every_rung_with_its_command():
+    data = {"schema": ladder.SCHEMA, "seed": ladder.SEED,
+            "games": {"wizard": {"search_vs_pimc": {**_entry(4, 1, 7), "command": "X"}}}}
+    text = ladder.markdown(data)
+    assert "| wizard | learned search | pimc | 100 | +4.00 [+1.00, +7.00]" in text
+    assert "| above | `X` |" in text
+    assert "- wizard: random < heuristic < pimc < learned search" in text

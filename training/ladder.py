@@ -266,6 +266,23 @@ def show(data: dict, run_dir: str | None = None, run_game: str = "wizard") -> st
     return "\n".join(lines)
 
 
+def markdown(data: dict) -> str:
+    """The ladder as the README's table: every rung of every game, with its command."""
+    rows = ["| game | bot | vs | games | score diff [95%] | win-rate diff [95%] | verdict | "
+            "command |", "|---|---|---|---:|---|---|---|---|"]
+    for game in PLAYERS:
+        matches = rungs(data, game)
+        for key, label in RUNGS:
+            if key not in matches:
+                continue
+            e = matches[key]
+            rows.append(f"| {game} | {label} | {e['opponent']} | {e['games']} | "
+                        f"{_fmt(e['score_difference'], 2)} | {_fmt(e['win_rate_difference'], 3)} | "
+                        f"{verdict(e[objective(game)])} | `{e['command']}` |")
+    places = [f"- {game}: {placement(game, rungs(data, game))}" for game in PLAYERS]
+    return "\n".join([*rows, "", *places])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m stichzoo.training.ladder",
                                  description=__doc__.splitlines()[0])
@@ -273,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("show", help="print the ladder")
     s.add_argument("--run", help="a run folder whose final evaluation joins the table")
     s.add_argument("--file", default=LADDER_FILE)
+    s.add_argument("--markdown", action="store_true", help="the README's table instead")
     m = sub.add_parser("measure", help="play the ladder's matches and record them")
     m.add_argument("--games", nargs="+", default=list(PLAYERS), choices=list(PLAYERS))
     m.add_argument("--only", nargs="+", choices=[x.key for x in MATCHES])
@@ -281,7 +299,8 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--redo", action="store_true", help="play recorded matches again")
     args = ap.parse_args(argv)
     if args.cmd == "show":
-        print(show(load(args.file), args.run))
+        data = load(args.file)
+        print(markdown(data) if args.markdown else show(data, args.run))
     else:
         measure(args.games, args.only, args.workers, path=args.file, redo=args.redo)
     return 0

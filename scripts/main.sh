@@ -10,4 +10,4 @@ cd "$(dirname "$0")/.."
 [ -n "${STICHZOO_NO_SETUP:-}" ] || bash scripts/setup.sh dev   # the tests set it: the venv is in use
 run="${STICHZOO_RUN_DIR:-runs/main_$(date +%Y%m%d-%H%M%S)}"
 .venv/bin/stichzoo train configs/wizard_quick.yaml --final-eval --run-dir "$run" "$@"
-.venv/bin/python -m stichzoo.training.ladder show --run "$run"
+.venv/bin/stichzoo ladder --run "$run"

@@ -102,3 +102,13 @@ def test_markdown_lists_every_rung_with_its_command():
     assert "| wizard | learned search | pimc | 100 | +4.00 [+1.00, +7.00]" in text
     assert "| above | `X` |" in text
     assert "- wizard: random < heuristic < pimc < learned search" in text
+
+
+def test_the_cli_prints_the_ladder(capsys):
+    from stichzoo.training import cli
+
+    assert cli.main(["ladder"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("The ladder") and "wizard (4 players" in out
+    assert cli.main(["ladder", "--markdown"]) == 0
+    assert "| game | bot | vs |" in capsys.readouterr().out

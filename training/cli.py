@@ -8,6 +8,7 @@
     stichzoo train --backend rllib configs/wizard.yaml --address HEAD:6379   (RLlib, a Ray cluster)
     stichzoo export runs/<run> --out policies/bots/wizard
     stichzoo serve --port 8000                    (the shipped bots; or --bots DIR, --stdio)
+    stichzoo ladder [--run runs/<run>] [--markdown]   (where every bot stands)
 
 ``eval`` plays a duplicate tournament (see :mod:`stichzoo.training.evaluate`) and
 prints per policy the mean score and win rate with 95% intervals, the
@@ -172,6 +173,18 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ladder(args: argparse.Namespace) -> int:
+    """The ladder (:mod:`stichzoo.training.ladder`): print it, or measure its matches."""
+    from stichzoo.training import ladder
+
+    if args.measure:
+        ladder.measure(args.games or list(ladder.PLAYERS), args.only, args.workers,
+                       redo=args.redo)
+    data = ladder.load()
+    print(ladder.markdown(data) if args.markdown else ladder.show(data, args.run))
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Check the limits, load (and verify) the bots, then serve; limits: docs/bots.md."""
     from stichzoo.policies.serve import create_app, serve_stdio, server_config
@@ -290,6 +303,18 @@ def build_parser() -> argparse.ArgumentParser:
                    default=serve_mod.DEFAULT_LIMIT_CONCURRENCY,
                    help="connections and requests at once, beyond it 503 (default: 1000)")
     v.set_defaults(func=cmd_serve)
+    lad = sub.add_parser("ladder", help="where every bot stands: random < heuristic < pimc < "
+                                        "learned search, and the network alone")
+    lad.add_argument("--run", help="a run folder whose final evaluation joins the table")
+    lad.add_argument("--markdown", action="store_true", help="the README's table")
+    lad.add_argument("--measure", action="store_true",
+                     help="first play the matches not yet in policies/ladder.json")
+    lad.add_argument("--games", nargs="+", choices=list(envs.GAMES), help="with --measure")
+    lad.add_argument("--only", nargs="+", choices=["network_vs_pimc", "search_vs_pimc"],
+                     help="with --measure: these matches only")
+    lad.add_argument("--redo", action="store_true", help="with --measure: play recorded ones again")
+    lad.add_argument("--workers", type=int, default=0)
+    lad.set_defaults(func=cmd_ladder)
     return p
 
 

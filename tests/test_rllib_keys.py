@@ -62,7 +62,7 @@ def test_a_refused_key_set_is_named(path):
 @pytest.mark.parametrize("path", sorted(keys.REFUSED))
 def test_a_refused_key_at_its_default_is_fine(path):
     """A run folder's config.yaml restates every default; that asks RLlib for nothing."""
-    default = config_mod._get(config_mod.SCHEMA, path)[1]
+    default = config_mod.lookup(config_mod.SCHEMA, path)[1]
     assert config_mod.validate(_with(path, default))["algo"] == "rllib_ppo"
 
 

@@ -359,14 +359,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
 
     from stichzoo.envs import BatchEnv
     from stichzoo.policies.learned import save_policy
-    from stichzoo.training.train import (
-        RunPaths,
-        evaluate_policy_file,
-        evaluation_line,
-        evaluation_scalars,
-        game_of,
-        new_run_dir,
-    )
+    from stichzoo.training.train import RunPaths, game_of, new_run_dir, periodic_evaluation
 
     t, b = cfg["train"], cfg["batch"]
     th.set_num_threads(t["torch_threads"])
@@ -482,15 +475,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
             path = os.path.join(paths.eval, "policy_under_eval.pt")
             save_policy(policy.to("cpu"), game, path, {"steps": samples})
             policy.to(device)
-            line = [f"{samples} samples:"]
-            for opp in cfg["eval"]["opponents"]:
-                rep = evaluate_policy_file(cfg, path, opp, cfg["eval"]["games"],
-                                           seed=cfg["seed"] + 7919, workers=cfg["eval"]["workers"])
-                for tag, value in evaluation_scalars(rep, cfg["game"], opp).items():
-                    writer.add_scalar(tag, value, samples)
-                line.append(evaluation_line(rep, opp))
-            if verbose:
-                print(" | ".join(line), flush=True)
+            periodic_evaluation(cfg, path, writer, samples, verbose)
             next_eval = samples + cfg["eval"]["every"]
     if bar:
         bar.close()

@@ -225,7 +225,8 @@ def _type_names(types: tuple) -> str:
     return " or ".join(names.get(t, t.__name__) for t in types)
 
 
-def _get(cfg: dict, path: str) -> Any:
+def lookup(cfg: dict, path: str) -> Any:
+    """``cfg["train"]["batch_size"]`` for ``"train.batch_size"`` (a config or the schema)."""
     node = cfg
     for part in path.split("."):
         node = node[part]
@@ -236,7 +237,7 @@ def _check_ranges(cfg: dict) -> None:
     for path, (ok, must) in RANGES.items():
         if path in _USED_WHEN and not _USED_WHEN[path](cfg):
             continue
-        value = _get(cfg, path)
+        value = lookup(cfg, path)
         if not ok(value):
             raise ValueError(f"config: {path}={value!r} is out of range; it must be {must}")
     t = cfg["train"]

@@ -128,6 +128,22 @@ def evaluate_policy_file(cfg: dict, policy_path: str, opponent: str, games: int,
     return run_tournament(tcfg, progress=progress)
 
 
+def periodic_evaluation(cfg: dict, policy_path: str, writer, samples: int,
+                        verbose: bool) -> None:
+    """The learner against each ``eval.opponents`` during training: TensorBoard ``eval/``
+    scalars at ``samples`` and, if ``verbose``, one line.  Seed ``cfg.seed + 7919``, never
+    the final evaluation's deals."""
+    line = [f"{samples} samples:"]
+    for opp in cfg["eval"]["opponents"]:
+        rep = evaluate_policy_file(cfg, policy_path, opp, cfg["eval"]["games"],
+                                   seed=cfg["seed"] + 7919, workers=cfg["eval"]["workers"])
+        for tag, value in evaluation_scalars(rep, cfg["game"], opp).items():
+            writer.add_scalar(tag, value, samples)
+        line.append(evaluation_line(rep, opp))
+    if verbose:
+        print(" | ".join(line), flush=True)
+
+
 def new_run_dir(cfg: dict) -> str:
     """``runs/<game>__<algo>__<seed>__<time>``, unique even for runs started in one second."""
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -83,17 +83,10 @@ REFUSED: dict[str, str] = {
 _RESERVED_RESOURCES = ("CPU", "GPU", "memory", "object_store_memory")
 
 
-def _get(cfg: dict, path: str) -> Any:
-    node = cfg
-    for part in path.split("."):
-        node = node[part]
-    return node
-
-
 def _default(path: str) -> Any:
-    from stichzoo.training.config import SCHEMA
+    from stichzoo.training.config import SCHEMA, lookup  # config imports this module
 
-    return _get(SCHEMA, path)[1]
+    return lookup(SCHEMA, path)[1]
 
 
 def rollout_size(cfg: dict) -> int:
@@ -109,8 +102,10 @@ def batch_per_learner(cfg: dict) -> int:
 
 def check_rllib_config(cfg: dict) -> None:
     """Refuse, by name, what RLlib cannot honour; one ``ValueError`` line each."""
+    from stichzoo.training.config import lookup
+
     for path, why in REFUSED.items():
-        value, default = _get(cfg, path), _default(path)
+        value, default = lookup(cfg, path), _default(path)
         if value != default:
             raise ValueError(f"config: {path}={value!r} has no meaning for algo: rllib_ppo "
                              f"({why}); remove it or set it to {default!r}")

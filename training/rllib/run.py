@@ -183,14 +183,7 @@ def train_rllib(cfg: dict, run_dir: str | None = None, resume: bool = False,
 
     from stichzoo.policies.learned import save_policy
     from stichzoo.training.batch_ppo import _bar
-    from stichzoo.training.train import (
-        RunPaths,
-        evaluate_policy_file,
-        evaluation_line,
-        evaluation_scalars,
-        game_of,
-        new_run_dir,
-    )
+    from stichzoo.training.train import RunPaths, game_of, new_run_dir, periodic_evaluation
 
     t = cfg["train"]
     th.set_num_threads(t["torch_threads"])
@@ -281,16 +274,7 @@ def train_rllib(cfg: dict, run_dir: str | None = None, resume: bool = False,
             if next_eval is not None and n >= next_eval and not over_budget:
                 path = os.path.join(paths.eval, "policy_under_eval.pt")
                 save_policy_file(path, {"steps": n})
-                line = [f"{n} samples:"]
-                for opp in cfg["eval"]["opponents"]:
-                    rep = evaluate_policy_file(cfg, path, opp, cfg["eval"]["games"],
-                                               seed=cfg["seed"] + 7919,
-                                               workers=cfg["eval"]["workers"])
-                    for tag, value in evaluation_scalars(rep, cfg["game"], opp).items():
-                        writer.add_scalar(tag, value, n)
-                    line.append(evaluation_line(rep, opp))
-                if verbose:
-                    print(" | ".join(line), flush=True)
+                periodic_evaluation(cfg, path, writer, n, verbose)
                 next_eval = n + cfg["eval"]["every"]
         if bar:
             bar.close()

@@ -1,7 +1,8 @@
 """The ladder: where every bot of a game stands, from duplicate tournaments.
 
-    python -m stichzoo.training.ladder show [--run runs/<run>]
-    python -m stichzoo.training.ladder measure [--games wizard ...] [--only MATCH ...]
+    stichzoo ladder [--run runs/<run>] [--markdown]
+    stichzoo ladder --measure [--games wizard ...] [--only MATCH ...]
+    (also: python -m stichzoo.training.ladder show|measure)
 
 The ladder climbs random < heuristic < pimc < learned search, one match per
 rung against the rung below, and places the network alone (the shipped ONNX

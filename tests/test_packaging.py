@@ -77,6 +77,7 @@ def test_wheel_has_one_top_level_package_with_the_bots(wheel):
         assert f"stichzoo/envs/{game}/rules.py" in names
         assert f"stichzoo/envs/{game}_v0.py" in names
     assert "stichzoo/__init__.py" in names and "stichzoo/training/cli.py" in names
+    assert "stichzoo/policies/ladder.json" in names  # the learned search's measured strength
     assert not [n for n in names if "/tests/" in n or n.startswith(("envs/", "tests/"))]
     (meta,) = info
     entry_points = zipfile.ZipFile(wheel).read(f"{meta}/entry_points.txt").decode()

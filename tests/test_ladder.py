@@ -112,3 +112,13 @@ def test_the_cli_prints_the_ladder(capsys):
     assert out.startswith("The ladder") and "wizard (4 players" in out
     assert cli.main(["ladder", "--markdown"]) == 0
     assert "| game | bot | vs |" in capsys.readouterr().out
+
+
+def test_the_readme_shows_the_committed_ladder():
+    """README's table is ``stichzoo ladder --markdown`` of policies/ladder.json, verbatim."""
+    with open(os.path.join(os.path.dirname(ladder.LADDER_FILE), "..", "README.md")) as f:
+        readme = f.read()
+    marker = "<!-- ladder: stichzoo ladder --markdown -->\n"
+    start = readme.index(marker) + len(marker)
+    table = readme[start:readme.index("\n<!-- /ladder -->")]
+    assert table == ladder.markdown(ladder.load())

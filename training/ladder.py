@@ -35,8 +35,8 @@ import os
 import sys
 from dataclasses import dataclass
 
-LADDER_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                           "policies", "ladder.json")
+from stichzoo.policies.levels import LADDER_FILE  # one file, read by the bot server too
+
 SCHEMA = "stichzoo.ladder/1"
 #: tournament seed of every ladder match: training seeds are small and evaluation uses 104729+
 SEED = 2027

@@ -211,3 +211,61 @@ def test_an_exported_bot_names_the_commands_that_reproduce_it(tmp_path, capsys):
     printed = capsys.readouterr().out
     diff = ev["score_difference"]
     assert f"- heuristic: score {diff['mean']:+.2f}" in printed, printed  # 2 deals: no interval
+
+
+def test_search_labels_split_over_workers_are_the_seeded_teachers_own_games():
+    """Expert iteration's labels: two processes, each its own seed; the same labels again."""
+    from stichzoo.training.batch_ppo import search_labels, teacher_data
+
+    cfg = tiny_config("wizard")
+    cfg["options"]["rounds"] = [1]
+    cfg = config_mod.validate({**cfg, "algo": "batch_ppo",
+                               "expert": {"teacher": "pimc:worlds=2", "steps": 40,
+                                          "workers": 2, "games": 4}})
+    data = search_labels(cfg, seed=11)
+    assert len(data["action"]) == 40
+    assert data["mask"][np.arange(40), data["action"]].all()
+    again = search_labels(cfg, seed=11)
+    for key in data:
+        assert np.array_equal(data[key], again[key]), key
+    first = teacher_data(cfg, 20, seed=11, games=4, teacher="pimc:worlds=2")
+    assert np.array_equal(first["action"], data["action"][:20])  # worker 0's share first
+
+
+def test_expert_iteration_runs_after_the_warm_start_and_is_logged(tmp_path):
+    import yaml
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from stichzoo.training.train import RunPaths, train
+
+    cfg = _tiny_batch_config()
+    cfg["expert"].update(teacher="pimc:worlds=2", steps=60, workers=1, games=4, epochs=1)
+    cfg = config_mod.validate(cfg)
+    run = train(cfg, run_dir=str(tmp_path / "run"), progress_bar=False, verbose=False)
+    with open(os.path.join(run, "train_summary.yaml")) as f:
+        summary = yaml.safe_load(f)
+    assert summary["expert"]["samples"] == 60 and 0 <= summary["expert"]["accuracy"] <= 1
+    acc = EventAccumulator(os.path.join(RunPaths(run).tb, "batch_ppo"),
+                           size_guidance={"scalars": 0})
+    acc.Reload()
+    assert "expert/accuracy" in acc.Tags()["scalars"]
+
+
+@pytest.mark.parametrize(("key", "value", "needle"), [
+    ("steps", -1, "expert.steps=-1 is out of range"),
+    ("workers", 0, "expert.workers=0 is out of range"),
+    ("teacher", "pimcc", "unknown policy 'pimcc'"),
+])
+def test_bad_expert_keys_are_refused_by_name(key, value, needle):
+    cfg = _tiny_batch_config()
+    cfg["expert"].update(steps=10)
+    cfg["expert"][key] = value
+    with pytest.raises(ValueError, match=needle):
+        config_mod.validate(cfg)
+
+
+def test_expert_iteration_needs_the_batch_trainer():
+    cfg = tiny_config("wizard")
+    cfg["expert"] = {"steps": 10}
+    with pytest.raises(ValueError, match=r"expert.steps=10 .* needs algo: batch_ppo"):
+        config_mod.validate(cfg)

@@ -21,7 +21,10 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 #: a value other than the default, per refused key
 NON_DEFAULT = {"train.vec_env": "dummy", "train.target_kl": 0.02, "batch.games": 64,
-               "batch.rollout_steps": 32, "batch.device": "cuda"}
+               "batch.rollout_steps": 32, "batch.device": "cuda", "expert.teacher": "heuristic",
+               "expert.steps": 100, "expert.workers": 1, "expert.games": 4, "expert.epochs": 2,
+               "expert.batch_size": 256, "expert.learning_rate": 0.01,
+               "expert.lr_schedule": "constant"}
 
 
 def _leaves(schema: dict, prefix: str = ""):

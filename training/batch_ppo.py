@@ -303,12 +303,14 @@ def _policy(cfg: dict, game, device: str):
     return policy.to(device)
 
 
-def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64) -> dict[str, np.ndarray]:
+def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
+                 teacher: str | None = None) -> dict[str, np.ndarray]:
     """The warm start's data: the teacher in *every* seat of a batch of games.
 
     Every decision is a sample (the single-seat view keeps one seat's in
     ``n``), with that seat's own discounted return-to-go as the value
     target; only finished games are used, so every return is complete.
+    ``teacher`` defaults to ``pretrain.teacher``.
     """
     from stichzoo.envs import BatchEnv
     from stichzoo.policies.specs import build_policy
@@ -317,7 +319,7 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64) -> dict[str,
                       reward_scale=float(cfg["env"]["reward_scale"]), **cfg["options"])
     game, n = engine.game, engine.num_players
     gamma = float(cfg["train"]["gamma"])
-    teacher = build_policy(cfg["pretrain"]["teacher"], game, seed=seed)
+    teacher = build_policy(teacher or cfg["pretrain"]["teacher"], game, seed=seed)
     obs, mask, to_act = engine.reset(seed=seed)
     # per game and seat: the decisions of the running game, [obs, mask, action, reward];
     # finished games are written straight into the output arrays (one copy of each
@@ -350,6 +352,35 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64) -> dict[str,
                     filled += 1
             chains[r] = [[] for _ in range(n)]
     return out
+
+
+def _label_share(args: tuple) -> dict[str, np.ndarray]:
+    cfg, teacher, steps, seed, games = args
+    return teacher_data(cfg, steps, seed, games=games, teacher=teacher)
+
+
+def search_labels(cfg: dict, seed: int) -> dict[str, np.ndarray]:
+    """Expert iteration's data: the search teacher in every seat, its choices as labels.
+
+    A search decision costs a few hundred times a heuristic one (PIMC: about
+    30 ms on one core), so the labels are made in ``expert.workers``
+    processes, each playing ``expert.games`` games of its own seed; the
+    shares are concatenated in worker order, so the data depends on the
+    seed and the worker count only, never on which process finished first.
+    """
+    import multiprocessing as mp
+
+    e = cfg["expert"]
+    workers = min(e["workers"], e["steps"])
+    shares = [e["steps"] // workers + (k < e["steps"] % workers) for k in range(workers)]
+    jobs = [(cfg, e["teacher"], share, seed + 7919 * k, e["games"])
+            for k, share in enumerate(shares)]
+    if workers == 1:
+        parts = [_label_share(jobs[0])]
+    else:
+        with mp.get_context("spawn").Pool(workers) as pool:
+            parts = pool.map(_label_share, jobs)
+    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 
 def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
@@ -406,11 +437,30 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
         pretrain_stats.update(seconds=time.time() - start, samples=float(len(data["action"])))
         policy.to(device)
         optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)
+    expert_stats = None
+    if not latest and cfg["expert"]["steps"] > 0:
+        from stichzoo.training.pretrain import behaviour_clone
+
+        e = cfg["expert"]
+        start = time.time()
+        data = search_labels(cfg, seed=cfg["seed"] + 4242)
+        if verbose:
+            print(f"expert: {len(data['action'])} {e['teacher']} decisions (every seat, "
+                  f"{e['workers']} workers) in {time.time() - start:.0f} s", flush=True)
+        policy.to("cpu")
+        expert_stats = behaviour_clone(policy, data, e["epochs"], e["batch_size"],
+                                       e["learning_rate"], verbose=verbose,
+                                       schedule=e["lr_schedule"])
+        expert_stats.update(seconds=time.time() - start, samples=float(len(data["action"])))
+        policy.to(device)
+        optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)
     writer = SummaryWriter(os.path.join(paths.tb, "batch_ppo"))
     if not latest:
         writer.add_text("config", "```\n" + config_mod.dump(cfg) + "\n```", 0)
         for key, value in (pretrain_stats or {}).items():
             writer.add_scalar(f"pretrain/{key}", value, 0)
+        for key, value in (expert_stats or {}).items():
+            writer.add_scalar(f"expert/{key}", value, 0)
 
     league = League(cfg, game, rng)
     for snap in sorted(glob.glob(os.path.join(paths.snapshots, "*.pt"))):
@@ -486,6 +536,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     total = sum(timers.values())
     summary = {"algo": "batch_ppo", "steps": samples, "rollouts": rollouts,
                "wall_seconds": wall, "pretrain": pretrain_stats,
+               "expert": expert_stats,
                "fps": (samples - loop_samples) / max(time.time() - loop_start, 1e-9),
                **{f"{k}_share": v / max(total, 1e-9) for k, v in timers.items()}}
     with open(os.path.join(run_dir, "train_summary.yaml"), "w") as f:

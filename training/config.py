@@ -68,6 +68,18 @@ SCHEMA: dict[str, Any] = {
         # constant, or cosine: decay to 0 over the warm start (higher start rates fit better)
         "lr_schedule": (str, "constant"),
     },
+    # algo batch_ppo only: expert iteration - after the warm start, imitate a search bot's
+    # choices (labelled in parallel processes) before PPO; steps 0: off
+    "expert": {
+        "teacher": (str, "pimc"),
+        "steps": (int, 0),  # labelled decisions, every seat of the teacher's own games
+        "workers": (int, 2),  # labelling processes
+        "games": (int, 8),  # games per process stepped together
+        "epochs": (int, 4),
+        "batch_size": (int, 512),
+        "learning_rate": ((int, float), 1e-3),
+        "lr_schedule": (str, "cosine"),
+    },
     "batch": {  # algo batch_ppo only (training/batch_ppo.py)
         "games": (int, 128),  # games stepped together by the batch engine
         "rollout_steps": (int, 64),  # engine steps per rollout (each a decision in every game)
@@ -96,6 +108,7 @@ CHOICES = {
     "train.vec_env": ("subproc", "dummy"),
     "train.heads": ("shared", "phase"),
     "pretrain.lr_schedule": ("constant", "cosine"),
+    "expert.lr_schedule": ("constant", "cosine"),
 }
 
 
@@ -137,6 +150,12 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "pretrain.epochs": (lambda v: v >= 1, "an integer >= 1"),
     "pretrain.batch_size": (lambda v: v >= 1, "an integer >= 1"),
     "pretrain.learning_rate": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
+    "expert.steps": (lambda v: v >= 0, "an integer >= 0 (0: no expert iteration)"),
+    "expert.workers": (lambda v: v >= 1, "an integer >= 1 (labelling processes)"),
+    "expert.games": (lambda v: v >= 1, "an integer >= 1 (games per process)"),
+    "expert.epochs": (lambda v: v >= 1, "an integer >= 1"),
+    "expert.batch_size": (lambda v: v >= 1, "an integer >= 1"),
+    "expert.learning_rate": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
     "batch.games": (lambda v: v >= 1, "an integer >= 1 (games stepped together)"),
     "batch.rollout_steps": (lambda v: v >= 2, "an integer >= 2 (engine steps per rollout)"),
     "rllib.num_env_runners": (lambda v: v >= 0, "an integer >= 0 (0: sample in the driver)"),
@@ -306,6 +325,11 @@ def validate(data: dict) -> dict:
             parse_policy_spec(name)
     if cfg["pretrain"]["steps"] > 0:
         parse_policy_spec(cfg["pretrain"]["teacher"])
+    if cfg["expert"]["steps"] > 0:
+        if cfg["algo"] == "maskable_ppo":  # rllib_ppo: refused below, as its other keys
+            raise ValueError(f"config: expert.steps={cfg['expert']['steps']} (expert iteration) "
+                             f"needs algo: batch_ppo, not {cfg['algo']}")
+        parse_policy_spec(cfg["expert"]["teacher"])
     for spec in cfg["eval"]["opponents"]:
         parse_policy_spec(spec)
     if cfg["eval"]["every"] > 0 and not cfg["eval"]["opponents"]:

@@ -74,6 +74,14 @@ REFUSED: dict[str, str] = {
                      "(rllib.num_env_runners, train.n_envs)",
     "train.target_kl": "SB3's early stop of the epochs; RLlib's PPO has a KL penalty instead, "
                        "not the same thing",
+    "expert.teacher": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.steps": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.workers": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.games": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.epochs": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.batch_size": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.learning_rate": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.lr_schedule": "expert iteration is the batch trainer's (search labels before PPO)",
     "batch.games": "the batch trainer's; RLlib's rollout is train.n_steps x train.n_envs per "
                    "env runner",
     "batch.rollout_steps": "the batch trainer's; use train.n_steps",

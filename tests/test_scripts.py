@@ -105,3 +105,21 @@ def test_curves_script_measures_saved_policies(tmp_path):
     again = run("scripts/curves.py", run_dir, "--opponents", "random", "--games", "8",
                 "--points", "0", "--workers", "1", "--out", str(png))
     assert "score diff" not in again  # measured points are not measured again
+
+
+def test_probe_imitation_script_measures_fidelity_pieces_and_search_labels(tmp_path):
+    out = run("scripts/probe_imitation.py", "configs/hoch_tief_batch.yaml", "--samples", "1500",
+              "--arch", "16", "--epochs", "1", "--feature", "suit_state", "--distil",
+              "pimc:worlds=2", "--labels", "40", "--games", "8", "--threads", "1",
+              "--out", str(tmp_path))
+    assert "observation 870 floats" in out  # 645 of hoch_tief_v0 + the 225 of the probe piece
+    assert "[16] fitted" in out and "held-out agreement" in out
+    assert "[imitation + search labels]" in out and "[search labels alone]" in out
+    assert out.count("vs heuristic (8 games)") == 3
+
+
+def test_probe_imitation_refuses_another_games_piece():
+    out = subprocess.run([sys.executable, "scripts/probe_imitation.py", "configs/wizard_quick.yaml",
+                          "--feature", "suit_state"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 2 and "is a hoch_tief piece" in out.stderr

@@ -216,6 +216,7 @@ def main() -> None:
     for arch in args.arch:
         c = copy.deepcopy(cfg)
         c["train"]["net_arch"] = [int(x) for x in arch.split(",")]
+        th.manual_seed(cfg["seed"])  # each network's start as the first: a rerun repeats it
         policy = _policy(c, game, "cpu")
         start = time.time()
         behaviour_clone(policy, train, args.epochs, cfg["pretrain"]["batch_size"],
@@ -238,6 +239,7 @@ def main() -> None:
         print(f"{args.labels} {args.distil} decisions in {time.time() - start:.0f} s", flush=True)
         policy, _ = nets[args.arch[0]]
         e = c["expert"]
+        th.manual_seed(cfg["seed"])
         for label, net in (("imitation + search labels", policy),
                            ("search labels alone", _policy(cfg, game, "cpu"))):
             before = agreement(net, held, phases)[0]

@@ -383,6 +383,25 @@ def search_labels(cfg: dict, seed: int) -> dict[str, np.ndarray]:
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 
+def _imitate(policy, stage: str, section: dict, seats: str, device: str, verbose: bool,
+             make_data) -> dict[str, float]:
+    """One imitation stage before PPO (``pretrain`` or ``expert``): its data, fitted on the CPU."""
+    from stichzoo.training.pretrain import behaviour_clone
+
+    start = time.time()
+    data = make_data()
+    if verbose:
+        print(f"{stage}: {len(data['action'])} {section['teacher']} decisions ({seats}) "
+              f"in {time.time() - start:.0f} s", flush=True)
+    policy.to("cpu")
+    stats = behaviour_clone(policy, data, section["epochs"], section["batch_size"],
+                            section["learning_rate"], verbose=verbose,
+                            schedule=section["lr_schedule"])
+    stats.update(seconds=time.time() - start, samples=float(len(data["action"])))
+    policy.to(device)
+    return stats
+
+
 def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
                 progress_bar: bool = True, verbose: bool = True) -> str:
     """Train per ``cfg`` on the batch engine; returns the run folder."""
@@ -412,7 +431,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)
     samples = rollouts = 0
     rng = np.random.default_rng(cfg["seed"])
-    pretrain_stats = None
+    stages: dict[str, dict[str, float]] = {}  # imitation before PPO: name -> its stats
     if latest:
         ckpt = th.load(latest[0], map_location=device, weights_only=False)
         policy.load_state_dict(ckpt["policy"])
@@ -421,46 +440,23 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
         rng = np.random.default_rng([cfg["seed"], rollouts])
         if verbose:
             print(f"resuming {run_dir} from {latest[0]} ({samples} samples)")
-    elif cfg["pretrain"]["steps"] > 0:
-        from stichzoo.training.pretrain import behaviour_clone
-
-        p = cfg["pretrain"]
-        start = time.time()
-        data = teacher_data(cfg, p["steps"], seed=cfg["seed"] + 31337)
-        if verbose:
-            print(f"pretrain: {len(data['action'])} {p['teacher']} decisions (every seat) "
-                  f"in {time.time() - start:.0f} s", flush=True)
-        policy.to("cpu")
-        pretrain_stats = behaviour_clone(policy, data, p["epochs"], p["batch_size"],
-                                         p["learning_rate"], verbose=verbose,
-                                         schedule=p["lr_schedule"])
-        pretrain_stats.update(seconds=time.time() - start, samples=float(len(data["action"])))
-        policy.to(device)
-        optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)
-    expert_stats = None
-    if not latest and cfg["expert"]["steps"] > 0:
-        from stichzoo.training.pretrain import behaviour_clone
-
-        e = cfg["expert"]
-        start = time.time()
-        data = search_labels(cfg, seed=cfg["seed"] + 4242)
-        if verbose:
-            print(f"expert: {len(data['action'])} {e['teacher']} decisions (every seat, "
-                  f"{e['workers']} workers) in {time.time() - start:.0f} s", flush=True)
-        policy.to("cpu")
-        expert_stats = behaviour_clone(policy, data, e["epochs"], e["batch_size"],
-                                       e["learning_rate"], verbose=verbose,
-                                       schedule=e["lr_schedule"])
-        expert_stats.update(seconds=time.time() - start, samples=float(len(data["action"])))
-        policy.to(device)
-        optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)
+    else:
+        if cfg["pretrain"]["steps"] > 0:
+            stages["pretrain"] = _imitate(
+                policy, "pretrain", cfg["pretrain"], "every seat", device, verbose,
+                lambda: teacher_data(cfg, cfg["pretrain"]["steps"], seed=cfg["seed"] + 31337))
+        if cfg["expert"]["steps"] > 0:
+            stages["expert"] = _imitate(
+                policy, "expert", cfg["expert"], f"every seat, {cfg['expert']['workers']} workers",
+                device, verbose, lambda: search_labels(cfg, seed=cfg["seed"] + 4242))
+        if stages:
+            optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)
     writer = SummaryWriter(os.path.join(paths.tb, "batch_ppo"))
     if not latest:
         writer.add_text("config", "```\n" + config_mod.dump(cfg) + "\n```", 0)
-        for key, value in (pretrain_stats or {}).items():
-            writer.add_scalar(f"pretrain/{key}", value, 0)
-        for key, value in (expert_stats or {}).items():
-            writer.add_scalar(f"expert/{key}", value, 0)
+        for stage, stats in stages.items():
+            for key, value in stats.items():
+                writer.add_scalar(f"{stage}/{key}", value, 0)
 
     league = League(cfg, game, rng)
     for snap in sorted(glob.glob(os.path.join(paths.snapshots, "*.pt"))):
@@ -535,8 +531,8 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     timers = play.timers
     total = sum(timers.values())
     summary = {"algo": "batch_ppo", "steps": samples, "rollouts": rollouts,
-               "wall_seconds": wall, "pretrain": pretrain_stats,
-               "expert": expert_stats,
+               "wall_seconds": wall, "pretrain": stages.get("pretrain"),
+               "expert": stages.get("expert"),
                "fps": (samples - loop_samples) / max(time.time() - loop_start, 1e-9),
                **{f"{k}_share": v / max(total, 1e-9) for k, v in timers.items()}}
     with open(os.path.join(run_dir, "train_summary.yaml"), "w") as f:

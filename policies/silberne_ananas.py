@@ -4,7 +4,8 @@ The aim is the middle: the middle deal score takes the +10 bonus and the
 middle total wins the match - so being middle every deal is no plan either
 (the bonus pushes a seat to the top).  Everything here steers by one value:
 
-* ``match_value(totals, seat)``: how good a standing is between deals - the
+* ``match_value(totals, seat)`` (``envs/silberne_ananas/standing.py``, shared
+  with the env's ``reward="standing"``): how good a standing is between deals - the
   chance that ``seat`` ends in the middle when every total still drifts by
   a normal noise of 8 points per remaining deal (Gauss-Hermite quadrature;
   the deals left are estimated from the leader's distance to the target).
@@ -48,8 +49,6 @@ from __future__ import annotations
 import math
 import random
 
-import numpy as np
-
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.silberne_ananas.rules import (
     CARD_SUIT,
@@ -66,24 +65,10 @@ from stichzoo.envs.silberne_ananas.rules import (
     middle_seat,
     trick_winner,
 )
+from stichzoo.envs.silberne_ananas.standing import match_value, win_share
 from stichzoo.policies.base import Decision
 
-#: spread of one seat's deal score around the others' (points per deal, rough)
-DEAL_SIGMA = 8.0
-#: points the leader gains per deal on average (to estimate the deals left)
-LEADER_GAIN = 17.0
-
 SEARCH_DEFAULTS = {"worlds": 16, "rollouts": 1, "horizon": "round"}
-
-
-
-def _gauss_hermite(n: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """Weights and nodes with sum(w * f(x)) ~ E[f(Z)], Z standard normal."""
-    x, w = np.polynomial.hermite_e.hermegauss(n)
-    return tuple(float(v) / math.sqrt(2 * math.pi) for v in w), tuple(float(v) for v in x)
-
-
-_GH_W, _GH_X = _gauss_hermite(9)
 
 
 def _multinomial(r: int) -> list[tuple[int, int, int, float]]:
@@ -98,33 +83,6 @@ def _multinomial(r: int) -> list[tuple[int, int, int, float]]:
 
 
 _SPLITS = [_multinomial(r) for r in range(HAND_SIZE + 1)]
-
-
-def _phi(x: float) -> float:
-    return 0.5 * (1.0 + math.erf(x * 0.7071067811865476))
-
-
-def match_value(totals, seat: int, target: int = 100) -> float:
-    """Chance-like value of ``seat`` finishing in the middle from these totals (game goes on)."""
-    others = [totals[p] for p in range(NUM_PLAYERS) if p != seat]
-    deals_left = max(1.0, (target - max(totals)) / LEADER_GAIN)
-    sigma = DEAL_SIGMA * math.sqrt(deals_left)
-    me = totals[seat]
-    ta, tb = others
-    v = 0.0
-    for w, z in zip(_GH_W, _GH_X, strict=True):
-        x = me + sigma * z
-        fa = _phi((x - ta) / sigma)
-        fb = _phi((x - tb) / sigma)
-        v += w * (fa * (1.0 - fb) + fb * (1.0 - fa))
-    return v
-
-
-def _win_share(winners: list[int]) -> list[float]:
-    share = [0.0] * NUM_PLAYERS
-    for w in winners:
-        share[w] = 1.0 / len(winners)
-    return share
 
 
 _END_CACHE: dict = {}
@@ -146,7 +104,7 @@ def deal_end_values(options, totals: tuple, tricks: tuple) -> tuple[float, ...]:
         target = options.target_score
         if max(new) >= target:
             win = alone_rule(new, target) if options.alone_variant else middle_rule(new)
-            v = tuple(_win_share(win))
+            v = tuple(win_share(win))
         else:
             v = tuple(match_value(new, s, target) for s in range(NUM_PLAYERS))
     if len(_END_CACHE) > 200_000:
@@ -401,7 +359,7 @@ def search_value(root, end, seat: int) -> float:
     """Middle-ness after the rollout: the win share if the game ended, else ``match_value``."""
     options = end.game.options
     if end.over:
-        return _win_share(end.winners())[seat]
+        return win_share(end.winners())[seat]
     return match_value(end.totals, seat, options.target_score)
 
 

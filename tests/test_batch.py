@@ -24,8 +24,10 @@ def _ids(table):
     return f"{game}-{options['num_players']}p" + ("-short" if "rounds" in options else "")
 
 
-@pytest.mark.parametrize("table", TABLES, ids=_ids)
-@pytest.mark.parametrize("reward", ["score", "win"])
+@pytest.mark.parametrize(("table", "reward"), [
+    *[pytest.param(t, r, id=f"{r}-{_ids(t)}") for r in ("score", "win") for t in TABLES],
+    pytest.param(("silberne_ananas", {"num_players": 3}), "standing", id="standing-sa"),
+])
 def test_same_games_as_the_aec_env(table, reward):
     """Every observation, mask, seat to act, reward and episode end equals the AEC env's."""
     game, options = table

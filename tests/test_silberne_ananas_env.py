@@ -15,6 +15,7 @@ from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.game import IllegalActionError
 from stichzoo.envs.core.record import replay, to_json
 from stichzoo.envs.silberne_ananas.rules import DECK, GIVE, GIVE0, JOKER, PLAY
+from stichzoo.envs.silberne_ananas.standing import standing
 from tests.helpers import assert_no_leak, play_env, strict_api_test
 
 ENV_ID = "silberne_ananas_v0"
@@ -180,6 +181,64 @@ def test_win_rewards_go_to_the_winners(kwargs):
         total = play_env(env, seed=seed)
         win = env.unwrapped.state_.winners()
         assert total == {f"player_{i}": (1.0 / len(win) if i in win else 0.0) for i in range(3)}
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"match": False}, {"alone_variant": True}])
+def test_standing_rewards_sum_to_the_win_share_less_the_start(kwargs):
+    """Potential-based shaping: whatever the play, a match pays win share - standing(0, 0, 0)."""
+    start = standing([0, 0, 0], 100)
+    for seed in range(3):
+        env = silberne_ananas_v0.env(reward="standing", reward_scale=5.0, **kwargs)
+        total = play_env(env, seed=seed)
+        win = env.unwrapped.state_.winners()
+        want = [(1.0 / len(win) if i in win else 0.0) - start[i] for i in range(3)]
+        assert [total[f"player_{i}"] for i in range(3)] == pytest.approx(want, abs=1e-9)
+
+
+def test_standing_rewards_come_after_every_deal():
+    """Each deal's end pays every seat the change of its middle chance, nothing in between."""
+    env = silberne_ananas_v0.env(reward="standing")
+    env.reset(seed=5)
+    raw = env.unwrapped
+    rng = random.Random(5)
+    paid = 0
+    while not raw.state_.over:
+        before = list(raw.state_.totals)
+        deal = raw.state_.deal_index
+        mask = raw.observe(raw.agent_selection)["action_mask"]
+        env.step(rng.choice(list(np.flatnonzero(mask))))
+        state = raw.state_
+        got = [raw.rewards[f"player_{i}"] for i in range(3)]
+        if state.totals == before:
+            assert got == [0, 0, 0]
+            continue
+        paid += 1
+        after = standing(state.totals, 100) if not state.over else \
+            [1.0 / len(state.winners()) if i in state.winners() else 0.0 for i in range(3)]
+        want = [a - b for a, b in zip(after, standing(before, 100), strict=True)]
+        assert got == pytest.approx(want) and (state.over or state.deal_index == deal + 1)
+    assert paid == len(state.deal_scores) >= 2
+
+
+def test_standing_is_the_middle_chance():
+    """Equal totals are a fair draw; a seat between the others stands best."""
+    assert sum(standing([30, 30, 30], 100)) == pytest.approx(1.0, abs=0.05)
+    low, mid, high = standing([40, 50, 60], 100)
+    assert mid > low and mid > high
+
+
+def test_standing_reward_is_refused_where_the_game_has_none():
+    from stichzoo.envs import wizard_v0
+    from stichzoo.envs.core.batch import BatchEnv
+
+    with pytest.raises(ValueError, match=r"^wizard: reward='standing' needs"):
+        wizard_v0.env(reward="standing")
+    with pytest.raises(ValueError, match="standing"):
+        BatchEnv("hoch_tief", 2, reward="standing")
+
+
+def test_api_standing_reward():
+    strict_api_test(lambda: silberne_ananas_v0.env(reward="standing"), ENV_ID, num_cycles=100)
 
 
 # -- records, determinism -----------------------------------------------------------------

@@ -104,7 +104,7 @@ SCHEMA: dict[str, Any] = {
 CHOICES = {
     "algo": ("maskable_ppo", "batch_ppo", "rllib_ppo"),
     "batch.device": ("cpu", "cuda"),
-    "env.reward": ("score", "win"),
+    "env.reward": ("score", "win", "standing"),
     "train.vec_env": ("subproc", "dummy"),
     "train.heads": ("shared", "phase"),
     "pretrain.lr_schedule": ("constant", "cosine"),

@@ -24,21 +24,61 @@ from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_o
 from stichzoo.envs.core.observation import mask_bits_into
 from stichzoo.envs.core.record import build_record
 
-REWARD_MODES = ("score", "win")
+REWARD_MODES = ("score", "win", "standing")
 ENV_KWARGS = ("render_mode", "show_all_hands", "reward", "reward_scale")
 
 
 _SPACES: dict[tuple, tuple[spaces.Space, spaces.Space]] = {}
 
 
-def check_reward_args(name: str, reward: str, reward_scale: float) -> None:
+def check_reward_args(game_cls: type[Game], reward: str, reward_scale: float) -> None:
     """The env arguments every front end of a game shares (AEC env, batch engine)."""
+    name = game_cls.name
     if reward not in REWARD_MODES:
         raise ValueError(f"{name}: reward={reward!r} is not allowed; choose one of "
                          f"{list(REWARD_MODES)}")
+    if reward == "standing" and not game_cls.has_standing:
+        raise ValueError(f"{name}: reward='standing' needs an estimate of the match standing "
+                         f"between rounds, which this game does not have; choose 'score' or "
+                         f"'win'")
     if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) \
             or not np.isfinite(reward_scale) or reward_scale <= 0:
         raise ValueError(f"{name}: reward_scale={reward_scale!r} must be a positive number")
+
+
+def step_rewards(state: GameState, mode: str, scale: float) -> list[float] | None:
+    """What each seat earned by the step that led to ``state``; None when nobody earned.
+
+    ``score``: the step's score changes (a round's end) x ``scale``.  ``win``:
+    at the end only, the winners share +1.  ``standing``: after every round
+    the change of each seat's standing (``Game.standing`` of the totals
+    after it less that of the totals before it), and at the end the win
+    share less the standing before the last round.  The standing rewards of
+    a game sum to the win share less the (constant) standing of the start,
+    so they are potential-based shaping of ``win``: the same best play, a
+    signal every round instead of once a match.
+    """
+    deltas = state.last_deltas
+    if mode == "score":
+        return [d * scale for d in deltas] if deltas else None
+    if mode == "win":
+        if not state.over:
+            return None
+        return _win_share(state.winners(), len(state.totals))
+    if not deltas:
+        return None
+    game = state.game
+    before = game.standing([t - d for t, d in zip(state.totals, deltas, strict=True)])
+    after = _win_share(state.winners(), len(state.totals)) if state.over \
+        else game.standing(state.totals)
+    return [a - b for a, b in zip(after, before, strict=True)]
+
+
+def _win_share(winners: list[int], n: int) -> list[float]:
+    share = [0.0] * n
+    for s in winners:
+        share[s] = 1.0 / len(winners)
+    return share
 
 
 class ResetNeededError(ResetNeeded, ValueError):
@@ -89,7 +129,7 @@ class CardGameEnv(AECEnv):
                 f"{name}: render_mode={render_mode!r} is not supported; "
                 f"choose one of {self.metadata['render_modes']} or None"
             )
-        check_reward_args(name, reward, reward_scale)
+        check_reward_args(self.game_cls, reward, reward_scale)
         opts = build_options(self.game_cls.Options, name, options, extra_known=ENV_KWARGS)
         self.game: Game = self.game_cls(opts)
         self.encoder = self.encoder_cls(self.game)
@@ -189,19 +229,11 @@ class CardGameEnv(AECEnv):
         state.step(self._action_id(action, agent))  # an illegal one raises, changes nothing
 
         self._cumulative_rewards[agent] = 0
-        deltas = state.last_deltas if self.reward_mode == "score" else None
         ended = state.over or state.truncated
-        if deltas or ended:
-            rewards = dict.fromkeys(self.agents, 0.0)
-            if deltas:
-                for s, d in enumerate(deltas):
-                    if d:
-                        rewards[self.possible_agents[s]] = d * self.reward_scale
-            if state.over and self.reward_mode == "win":
-                win = state.winners()
-                for s in win:
-                    rewards[self.possible_agents[s]] = 1.0 / len(win)
-            self.rewards = rewards
+        gains = step_rewards(state, self.reward_mode, self.reward_scale)
+        if gains is not None:
+            mapping = self.agent_name_mapping
+            self.rewards = {a: gains[mapping[a]] for a in self.agents}
             self._accumulate_rewards()
         else:
             # Nobody scored: skip building and accumulating an all-zero dict.

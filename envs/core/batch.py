@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 
-from stichzoo.envs.core.aec import CardGameEnv, check_reward_args
+from stichzoo.envs.core.aec import CardGameEnv, check_reward_args, step_rewards
 from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
 
 _MASK64 = (1 << 63) - 1
@@ -72,7 +72,7 @@ class BatchEnv:
         name = env_cls.game_cls.name
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"{name}: num_envs={num_envs!r} must be a positive integer")
-        check_reward_args(name, reward, reward_scale)
+        check_reward_args(env_cls.game_cls, reward, reward_scale)
         self.game: Game = env_cls.game_cls(build_options(env_cls.game_cls.Options, name, options))
         self.encoder = env_cls.encoder_cls(self.game)
         self.num_envs = n_envs = num_envs
@@ -146,21 +146,16 @@ class BatchEnv:
         rewards, dones, truncated = self.rewards, self.dones, self.truncated
         rewards[:] = 0.0
         dones[:] = False
-        score = self.reward_mode == "score"
-        scale = self.reward_scale
+        mode, scale = self.reward_mode, self.reward_scale
         states = self.states
         for i, a in enumerate(acts):
             state = states[i]
             state.apply(a)
-            if score and state.last_deltas:
-                for s, d in enumerate(state.last_deltas):
-                    if d:
-                        rewards[i, s] = d * scale
+            if state.last_deltas or state.over:
+                gains = step_rewards(state, mode, scale)
+                if gains is not None:
+                    rewards[i] = gains
             if state.over or state.truncated:
-                if state.over and not score:
-                    win = state.winners()
-                    for s in win:
-                        rewards[i, s] = 1.0 / len(win)
                 dones[i] = True
                 truncated[i] = state.truncated
                 self.final_totals[i] = state.totals

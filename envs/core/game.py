@@ -207,6 +207,17 @@ class Game:
                                  f"{len(want)} cards in play once")
         return [tuple(o) for o in deck_orders]
 
+    #: whether :meth:`standing` is offered (the env's ``reward="standing"`` needs it)
+    has_standing: ClassVar[bool] = False
+
+    def standing(self, totals: Sequence[int]) -> tuple[float, ...]:
+        """Each seat's chance-like value of winning from these totals between rounds.
+
+        Only a game whose aim is not simply the highest total needs one: the
+        score margin already measures a standing where more is better.
+        """
+        raise NotImplementedError(f"{self.name} estimates no standing")
+
     def action_label(self, action: int) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 

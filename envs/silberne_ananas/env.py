@@ -59,6 +59,14 @@ Rewards
     for the middle score), times ``reward_scale``; the per-deal rewards sum
     to 43.  ``reward="win"``: at the end only, the winners share +1 (the
     middle total; see the rules for ties and the alone variant).
+    ``reward="standing"``: the same +1, paid as it becomes likely - after
+    every deal each seat receives the change of its chance of ending in the
+    middle (``envs/silberne_ananas/standing.py``), and the last deal pays
+    the win share less the chance before it.  A match's rewards sum to the
+    win share less the start's chance (the same for every play), so the
+    best play is that of ``"win"`` (potential-based shaping) with a signal
+    every deal.  In the alone variant the chance is still the middle's: a
+    weaker hint, the same best play.
 
 Arguments
     ``silberne_ananas_v0.env(num_players=3, match=True, target_score=100,

@@ -73,6 +73,7 @@ from dataclasses import dataclass
 from stichzoo.envs.core.cards import Deck, bit_list
 from stichzoo.envs.core.game import Game, GameState, Options, check_int, shuffle
 from stichzoo.envs.core.tricks import Trick, follow_mask
+from stichzoo.envs.silberne_ananas.standing import standing as match_standing
 
 # -- the deck ------------------------------------------------------------------
 
@@ -234,6 +235,12 @@ class SilberneAnanasGame(Game):
     def __init__(self, options: SilberneAnanasOptions):
         self.options = options
         self.max_deals = max_deals(options.target_score) if options.match else 1
+
+    has_standing = True
+
+    def standing(self, totals) -> tuple[float, ...]:
+        """Between deals, each seat's chance of ending in the middle (``standing.py``)."""
+        return match_standing(totals, self.options.target_score)
 
     def deal(self, rng: random.Random) -> list[list[int]]:
         """One deck order per deal the game can possibly last (see module doc)."""

@@ -103,26 +103,35 @@ def _option_kind(annotation: Any, default: Any) -> str:
     return "int"
 
 
-def _shipped_bot(game: str, bots_root: str) -> dict | None:
-    """The shipped trained bot of ``game`` as an opponent choice, or None if there is none."""
+def _shipped_bots(game: str, bots_root: str) -> list[dict]:
+    """The shipped trained bot of ``game`` and the search it guides, as opponent choices.
+
+    Both sit at the bot's own table only (its player count and options), so
+    the page is told which one; none when the game ships no bot.
+    """
     path = os.path.join(bots_root, game, "manifest.json")
     try:
         with open(path) as f:
             manifest = json.load(f)
     except (OSError, ValueError):
-        return None
+        return []
     if not isinstance(manifest, dict) or manifest.get("game") != game:
-        return None
-    level = None
-    try:  # the measured level, as the bot server lists it
-        from stichzoo.policies.levels import trained_level, trained_strength
+        return []
+    level = search_level = None
+    try:  # the measured levels, as the bot server lists them
+        from stichzoo.policies.levels import KIND_LEVELS, trained_level, trained_strength
 
         level = trained_level(trained_strength(manifest), manifest.get("num_players"))
+        search_level = KIND_LEVELS.get("search")
     except Exception:  # no level is better than no opponent
         level = None
-    return {"spec": f"bot:{game}", "kind": "trained", "level": level,
-            "about": "the trained bot shipped with stichzoo; it plays its own table only",
-            "num_players": manifest.get("num_players"), "options": manifest.get("options")}
+    table = {"num_players": manifest.get("num_players"), "options": manifest.get("options")}
+    return [{"spec": f"bot:{game}", "kind": "trained", "level": level,
+             "about": "the trained bot shipped with stichzoo; it plays its own table only",
+             **table},
+            {"spec": "search", "kind": "search", "level": search_level,
+             "about": "searches sampled deals guided by the trained bot (slower, the "
+                      "strongest); it plays the bot's own table only", **table}]
 
 
 def table_options(bots_root: str = SHIPPED_BOTS) -> dict:
@@ -162,9 +171,7 @@ def table_options(bots_root: str = SHIPPED_BOTS) -> dict:
         opponents = [{"spec": spec, "kind": spec, "level": KIND_LEVELS.get(spec),
                       "about": about, "num_players": None, "options": None}
                      for spec, about in RULE_BOTS]
-        bot = _shipped_bot(name, bots_root)
-        if bot is not None:
-            opponents.append(bot)
+        opponents += _shipped_bots(name, bots_root)
         games[name] = {"title": TITLES.get(name, name), "players": counts,
                        "default_players": default_players, "options": options,
                        "short_options": SHORT_OPTIONS.get(name, {}), "opponents": opponents,

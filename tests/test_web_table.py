@@ -154,11 +154,21 @@ def test_options_list_games_options_and_opponents(client):
         Table(game, options=g["short_options"], opponents="random", seed=1)  # short: valid
         bots = [o for o in g["opponents"] if o["kind"] == "trained"]
         assert [o["spec"] for o in bots] == [f"bot:{game}"]  # every game ships a bot
+        search = [o for o in g["opponents"] if o["kind"] == "search"]
+        assert [o["spec"] for o in search] == ["search"] and levels["search"] == "hard"
+        assert search[0]["num_players"] == bots[0]["num_players"]  # the bot's table only
     # a game's own table seats its shipped bot
     t = client.post("/tables", json={"game": "hoch_tief", "opponents": ["bot:hoch_tief"],
                                      "seed": 2})
     assert t.status_code == 201, t.text
     assert t.json()["players"][1]["policy"] == "bot:hoch_tief"
+    # and the search it guides; elsewhere both are refused by name
+    t = client.post("/tables", json={"game": "geheimtrumpf", "opponents": ["search"], "seed": 2})
+    assert t.status_code == 201, t.text
+    assert t.json()["players"][1]["policy"] == "search"
+    t = client.post("/tables", json={"game": "geheimtrumpf", "players": 3,
+                                     "opponents": ["search"], "seed": 2})
+    assert t.status_code == 422 and "search" in t.json()["error"], t.text
 
 
 # -- bad input -------------------------------------------------------------------------------

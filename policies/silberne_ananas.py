@@ -50,6 +50,7 @@ import math
 import random
 
 from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.game import win_share
 from stichzoo.envs.silberne_ananas.rules import (
     CARD_SUIT,
     GIVE,
@@ -65,7 +66,7 @@ from stichzoo.envs.silberne_ananas.rules import (
     middle_seat,
     trick_winner,
 )
-from stichzoo.envs.silberne_ananas.standing import match_value, win_share
+from stichzoo.envs.silberne_ananas.standing import match_value, standing
 from stichzoo.policies.base import Decision
 
 SEARCH_DEFAULTS = {"worlds": 16, "rollouts": 1, "horizon": "round"}
@@ -104,9 +105,9 @@ def deal_end_values(options, totals: tuple, tricks: tuple) -> tuple[float, ...]:
         target = options.target_score
         if max(new) >= target:
             win = alone_rule(new, target) if options.alone_variant else middle_rule(new)
-            v = tuple(win_share(win))
+            v = tuple(win_share(win, NUM_PLAYERS))
         else:
-            v = tuple(match_value(new, s, target) for s in range(NUM_PLAYERS))
+            v = standing(new, target)
     if len(_END_CACHE) > 200_000:
         _END_CACHE.clear()
     _END_CACHE[key] = v
@@ -359,7 +360,7 @@ def search_value(root, end, seat: int) -> float:
     """Middle-ness after the rollout: the win share if the game ended, else ``match_value``."""
     options = end.game.options
     if end.over:
-        return win_share(end.winners())[seat]
+        return win_share(end.winners(), NUM_PLAYERS)[seat]
     return match_value(end.totals, seat, options.target_score)
 
 

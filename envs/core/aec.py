@@ -20,7 +20,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from stichzoo.envs.core.cards import bit_list
-from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
+from stichzoo.envs.core.game import (
+    Game,
+    GameState,
+    IllegalActionError,
+    build_options,
+    win_share,
+)
 from stichzoo.envs.core.observation import mask_bits_into
 from stichzoo.envs.core.record import build_record
 
@@ -64,21 +70,14 @@ def step_rewards(state: GameState, mode: str, scale: float) -> list[float] | Non
     if mode == "win":
         if not state.over:
             return None
-        return _win_share(state.winners(), len(state.totals))
+        return win_share(state.winners(), len(state.totals))
     if not deltas:
         return None
     game = state.game
     before = game.standing([t - d for t, d in zip(state.totals, deltas, strict=True)])
-    after = _win_share(state.winners(), len(state.totals)) if state.over \
+    after = win_share(state.winners(), len(state.totals)) if state.over \
         else game.standing(state.totals)
     return [a - b for a, b in zip(after, before, strict=True)]
-
-
-def _win_share(winners: list[int], n: int) -> list[float]:
-    share = [0.0] * n
-    for s in winners:
-        share[s] = 1.0 / len(winners)
-    return share
 
 
 class ResetNeededError(ResetNeeded, ValueError):

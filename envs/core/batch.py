@@ -37,7 +37,13 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from stichzoo.envs.core.aec import CardGameEnv, check_reward_args, step_rewards
-from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
+from stichzoo.envs.core.game import (
+    Game,
+    GameState,
+    IllegalActionError,
+    build_options,
+    win_share,
+)
 
 _MASK64 = (1 << 63) - 1
 
@@ -159,10 +165,7 @@ class BatchEnv:
                 dones[i] = True
                 truncated[i] = state.truncated
                 self.final_totals[i] = state.totals
-                win = state.winners()
-                self.final_win_share[i] = 0.0
-                for s in win:
-                    self.final_win_share[i, s] = 1.0 / len(win)
+                self.final_win_share[i] = win_share(state.winners(), len(state.totals))
                 self.episodes[i] += 1
                 self.final_states[i] = state
                 states[i] = self._new_state(i)

@@ -45,6 +45,14 @@ def shuffle(rng: random.Random, cards: list) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
+def win_share(winners: Sequence[int], num_players: int) -> list[float]:
+    """The +1 the winners share, per seat (the ``win`` reward, the win-rate tally)."""
+    share = [0.0] * num_players
+    for s in winners:
+        share[s] = 1.0 / len(winners)
+    return share
+
+
 class IllegalActionError(ValueError):
     """An action that the rules do not allow in the current state."""
 

@@ -52,14 +52,6 @@ def match_value(totals, seat: int, target: int = 100) -> float:
     return v
 
 
-def win_share(winners: list[int], num_players: int = 3) -> list[float]:
-    """The +1 the winners share, per seat."""
-    share = [0.0] * num_players
-    for w in winners:
-        share[w] = 1.0 / len(winners)
-    return share
-
-
 def standing(totals, target: int) -> tuple[float, ...]:
     """Every seat's ``match_value`` from these totals."""
     return tuple(match_value(totals, s, target) for s in range(len(totals)))

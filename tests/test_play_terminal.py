@@ -14,6 +14,7 @@ import io
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -58,10 +59,20 @@ def _env() -> dict:
     return env
 
 
+def _default_sigint() -> None:
+    """In the child before exec: Ctrl-C as a fresh terminal has it.
+
+    An ignored or blocked SIGINT survives exec, and the test worker may hold
+    either after other tests; Python then never raises KeyboardInterrupt.
+    """
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _spawn(args: list[str], cwd: Path):
     child = pexpect.spawn(sys.executable, ["-m", "stichzoo.training.cli", "play", *args],
                           cwd=str(cwd), env=_env(), encoding="utf-8", timeout=30,
-                          dimensions=(60, 200))
+                          dimensions=(60, 200), preexec_fn=_default_sigint)
     child.logfile_read = io.StringIO()  # the whole screen, for what it must have shown
     return child
 

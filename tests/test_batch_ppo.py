@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import numpy as np
@@ -166,6 +167,56 @@ def test_a_short_run_trains_exports_and_resumes(tmp_path):
     assert max(int(f[6:-3]) for f in os.listdir(paths.checkpoints)) >= 600 > first
     with pytest.raises(ValueError, match="already trained"):
         train(cfg, run_dir=run, resume=True, progress_bar=False, verbose=False)
+
+
+def test_ppo_learning_rate_decays_over_whichever_budget_is_further_along():
+    from stichzoo.training.batch_ppo import ppo_learning_rate
+
+    t = {"learning_rate": 1e-3, "max_minutes": 10, "lr_schedule": "constant"}
+    assert ppo_learning_rate(t, 9.0, 90, 100) == 1e-3
+    t["lr_schedule"] = "linear"
+    assert ppo_learning_rate(t, 0.0, 0, 100) == pytest.approx(1e-3)
+    assert ppo_learning_rate(t, 5.0, 10, 100) == pytest.approx(5e-4)  # time leads
+    assert ppo_learning_rate(t, 2.5, 75, 100) == pytest.approx(2.5e-4)  # samples lead
+    assert ppo_learning_rate(t, 12.0, 0, 100) == 0.0  # past the budget: never negative
+    t["lr_schedule"] = "cosine"
+    assert ppo_learning_rate(t, 5.0, 0, 100) == pytest.approx(5e-4)
+    assert ppo_learning_rate(t, 0.0, 25, 100) == pytest.approx(1e-3 * (2 + 2 ** 0.5) / 4)
+
+
+def test_the_logged_rate_decays_and_a_resume_takes_the_configs_rate(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from stichzoo.training.train import RunPaths, train
+
+    def rates(run):
+        acc = EventAccumulator(os.path.join(RunPaths(run).tb, "batch_ppo"),
+                               size_guidance={"scalars": 0})
+        acc.Reload()
+        return [e.value for e in acc.Scalars("charts/learning_rate")]
+
+    cfg = _tiny_batch_config()
+    cfg["train"]["lr_schedule"] = "linear"
+    cfg["eval"]["every"] = 0
+    cfg = config_mod.validate(cfg)
+    run = train(cfg, run_dir=str(tmp_path / "run"), progress_bar=False, verbose=False)
+    first = rates(run)
+    assert len(first) >= 2 and first[0] <= cfg["train"]["learning_rate"]
+    assert all(b < a for a, b in itertools.pairwise(first))
+    # the checkpoint's optimizer holds the decayed rate; the resumed run uses the config's
+    cfg["train"].update(total_timesteps=600, learning_rate=2e-5, lr_schedule="constant")
+    train(cfg, run_dir=run, resume=True, progress_bar=False, verbose=False)
+    assert rates(run)[len(first):] == pytest.approx([2e-5] * (len(rates(run)) - len(first)))
+
+
+def test_a_decaying_rate_needs_the_batch_trainer():
+    cfg = tiny_config("wizard")
+    cfg["train"]["lr_schedule"] = "linear"
+    with pytest.raises(ValueError, match=r"train.lr_schedule='linear' .* needs algo: batch_ppo"):
+        config_mod.validate(cfg)
+    cfg["train"]["lr_schedule"] = "step"
+    with pytest.raises(ValueError, match=r"train\.lr_schedule"):
+        config_mod.validate(cfg)
 
 
 def test_teacher_data_is_every_seat_of_finished_games_with_their_own_returns():

@@ -24,7 +24,7 @@ NON_DEFAULT = {"train.vec_env": "dummy", "train.target_kl": 0.02, "batch.games":
                "batch.rollout_steps": 32, "batch.device": "cuda", "expert.teacher": "heuristic",
                "expert.steps": 100, "expert.workers": 1, "expert.games": 4, "expert.epochs": 2,
                "expert.batch_size": 256, "expert.learning_rate": 0.01,
-               "expert.lr_schedule": "constant"}
+               "expert.lr_schedule": "constant", "train.lr_schedule": "linear"}
 
 
 def _leaves(schema: dict, prefix: str = ""):

@@ -38,6 +38,7 @@ rollout; ``train.n_envs``, ``n_steps`` and ``vec_env`` are SB3's and unused.
 from __future__ import annotations
 
 import glob
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -485,6 +486,10 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
                 print(f"time limit of {t['max_minutes']} min reached at {samples} samples")
             break
         buf, finished = play.rollout(policy, b["rollout_steps"], device)
+        lr = ppo_learning_rate(t, (time.time() - run_start) / 60, samples - loop_samples,
+                               t["total_timesteps"] - loop_samples)
+        for group in optimizer.param_groups:  # also over a resumed optimizer's own rate
+            group["lr"] = lr
         t0 = time.perf_counter()
         stats = _update(policy, optimizer, buf, cfg, device)
         play.timers["update"] += time.perf_counter() - t0
@@ -500,6 +505,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
             writer.add_scalar(f"time/{key}_share", value / max(total, 1e-9), samples)
         for key, value in stats.items():
             writer.add_scalar(f"losses/{key}", value, samples)
+        writer.add_scalar("charts/learning_rate", lr, samples)
         if finished["returns"]:
             writer.add_scalar("charts/episode_return", float(np.mean(finished["returns"])),
                               samples)
@@ -542,6 +548,25 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
         print(f"trained {samples} learner samples in {wall / 60:.1f} min "
               f"({summary['fps']:.0f} samples/s; {split}); policy: {paths.policy}")
     return run_dir
+
+
+def ppo_learning_rate(t: dict, minutes: float, done: int, budget: int) -> float:
+    """PPO's step size now: ``train.learning_rate`` decayed by ``train.lr_schedule``.
+
+    The decay runs over this invocation's budget - the time (``minutes`` of
+    ``max_minutes``) or the samples (``done`` of ``budget``), whichever is
+    further along - because a time-limited run rarely reaches
+    ``total_timesteps``, and a decay that never gets low does nothing.  A
+    late, small step keeps the last updates from undoing what was learned
+    (constant-rate PPO oscillates around its best policy).
+    """
+    base = float(t["learning_rate"])
+    if t["lr_schedule"] == "constant":
+        return base
+    progress = min(1.0, max(minutes / float(t["max_minutes"]), done / max(budget, 1)))
+    if t["lr_schedule"] == "linear":
+        return base * (1.0 - progress)
+    return base * 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
 def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str) -> dict[str, float]:

@@ -44,6 +44,9 @@ SCHEMA: dict[str, Any] = {
         "n_envs": (int, 2),
         "vec_env": (str, "subproc"),  # subproc | dummy
         "learning_rate": ((int, float), 3e-4),
+        # algo batch_ppo: constant, or linear / cosine decay to 0 over this invocation's
+        # budget (max_minutes or total_timesteps, whichever ends first; a resume decays anew)
+        "lr_schedule": (str, "constant"),
         "n_steps": (int, 1024),
         "batch_size": (int, 256),
         "n_epochs": (int, 4),
@@ -107,6 +110,7 @@ CHOICES = {
     "env.reward": ("score", "win", "standing"),
     "train.vec_env": ("subproc", "dummy"),
     "train.heads": ("shared", "phase"),
+    "train.lr_schedule": ("constant", "linear", "cosine"),
     "pretrain.lr_schedule": ("constant", "cosine"),
     "expert.lr_schedule": ("constant", "cosine"),
 }
@@ -325,6 +329,9 @@ def validate(data: dict) -> dict:
             parse_policy_spec(name)
     if cfg["pretrain"]["steps"] > 0:
         parse_policy_spec(cfg["pretrain"]["teacher"])
+    if cfg["train"]["lr_schedule"] != "constant" and cfg["algo"] == "maskable_ppo":
+        raise ValueError(f"config: train.lr_schedule={cfg['train']['lr_schedule']!r} (decay over "
+                         f"the time budget) needs algo: batch_ppo, not maskable_ppo")
     if cfg["expert"]["steps"] > 0:
         if cfg["algo"] == "maskable_ppo":  # rllib_ppo: refused below, as its other keys
             raise ValueError(f"config: expert.steps={cfg['expert']['steps']} (expert iteration) "

@@ -74,6 +74,8 @@ REFUSED: dict[str, str] = {
                      "(rllib.num_env_runners, train.n_envs)",
     "train.target_kl": "SB3's early stop of the epochs; RLlib's PPO has a KL penalty instead, "
                        "not the same thing",
+    "train.lr_schedule": "the batch trainer's decay over the time budget; RLlib's PPO decays "
+                         "by timesteps (its own `lr` schedule), not the same thing",
     "expert.teacher": "expert iteration is the batch trainer's (search labels before PPO)",
     "expert.steps": "expert iteration is the batch trainer's (search labels before PPO)",
     "expert.workers": "expert iteration is the batch trainer's (search labels before PPO)",

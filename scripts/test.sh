@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev
 bash scripts/setup_browser.sh
 .venv/bin/ruff check .
-.venv/bin/python -m pytest -q -n 2 "$@"
+.venv/bin/python -m pytest -q -n 2 --durations=15 "$@"
 if [ "$#" -eq 0 ]; then
     bash scripts/setup_rllib.sh
     .venv-rllib/bin/python -m pytest -q -p no:xdist tests/test_rllib.py tests/test_rllib_keys.py

@@ -13,7 +13,7 @@ the game's own objective (Silberne Ananas: the win rate).  The results go
   sample count, so they sit beside the run's own curves;
 - into ``<run>/eval/curve.json`` (measured points are not measured again);
 - into the PNG: the difference against each opponent over learner samples,
-  with the interval as a band, and the run's wall-clock minutes on top.
+  with the interval as a band, and the run's training minutes on top.
 
 PIMC is costly (a search in every other seat), so ``--points`` thins its
 curve to evenly spaced policies, the last always included.
@@ -57,14 +57,37 @@ def thin(points: list, count: int) -> list:
 
 
 def minutes_at(run_dir: str) -> dict[int, float]:
-    """Wall-clock minutes since the run's start at each logged sample count (time/fps)."""
+    """Training minutes of the run (pretraining included) at each logged sample count.
+
+    A resumed run has one event file per leg, written by a writer made when
+    the leg's training began.  Each leg's minutes count from that file's
+    creation; the legs are chained without the time between them (a resume
+    may come days later); the first leg adds the warm start before its
+    writer, from its first ``time/fps`` (samples per second since the start).
+    Exact to the second: an event file is named by the whole second it was made in.
+    """
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    acc = EventAccumulator(os.path.join(run_dir, "tb", "batch_ppo"), size_guidance={"scalars": 0})
-    acc.Reload()
-    if "time/fps" not in acc.Tags()["scalars"]:
-        return {}
-    return {e.step: e.step / max(e.value, 1e-9) / 60 for e in acc.Scalars("time/fps")}
+    def created(path: str) -> float:
+        return float(os.path.basename(path).split(".")[3])
+
+    out: dict[int, float] = {}
+    offset = 0.0
+    pattern = os.path.join(run_dir, "tb", "batch_ppo", "events.out.tfevents.*")
+    for path in sorted(glob.glob(pattern), key=created):
+        acc = EventAccumulator(path, size_guidance={"scalars": 0})
+        acc.Reload()
+        if "time/fps" not in acc.Tags()["scalars"]:
+            continue
+        events = acc.Scalars("time/fps")
+        start = created(path)
+        if not out:  # the first leg: its warm start ran before the writer existed
+            first = events[0]
+            offset = first.step / max(first.value, 1e-9) / 60 - (first.wall_time - start) / 60
+        for e in events:
+            out[e.step] = offset + (e.wall_time - start) / 60
+        offset = out[events[-1].step]
+    return out
 
 
 def measure(run_dir: str, opponents: list[str], games: list[int], points: list[int],
@@ -133,7 +156,7 @@ def plot(result: dict, run_dir: str, out: str) -> None:
         top = ax.secondary_xaxis(
             "top", functions=(lambda s: _interp(s * 1e6, steps, [minutes[k] for k in steps]),
                               lambda m: _interp(m, [minutes[k] for k in steps], steps) / 1e6))
-        top.set_xlabel("wall-clock minutes of the run (pretraining included)")
+        top.set_xlabel("training minutes (warm start included; resumed legs end to end)")
     fig.tight_layout()
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     fig.savefig(out, dpi=110)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -105,6 +106,42 @@ def test_curves_script_measures_saved_policies(tmp_path):
     again = run("scripts/curves.py", run_dir, "--opponents", "random", "--games", "8",
                 "--points", "0", "--workers", "1", "--out", str(png))
     assert "score diff" not in again  # measured points are not measured again
+
+
+def test_curve_minutes_chain_the_legs_of_a_resumed_run(tmp_path):
+    """One event file per leg: the minutes run on across a resume, not back to 0 (and the
+    days between legs are not counted)."""
+    import importlib.util
+    import time
+
+    from stichzoo.training import config as config_mod
+    from stichzoo.training.train import train
+    from tests.conftest import tiny_config
+
+    spec = importlib.util.spec_from_file_location("curves", ROOT / "scripts" / "curves.py")
+    curves = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(curves)
+    cfg = tiny_config("wizard")
+    cfg["algo"] = "batch_ppo"
+    cfg["options"]["rounds"] = [1, 2]
+    cfg["batch"].update(games=8, rollout_steps=10)
+    cfg["train"].update(total_timesteps=200, checkpoint_every=100, batch_size=64)
+    cfg["eval"].update(every=0)
+    cfg = config_mod.validate(cfg)
+    run_dir = train(cfg, run_dir=str(tmp_path / "run"), progress_bar=False, verbose=False)
+    first = curves.minutes_at(run_dir)
+    time.sleep(2.5)  # the next leg's event file needs a later name; the pause is not counted
+    cfg["train"]["total_timesteps"] = 400
+    leg = time.time()
+    train(cfg, run_dir=run_dir, resume=True, progress_bar=False, verbose=False)
+    leg = time.time() - leg
+    both = curves.minutes_at(run_dir)
+    assert len(list((Path(run_dir) / "tb" / "batch_ppo").glob("events.out.tfevents.*"))) == 2
+    assert {k: v for k, v in both.items() if k in first} == first
+    steps = sorted(both)
+    assert all(both[a] <= both[b] for a, b in itertools.pairwise(steps))
+    # the pause is not in (an event file is named by the whole second it was made in)
+    assert both[steps[-1]] - max(first.values()) <= (leg + 1) / 60 + 1e-3
 
 
 def test_probe_imitation_script_measures_fidelity_pieces_and_search_labels(tmp_path):

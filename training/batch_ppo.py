@@ -500,7 +500,9 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
             bar.update(trained)
         timers = play.timers
         total = sum(timers.values())
-        writer.add_scalar("time/fps", samples / max(1e-9, time.time() - run_start), samples)
+        # this leg's rate (a resume starts the clock again; its samples do not)
+        writer.add_scalar("time/fps", (samples - loop_samples) / max(1e-9, time.time() - run_start),
+                          samples)
         for key, value in timers.items():
             writer.add_scalar(f"time/{key}_share", value / max(total, 1e-9), samples)
         for key, value in stats.items():

@@ -55,12 +55,17 @@ class PIMCPolicy:
 
     def __init__(self, game: Game, worlds: int = 12, rollouts: int = 1, seed: int | None = None,
                  rollout: Policy | None = None, value: ValueFn | None = None,
-                 horizon: str = "round", guide=None, keep: int = 3):
+                 horizon: str = "round", guide=None, keep: int = 3, trust: float = 0.0):
         if worlds < 1 or rollouts < 1:
             raise ValueError("pimc: worlds and rollouts must be at least 1")
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
             raise ValueError(f"pimc: keep={keep!r}; the guide's candidates must be an "
                              f"integer of at least 1")
+        if isinstance(trust, bool) or not isinstance(trust, (int, float)) or not 0 <= trust <= 10:
+            raise ValueError(f"pimc: trust={trust!r}; it is a number of standard errors "
+                             f"from 0 to 10")
+        if trust and guide is None:
+            raise ValueError("pimc: trust needs a guide (pimc:guide=bot:<game>,trust=1)")
         if guide is not None and not callable(getattr(guide, "probabilities", None)):
             raise ValueError("pimc: the guide must be a trained network (bot:, onnx: or ppo:) "
                              "that gives action probabilities")
@@ -77,10 +82,15 @@ class PIMCPolicy:
         self.horizon = horizon
         self.guide = guide
         self.keep = keep
+        self.trust = float(trust)
         if guide is not None:
             self.name = "pimc+guide"
 
     def candidates(self, decision: Decision, legal: list[int]) -> tuple[list[int], int]:
+        chosen, worlds, _ = self._candidates(decision, legal)
+        return chosen, worlds
+
+    def _candidates(self, decision: Decision, legal: list[int]):
         """The actions to search and the worlds for each, at the budget of searching all.
 
         Without a guide: every legal action, ``worlds`` worlds.  With one: the
@@ -90,32 +100,55 @@ class PIMCPolicy:
         the round) plus one rollout per action searched in it, so ``worlds``
         x (legal + 1) = W x (keep + 1).
         """
-        if self.guide is None or len(legal) <= self.keep:
-            return legal, self.worlds
+        if self.guide is None or (len(legal) <= self.keep and not self.trust):
+            return legal, self.worlds, None
         probs = self.guide.probabilities(decision.observation, decision.action_mask)
         ranked = sorted(legal, key=lambda a: (-float(probs[a]), a))
         chosen = sorted(ranked[:self.keep])
-        return chosen, self.worlds * (len(legal) + 1) // (len(chosen) + 1)
+        return chosen, self.worlds * (len(legal) + 1) // (len(chosen) + 1), probs
 
     def act(self, decision: Decision) -> int:
         legal = decision.legal_actions
         if len(legal) == 1:
             return legal[0]
-        legal, worlds = self.candidates(decision, legal)
+        legal, worlds, probs = self._candidates(decision, legal)
         seat = decision.seat
         root = decision.state
-        totals = [0.0] * len(legal)
-        for _ in range(worlds):
+        per_world = [[0.0] * worlds for _ in legal]
+        for w in range(worlds):
             world = self.game.determinize(root, seat, self.rng)
             for i, action in enumerate(legal):
                 for _ in range(self.rollouts):
                     s = world.clone()
                     s.apply(action)
                     self._play_out(s, root.round_index)
-                    totals[i] += self.value(root, s, seat)
-        best = max(totals)
+                    per_world[i][w] += self.value(root, s, seat)
+        totals = [sum(v) for v in per_world]
         # ties: the lowest action id, so the choice does not depend on rng state
-        return legal[totals.index(best)]
+        best = totals.index(max(totals))
+        if self.trust and probs is not None and worlds > 1:
+            return legal[self._trusted(per_world, best, probs, legal)]
+        return legal[best]
+
+    def _trusted(self, per_world: list[list[float]], best: int, probs, legal: list[int]) -> int:
+        """The guide's favourite among the actions the search cannot tell from its best.
+
+        Each candidate was played out in the same worlds as the best, so the
+        paired difference per world measures how much worse it is with the
+        deal's luck taken out; a candidate within ``trust`` standard errors of
+        the best is as good as the search can tell, and there the network -
+        trained on the outcome of millions of whole games, not on one
+        round's rollouts by a heuristic - breaks the tie.
+        """
+        n = len(per_world[best])
+        level = []
+        for i, vals in enumerate(per_world):
+            diffs = [b - v for b, v in zip(per_world[best], vals)]
+            mean = sum(diffs) / n
+            var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+            if mean <= self.trust * (var / n) ** 0.5:
+                level.append(i)
+        return min(level, key=lambda i: (-float(probs[legal[i]]), legal[i]))
 
     def _play_out(self, s: GameState, round_index: int) -> None:
         stop_at_round = self.horizon == "round"

@@ -34,9 +34,9 @@ def game_of(name: str, opts: dict):
     return cls(cls.Options(**opts))
 
 
-def guided(game, worlds: int = 2, keep: int = 2):
-    return build_policy(f"pimc:guide=bot:{game.name},worlds={worlds},keep={keep}", game,
-                        seed=13, cache=False)
+def guided(game, worlds: int = 2, keep: int = 2, trust: float = 0):
+    return build_policy(f"pimc:guide=bot:{game.name},worlds={worlds},keep={keep},trust={trust}",
+                        game, seed=13, cache=False)
 
 
 class CountingGame:
@@ -54,8 +54,9 @@ class CountingGame:
         return self._game.determinize(state, seat, rng)
 
 
+@pytest.mark.parametrize("trust", [0, 1])
 @pytest.mark.parametrize("name, opts", SHIPPED, ids=IDS)
-def test_guided_search_is_honest(name, opts):
+def test_guided_search_is_honest(name, opts, trust):
     """Its action (fixed seed) must not change when what the seat cannot see is re-dealt."""
     game = game_of(name, opts)
     rng = random.Random(3)
@@ -63,10 +64,10 @@ def test_guided_search_is_honest(name, opts):
     for s in states(game, 31, 3, 16):
         if len(s.legal_actions()) < 3:
             continue
-        want = guided(game).act(Decision(game, s))
+        want = guided(game, trust=trust).act(Decision(game, s))
         assert want in s.legal_actions()
         r = redeal(game, s, s.current_player, rng)
-        assert guided(game).act(Decision(game, r)) == want, s.phase_name
+        assert guided(game, trust=trust).act(Decision(game, r)) == want, s.phase_name
         checks += 1
     assert checks >= 3
 
@@ -101,6 +102,34 @@ def test_without_enough_actions_the_guide_is_not_asked():
     assert search.candidates(Decision(game, s), legal) == (legal, 2)
 
 
+def test_trust_lets_the_guide_choose_only_among_actions_the_search_cannot_separate():
+    """Hand-made rollout values in three shared worlds: candidate 1 is within noise of
+    the best (0), candidate 2 is worse in every world; the guide likes 2, then 1."""
+    game = game_of("wizard", dict(num_players=4))
+    search = guided(game, trust=1)
+    per_world = [[1.0, 2.0, 3.0], [0.9, 2.1, 2.8], [-5.0, -5.0, -5.0]]
+    legal = [10, 11, 12]
+    probs = {10: 0.1, 11: 0.3, 12: 0.6}
+    assert search._trusted(per_world, 0, probs, legal) == 1
+    # the best itself is level with itself: a guide that likes it most keeps it
+    assert search._trusted(per_world, 0, {10: 0.5, 11: 0.3, 12: 0.2}, legal) == 0
+    # at a stricter trust the noisy candidate is no longer level
+    assert guided(game, trust=0.1)._trusted(per_world, 0, probs, legal) == 0
+
+
+def test_trust_still_spends_the_plain_budget_and_picks_a_candidate():
+    game = game_of("hoch_tief", dict(num_players=4))
+    for s in states(game, 33, 3, 12):
+        legal = s.legal_actions()
+        if len(legal) < 3:
+            continue
+        search = guided(game, worlds=3, keep=2, trust=2)
+        search.game = CountingGame(game)
+        chosen, _ = search.candidates(Decision(game, s), legal)
+        assert search.act(Decision(game, s)) in chosen
+        assert search.game.worlds == 3 * (len(legal) + 1) // 3
+
+
 def test_the_spec_names_the_guide():
     assert parse_policy_spec("pimc:guide=bot:wizard,keep=3") == (
         "pimc", {"guide": "bot:wizard", "keep": 3})
@@ -111,6 +140,10 @@ def test_the_spec_names_the_guide():
     ("pimc:guide=bot:wizard,keep=0", "keep=0"),
     ("pimc:guide=bot:wizard,keep=1.5", "keep=1.5"),
     ("pimc:guide=bot:hoch_tief", "hoch_tief"),
+    ("pimc:guide=bot:wizard,trust=-1", "trust=-1"),
+    ("pimc:guide=bot:wizard,trust=11", "trust=11"),
+    ("pimc:guide=bot:wizard,trust=true", "trust=True"),
+    ("pimc:trust=1", "trust needs a guide"),
 ])
 def test_bad_guides_are_refused_by_name(spec, message):
     game = game_of("wizard", dict(num_players=4))

@@ -26,6 +26,7 @@ of plain PIMC at the same budget (``scripts/bench_search.py`` measures it).
 from __future__ import annotations
 
 import random
+import statistics
 from collections.abc import Callable
 
 from stichzoo.envs.core.cards import bit_list
@@ -87,10 +88,6 @@ class PIMCPolicy:
             self.name = "pimc+guide"
 
     def candidates(self, decision: Decision, legal: list[int]) -> tuple[list[int], int]:
-        chosen, worlds, _ = self._candidates(decision, legal)
-        return chosen, worlds
-
-    def _candidates(self, decision: Decision, legal: list[int]):
         """The actions to search and the worlds for each, at the budget of searching all.
 
         Without a guide: every legal action, ``worlds`` worlds.  With one: the
@@ -100,6 +97,12 @@ class PIMCPolicy:
         the round) plus one rollout per action searched in it, so ``worlds``
         x (legal + 1) = W x (keep + 1).
         """
+        chosen, worlds, _ = self._candidates(decision, legal)
+        return chosen, worlds
+
+    def _candidates(self, decision: Decision, legal: list[int]):
+        """:meth:`candidates` and the guide's probabilities (None where it was not asked),
+        so that ``trust`` needs no second forward pass."""
         if self.guide is None or (len(legal) <= self.keep and not self.trust):
             return legal, self.worlds, None
         probs = self.guide.probabilities(decision.observation, decision.action_mask)
@@ -114,7 +117,10 @@ class PIMCPolicy:
         legal, worlds, probs = self._candidates(decision, legal)
         seat = decision.seat
         root = decision.state
-        per_world = [[0.0] * worlds for _ in legal]
+        totals = [0.0] * len(legal)
+        # each world's value per action, kept only where trust will read it
+        trusting = self.trust and probs is not None and worlds > 1
+        per_world = [[0.0] * worlds for _ in legal] if trusting else None
         for w in range(worlds):
             world = self.game.determinize(root, seat, self.rng)
             for i, action in enumerate(legal):
@@ -122,11 +128,13 @@ class PIMCPolicy:
                     s = world.clone()
                     s.apply(action)
                     self._play_out(s, root.round_index)
-                    per_world[i][w] += self.value(root, s, seat)
-        totals = [sum(v) for v in per_world]
+                    value = self.value(root, s, seat)
+                    totals[i] += value
+                    if per_world is not None:
+                        per_world[i][w] += value
         # ties: the lowest action id, so the choice does not depend on rng state
         best = totals.index(max(totals))
-        if self.trust and probs is not None and worlds > 1:
+        if per_world is not None:
             return legal[self._trusted(per_world, best, probs, legal)]
         return legal[best]
 
@@ -143,10 +151,9 @@ class PIMCPolicy:
         n = len(per_world[best])
         level = []
         for i, vals in enumerate(per_world):
-            diffs = [b - v for b, v in zip(per_world[best], vals)]
-            mean = sum(diffs) / n
-            var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-            if mean <= self.trust * (var / n) ** 0.5:
+            diffs = [b - v for b, v in zip(per_world[best], vals, strict=True)]
+            mean = statistics.fmean(diffs)
+            if mean <= self.trust * (statistics.variance(diffs, mean) / n) ** 0.5:
                 level.append(i)
         return min(level, key=lambda i: (-float(probs[legal[i]]), legal[i]))
 

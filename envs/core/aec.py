@@ -20,64 +20,16 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from stichzoo.envs.core.cards import bit_list
-from stichzoo.envs.core.game import (
-    Game,
-    GameState,
-    IllegalActionError,
-    build_options,
-    win_share,
-)
+from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
 from stichzoo.envs.core.observation import mask_bits_into
 from stichzoo.envs.core.record import build_record
+from stichzoo.envs.core.rewards import REWARD_MODES as REWARD_MODES  # re-export
+from stichzoo.envs.core.rewards import check_reward_args, step_rewards
 
-REWARD_MODES = ("score", "win", "standing")
 ENV_KWARGS = ("render_mode", "show_all_hands", "reward", "reward_scale")
 
 
 _SPACES: dict[tuple, tuple[spaces.Space, spaces.Space]] = {}
-
-
-def check_reward_args(game_cls: type[Game], reward: str, reward_scale: float) -> None:
-    """The env arguments every front end of a game shares (AEC env, batch engine)."""
-    name = game_cls.name
-    if reward not in REWARD_MODES:
-        raise ValueError(f"{name}: reward={reward!r} is not allowed; choose one of "
-                         f"{list(REWARD_MODES)}")
-    if reward == "standing" and not game_cls.has_standing:
-        raise ValueError(f"{name}: reward='standing' needs an estimate of the match standing "
-                         f"between rounds, which this game does not have; choose 'score' or "
-                         f"'win'")
-    if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) \
-            or not np.isfinite(reward_scale) or reward_scale <= 0:
-        raise ValueError(f"{name}: reward_scale={reward_scale!r} must be a positive number")
-
-
-def step_rewards(state: GameState, mode: str, scale: float) -> list[float] | None:
-    """What each seat earned by the step that led to ``state``; None when nobody earned.
-
-    ``score``: the step's score changes (a round's end) x ``scale``.  ``win``:
-    at the end only, the winners share +1.  ``standing``: after every round
-    the change of each seat's standing (``Game.standing`` of the totals
-    after it less that of the totals before it), and at the end the win
-    share less the standing before the last round.  The standing rewards of
-    a game sum to the win share less the (constant) standing of the start,
-    so they are potential-based shaping of ``win``: the same best play, a
-    signal every round instead of once a match.
-    """
-    deltas = state.last_deltas
-    if mode == "score":
-        return [d * scale for d in deltas] if deltas else None
-    if mode == "win":
-        if not state.over:
-            return None
-        return win_share(state.winners(), len(state.totals))
-    if not deltas:
-        return None
-    game = state.game
-    before = game.standing([t - d for t, d in zip(state.totals, deltas, strict=True)])
-    after = win_share(state.winners(), len(state.totals)) if state.over \
-        else game.standing(state.totals)
-    return [a - b for a, b in zip(after, before, strict=True)]
 
 
 class ResetNeededError(ResetNeeded, ValueError):

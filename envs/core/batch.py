@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 
-from stichzoo.envs.core.aec import CardGameEnv, check_reward_args, step_rewards
+from stichzoo.envs.core.aec import CardGameEnv
 from stichzoo.envs.core.game import (
     Game,
     GameState,
@@ -44,6 +44,8 @@ from stichzoo.envs.core.game import (
     build_options,
     win_share,
 )
+from stichzoo.envs.core.rewards import check_reward_args, step_rewards
+from stichzoo.envs.registry import env_module
 
 _MASK64 = (1 << 63) - 1
 
@@ -72,9 +74,7 @@ class BatchEnv:
 
     def __init__(self, game: str | type[CardGameEnv], num_envs: int, *, reward: str = "score",
                  reward_scale: float = 1.0, log: bool = False, **options: Any):
-        from stichzoo import envs
-
-        env_cls = envs.env_module(game).raw_env if isinstance(game, str) else game
+        env_cls = env_module(game).raw_env if isinstance(game, str) else game
         name = env_cls.game_cls.name
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"{name}: num_envs={num_envs!r} must be a positive integer")

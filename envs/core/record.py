@@ -21,6 +21,8 @@ import random
 from typing import Any
 
 from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
+from stichzoo.envs.core.rewards import REWARD_MODES
+from stichzoo.envs.registry import game_class
 
 SCHEMA = "stichzoo.record/1"
 
@@ -119,8 +121,6 @@ def _winners(state: GameState) -> list[int]:
 
 def _check_header(record: Any) -> Game:
     """Fields, types, game, env id and options; the game the record was played under."""
-    from stichzoo.envs.registry import game_class
-
     if not isinstance(record, dict):
         raise RecordError(f"a record is a JSON object, not {type(record).__name__}")
     if record.get("schema") != SCHEMA:
@@ -160,8 +160,6 @@ def _check_type(path: str, value: Any, types: tuple[type, ...]) -> None:
 
 
 def _check_env_kwargs(env_kwargs: dict) -> None:
-    from stichzoo.envs.core.aec import REWARD_MODES
-
     unknown = sorted(set(env_kwargs) - {"reward", "reward_scale"}, key=str)
     if unknown:
         raise RecordError(f"env_kwargs: unknown key(s) {', '.join(map(repr, unknown))}; "

@@ -37,7 +37,7 @@ from typing import Any
 from stichzoo.envs.core import view as core
 from stichzoo.envs.core.cards import bit_list, mask_of
 from stichzoo.envs.core.game import IllegalActionError
-from stichzoo.envs.core.view import Cards, Enum, Int, ListOf, Nullable, Obj, opt, req, show
+from stichzoo.envs.core.schema import Cards, Enum, Int, ListOf, Nullable, Obj, Seat, opt, req, show
 from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     CHECK_OFF,
@@ -209,7 +209,7 @@ CARD_HINT = "A 2 .. 10 of H D S C, such as \"AH\", \"7D\", \"10C\" (upper case)"
 
 def _spec(game: GeheimtrumpfGame) -> Obj:
     n = game.num_players
-    seat, per_seat = core.Seat(n), core.per_seat
+    seat, per_seat = Seat(n), core.per_seat
     names = DECK.names[:NUM_CARDS]
 
     def cards(most: int, ordered: bool = False) -> Any:

@@ -33,7 +33,20 @@ from typing import Any
 
 from stichzoo.envs.core import view as core
 from stichzoo.envs.core.cards import mask_of
-from stichzoo.envs.core.view import Card, Cards, Enum, Int, ListOf, Nullable, Obj, Seat, opt, req
+from stichzoo.envs.core.schema import (
+    Card,
+    Cards,
+    Const,
+    Enum,
+    Int,
+    ListOf,
+    Nullable,
+    Obj,
+    Seat,
+    opt,
+    req,
+    show,
+)
 from stichzoo.envs.hoch_tief.rules import (
     GAME_OVER,
     HAND_SIZE,
@@ -137,7 +150,7 @@ def _spec(game: HochTiefGame) -> Obj:
     return Obj({
         **core.header(game, num_players=True, phases=PHASE_NAMES),
         "round": req(Int(0, game.num_rounds - 1), "Round index, 0-based."),
-        "num_rounds": opt(core.Const(game.num_rounds), "Rounds in the game."),
+        "num_rounds": opt(Const(game.num_rounds), "Rounds in the game."),
         "dealer": opt(seat, "Dealer of this round."),
         "hand": req(cards(HAND_SIZE), "The seat's own cards."),
         "legal": opt(core.Legal(names), "The legal cards; [] = work out."),
@@ -209,7 +222,7 @@ def from_view(game: HochTiefGame, view: dict, rng: random.Random | None = None
     cur = p["trick"]["cards"]
     if over and cur != tricks[-1]["cards"]:
         raise _err("trick.cards", f"at game over the trick is the last completed trick "
-                                  f"({core.show(view['tricks'][-1]['cards'])})")
+                                  f"({show(view['tricks'][-1]['cards'])})")
     if not over and len(cur) >= n:
         raise _err("trick.cards", f"holds {len(cur)} cards; a trick on the table holds at "
                                   f"most {n - 1} (a full trick is resolved at once)")

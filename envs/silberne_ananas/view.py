@@ -34,7 +34,20 @@ from typing import Any
 
 from stichzoo.envs.core import view as core
 from stichzoo.envs.core.cards import bit_list
-from stichzoo.envs.core.view import Bool, Cards, Enum, Int, ListOf, Nullable, Obj, opt, req
+from stichzoo.envs.core.schema import (
+    Bool,
+    Cards,
+    Const,
+    Enum,
+    Int,
+    ListOf,
+    Nullable,
+    Obj,
+    Seat,
+    opt,
+    req,
+    show,
+)
 from stichzoo.envs.silberne_ananas.rules import (
     CARD_SUIT,
     DEAL_POINTS,
@@ -179,7 +192,7 @@ MAX_DEAL_SCORE = DEAL_POINTS * 2 + MIDDLE_BONUS
 
 
 def _spec(game: SilberneAnanasGame) -> Obj:
-    seat, n, per_seat = core.Seat(NUM_PLAYERS), NUM_PLAYERS, core.per_seat
+    seat, n, per_seat = Seat(NUM_PLAYERS), NUM_PLAYERS, core.per_seat
 
     def cards(most: int, ordered: bool = False) -> Any:
         return Cards(DECK.names, CARD_HINT, most=most, ordered=ordered)
@@ -190,7 +203,7 @@ def _spec(game: SilberneAnanasGame) -> Obj:
         "hand": req(cards(HAND_SIZE), "The seat's own cards."),
         "legal": opt(core.Legal(list(core.labels(game))), "The legal actions; [] = work out."),
         "deal": req(Int(0, game.max_deals - 1), "Deal index, 0-based."),
-        "max_deals": opt(core.Const(game.max_deals), "The most deals a match can last."),
+        "max_deals": opt(Const(game.max_deals), "The most deals a match can last."),
         "dealer": opt(seat, "Dealer of this deal."),
         "hand_sizes": opt(per_seat(Int(0, HAND_SIZE), n), "Cards in each hand."),
         "trick": req(Obj(trick), "The trick on the table (the last one at game over)."),
@@ -270,7 +283,7 @@ def from_view(game: SilberneAnanasGame, view: dict, rng: random.Random | None = 
     running = [0] * NUM_PLAYERS
     for i, row in enumerate(rows):
         if tuple(row) not in ROW_BONUS:
-            raise _err(f"deal_scores[{i}]", f"{core.show(row)} is no possible deal score (own "
+            raise _err(f"deal_scores[{i}]", f"{show(row)} is no possible deal score (own "
                                             f"tricks + 2 x the right neighbour's, +10 for the "
                                             f"middle score; 43 in all)")
         running = [running[q] + row[q] for q in range(NUM_PLAYERS)]
@@ -296,7 +309,7 @@ def from_view(game: SilberneAnanasGame, view: dict, rng: random.Random | None = 
         raise _err("tricks", f"phase game_over but {len(raw)} completed tricks, not 11")
     if not over and len(raw) == HAND_SIZE:
         raise _err("tricks", f"11 completed tricks end the deal, but the phase is "
-                             f"{core.show(p['phase'])}")
+                             f"{show(p['phase'])}")
 
     # -- who played what: the rules fix every leader (winner of the previous trick)
     played_by: list[list[int]] = [[] for _ in range(NUM_PLAYERS)]
@@ -333,7 +346,7 @@ def from_view(game: SilberneAnanasGame, view: dict, rng: random.Random | None = 
         seq.append((what, cards, gift))
     if over and cur_cards != raw[-1]["cards"]:
         raise _err("trick.cards", "when the game is over the trick shows the last trick of "
-                                  f"the deal ({core.show(DECK.format(raw[-1]['cards']))})")
+                                  f"the deal ({show(DECK.format(raw[-1]['cards']))})")
 
     need = [HAND_SIZE - len(played_by[q]) for q in range(NUM_PLAYERS)]
     if len(hand) != need[seat]:

@@ -26,8 +26,21 @@ from typing import Any
 
 from stichzoo.envs.core import view as core
 from stichzoo.envs.core.cards import bit_list, mask_of
+from stichzoo.envs.core.schema import (
+    Card,
+    Cards,
+    Const,
+    Enum,
+    Int,
+    ListOf,
+    Nullable,
+    Obj,
+    Seat,
+    opt,
+    req,
+    show,
+)
 from stichzoo.envs.core.tricks import Trick
-from stichzoo.envs.core.view import Card, Cards, Enum, Int, ListOf, Nullable, Obj, opt, req, show
 from stichzoo.envs.wizard.rules import (
     BID,
     CARD_SUIT,
@@ -122,14 +135,14 @@ def total_bounds(sizes: tuple[int, ...] | list[int]) -> tuple[int, int]:
 
 def _spec(game: WizardGame) -> Obj:
     n, sizes, top = game.num_players, game.round_sizes, game.max_hand
-    seat, per_seat = core.Seat(n), core.per_seat
+    seat, per_seat = Seat(n), core.per_seat
     lo, hi = total_bounds(sizes)
     return Obj({
         **core.header(game, num_players=True, phases=PHASE_NAMES),
         "hand": req(Cards(DECK.names, CARD_HINT, most=top), "The seat's own cards."),
         "legal": opt(core.Legal(list(core.labels(game))), "The legal actions; [] = work out."),
         "round": req(Int(0, len(sizes) - 1), "Round index, 0-based."),
-        "num_rounds": opt(core.Const(len(sizes)), "Rounds in the game."),
+        "num_rounds": opt(Const(len(sizes)), "Rounds in the game."),
         "hand_size": opt(Int(1, top), "Cards dealt to each seat this round."),
         "dealer": opt(seat, "Dealer of this round."),
         "trump_card": req(Nullable(Card(DECK.names, CARD_HINT)),

@@ -31,7 +31,20 @@ from typing import Any
 
 from stichzoo.envs.core import view as core
 from stichzoo.envs.core.cards import bit_list, mask_of
-from stichzoo.envs.core.view import Bool, Card, Cards, Enum, Int, ListOf, Nullable, Obj, opt, req
+from stichzoo.envs.core.schema import (
+    Bool,
+    Card,
+    Cards,
+    Const,
+    Enum,
+    Int,
+    ListOf,
+    Nullable,
+    Obj,
+    Seat,
+    opt,
+    req,
+)
 from stichzoo.envs.wunder_punkt.rules import (
     CARD_NUMBER,
     CARD_SUIT,
@@ -140,7 +153,7 @@ def round_score_bounds(game: WunderPunktGame) -> tuple[int, int]:
 def _spec(game: WunderPunktGame) -> Obj:
     n, hand_size = game.num_players, game.hand_size
     used = game.used.bit_count()
-    seat, per_seat = core.Seat(n), core.per_seat
+    seat, per_seat = Seat(n), core.per_seat
     lo, hi = round_score_bounds(game)
     card = Card(DECK.names, CARD_HINT)
 
@@ -153,7 +166,7 @@ def _spec(game: WunderPunktGame) -> Obj:
         "hand": req(cards(hand_size), "The seat's own cards."),
         "legal": opt(core.Legal(list(core.labels(game))), "The legal actions; [] = work out."),
         "round": req(Int(0, game.num_rounds - 1), "Round index, 0-based."),
-        "num_rounds": opt(core.Const(game.num_rounds), "Rounds in the game."),
+        "num_rounds": opt(Const(game.num_rounds), "Rounds in the game."),
         "dealer": opt(seat, "Dealer of this round."),
         "cards_in_play": opt(cards(DECK_SIZE), "The cards used with these options."),
         "picked": req(per_seat(Bool(), n), "Whether each seat has laid its sore card."),

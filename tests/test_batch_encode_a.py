@@ -21,7 +21,7 @@ from stichzoo.envs.core.batch_bits import (
     bit_rows,
     by_relative_seat,
     popcount_u64,
-    seat_tables,
+    seat_lookups,
     small_ints,
     trick_columns,
     u64_rows,
@@ -236,7 +236,7 @@ def test_batch_bits_helpers():
         unpack_u64(m, 65)
     assert small_ints([1, 2, 3, 4], 2).tolist() == [[1, 2], [3, 4]]
     for n in (3, 4, 6):
-        rel, abs_ = seat_tables(n)
+        rel, abs_ = seat_lookups(n)
         for seat in range(n):
             for a in range(n):
                 assert rel[seat, a] == (a - seat) % n

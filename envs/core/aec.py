@@ -44,7 +44,7 @@ def _shared_spaces(game: Game, encoder) -> tuple[spaces.Space, spaces.Space]:
     """Observation and state spaces, one pair per game and options for all env instances.
 
     Their Box bounds are the bulk of an env's memory (thousands of floats);
-    envs of the same table share them.  (Action spaces stay per env: users
+    envs of the same game and options share them.  (Action spaces stay per env: users
     seed and sample them.)
     """
     key = (type(game), repr(sorted(game.options.as_dict().items())))

@@ -11,7 +11,7 @@ follows is:
    be -1/-2, trick cards padded with :data:`PAD` via :func:`trick_pads`)
    for :func:`small_ints`; bitmasks and large or negative ints for one
    ``np.fromiter(..., np.int64)`` (masks below 2**63 fit);
-2. every one-hot column looked up in a table built once per layout -
+2. every one-hot column looked up in a lookup built once per layout -
    indexed by observer seat, field and value (:func:`seat_trick_columns`,
    :func:`seat_bit_columns`), so relative seats cost no per-row arithmetic
    - and all of them set by a single flat scatter ``out.flat[idx] = 1``;
@@ -156,7 +156,7 @@ _POP8 = np.array([bin(v).count("1") for v in range(256)], np.uint8)
 def popcount_u64(masks: np.ndarray) -> np.ndarray:
     """Set bits per element of a uint64 array (int64, same shape).
 
-    ``np.bitwise_count`` where numpy has it (2.0+), else a byte table: the
+    ``np.bitwise_count`` where numpy has it (2.0+), else a byte lookup: the
     project supports numpy 1.24 too.
     """
     m = np.ascontiguousarray(masks, dtype=_U64)
@@ -165,7 +165,7 @@ def popcount_u64(masks: np.ndarray) -> np.ndarray:
     return _POP8[m.view(np.uint8).reshape(*m.shape, 8)].sum(-1, dtype=np.int64)
 
 
-def seat_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
+def seat_lookups(n: int) -> tuple[np.ndarray, np.ndarray]:
     """``(rel, abs_)``, both ``(n, n)`` intp: ``rel[seat, a] = (a - seat) % n``,
     ``abs_[seat, r] = (seat + r) % n``.
 
@@ -181,19 +181,19 @@ def seat_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     return rel.astype(np.intp), abs_.astype(np.intp)
 
 
-def by_relative_seat(table: np.ndarray, starts: Sequence[int], absr: np.ndarray) -> np.ndarray:
-    """Per-seat blocks of a gathered ``(rows, stride)`` table, reordered to relative seats.
+def by_relative_seat(gathered: np.ndarray, starts: Sequence[int], absr: np.ndarray) -> np.ndarray:
+    """Per-seat blocks of a gathered ``(rows, stride)`` array, reordered to relative seats.
 
-    ``table[i, starts[j] + a]`` holds the value of absolute seat ``a`` in
+    ``gathered[i, starts[j] + a]`` holds the value of absolute seat ``a`` in
     block ``j`` (e.g. tricks won, voids) of row ``i``; ``absr`` is
-    ``abs_[seats]`` from :func:`seat_tables`.  Returns ``(rows, len(starts),
+    ``abs_[seats]`` from :func:`seat_lookups`.  Returns ``(rows, len(starts),
     n)`` with relative seat ``r`` at ``[i, j, r]`` - all blocks in one
     ``np.take`` (``np.take_along_axis`` costs ~10 us a call).
     """
-    rows, stride = table.shape
+    rows, stride = gathered.shape
     base = np.arange(rows, dtype=np.intp) * stride
     idx = base[:, None, None] + np.asarray(starts, np.intp)[None, :, None] + absr[:, None, :]
-    return np.take(table, idx)
+    return np.take(gathered, idx)
 
 
 #: the filler of a trick's empty places in gathered card lists (no deck has 255 cards)
@@ -210,7 +210,7 @@ def trick_pads(n: int) -> tuple[tuple[int, ...], ...]:
 
 
 def trick_columns(n: int, offset: int, width: int, dump: int) -> np.ndarray:
-    """Flat table: observation column of a trick card, by ``(leader_rel, position, card)``.
+    """Flat lookup: observation column of a trick card, by ``(leader_rel, position, card)``.
 
     Index ``(leader_rel * n + position) * 256 + card`` holds
     ``offset + ((leader_rel + position) % n) * width + card`` - the column
@@ -220,28 +220,28 @@ def trick_columns(n: int, offset: int, width: int, dump: int) -> np.ndarray:
     written after the scatter overwrites in every row (e.g. the first
     ``hand`` column), so a filler's stray 1.0 never survives.
     """
-    table = np.full((n, n, 256), dump, np.intp)
+    lookup = np.full((n, n, 256), dump, np.intp)
     for lead in range(n):
         for pos in range(n):
-            table[lead, pos, :width] = offset + ((lead + pos) % n) * width + np.arange(width)
-    return table.reshape(-1)
+            lookup[lead, pos, :width] = offset + ((lead + pos) % n) * width + np.arange(width)
+    return lookup.reshape(-1)
 
 
 def seat_trick_columns(n: int, offset: int, width: int, dump: int) -> np.ndarray:
-    """Flat table: column of a trick card by ``(seat, leader, position, card)``, all absolute.
+    """Flat lookup: column of a trick card by ``(seat, leader, position, card)``, all absolute.
 
     Index ``((seat * n + leader) * n + position) * 256 + card`` holds the
     column that :func:`trick_columns` gives for ``leader_rel = (leader -
     seat) % n`` - so a batch needs no relative leader, only
     ``(seat * n + leader) * (n * 256)`` per row.  ``dump`` as there.
     """
-    rel, _ = seat_tables(n)
+    rel, _ = seat_lookups(n)
     by_rel = trick_columns(n, offset, width, dump).reshape(n, n * 256)
     return np.ascontiguousarray(by_rel[rel]).reshape(-1)
 
 
 def seat_bit_columns(n: int, offset: int, nbits: int, dump: int) -> np.ndarray:
-    """``(n * n * 2**nbits, nbits)`` table: the columns a per-seat bitmask piece sets.
+    """``(n * n * 2**nbits, nbits)`` lookup: the columns a per-seat bitmask piece sets.
 
     Row ``(seat * n + a) * 2**nbits + v`` lists, for bit ``b`` of value
     ``v`` held by absolute seat ``a`` and seen from ``seat``, the column
@@ -249,13 +249,13 @@ def seat_bit_columns(n: int, offset: int, nbits: int, dump: int) -> np.ndarray:
     is 0.  Pieces such as Wizard's voids thus join the one scatter of all
     one-hots, taken straight from absolute-seat order.
     """
-    rel, _ = seat_tables(n)
+    rel, _ = seat_lookups(n)
     v = np.arange(1 << nbits)
     b = np.arange(nbits)
     on = (v[:, None] >> b) & 1  # (2**nbits, nbits)
     cols = offset + rel[:, :, None, None] * nbits + b  # (n, n, 1, nbits)
-    table = np.where(on.astype(bool), cols, dump)  # (n, n, 2**nbits, nbits)
-    return np.ascontiguousarray(table, dtype=np.intp).reshape(-1, nbits)
+    lookup = np.where(on.astype(bool), cols, dump)  # (n, n, 2**nbits, nbits)
+    return np.ascontiguousarray(lookup, dtype=np.intp).reshape(-1, nbits)
 
 
 @lru_cache(maxsize=64)
@@ -285,6 +285,6 @@ def ragged_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 __all__ = ["PAD", "Scratch", "bit_rows", "by_relative_seat", "check_batch_args", "check_batch_out",
            "popcount_u64",
-           "ragged_positions", "row_offsets", "seat_bit_columns", "seat_tables",
+           "ragged_positions", "row_offsets", "seat_bit_columns", "seat_lookups",
            "seat_trick_columns", "small_ints", "trick_columns", "trick_pads", "u64_rows",
            "unpack_u64"]

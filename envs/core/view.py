@@ -240,10 +240,10 @@ _LABELS: dict[tuple, dict[str, int]] = {}
 def labels(game: Any) -> dict[str, int]:
     """Every action label of ``game`` -> its action id (cached per game and options)."""
     key = (game.name, json.dumps(game.options.as_dict(), sort_keys=True, default=str))
-    table = _LABELS.get(key)
-    if table is None:
-        table = _LABELS[key] = {game.action_label(a): a for a in range(game.num_actions)}
-    return table
+    lookup = _LABELS.get(key)
+    if lookup is None:
+        lookup = _LABELS[key] = {game.action_label(a): a for a in range(game.num_actions)}
+    return lookup
 
 
 def label_action(game: Any, label: Any, parse: Callable[[str], int | None], what: str) -> int:

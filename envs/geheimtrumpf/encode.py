@@ -66,11 +66,11 @@ def unpack_masks(masks: np.ndarray, nbits: int) -> np.ndarray:
     return np.unpackbits(raw, axis=1, count=nbits, bitorder="little")
 
 
-class _BatchTables:
-    """Column tables of one player count for :meth:`GeheimtrumpfEncoder.encode_many`.
+class _BatchLookups:
+    """Column lookups of one player count for :meth:`GeheimtrumpfEncoder.encode_many`.
 
     Built once per encoder.  Each one-hot entry's column is one gather from
-    a table indexed by what the state holds (a seat, a row, a card, or a
+    a lookup indexed by what the state holds (a seat, a row, a card, or a
     padding byte), so that no entry costs a chain of ``% n`` and products,
     and an entry that is absent (a padding byte, a row not begun, a task
     not visible) gets the ``dump`` column instead of being masked out: the
@@ -181,7 +181,7 @@ class GeheimtrumpfEncoder:
             Piece("to_act", n, doc="absolute seat to act"),
         ])
         self._o = self.layout.offsets
-        self._batch: _BatchTables | None = None  # built by the first encode_many
+        self._batch: _BatchLookups | None = None  # built by the first encode_many
 
     def encode(self, s: GeheimtrumpfState, seat: int, out: np.ndarray) -> None:
         """Write ``seat``'s observation into ``out`` (overwritten entirely)."""
@@ -258,7 +258,7 @@ class GeheimtrumpfEncoder:
         numpy ~6x faster, through ``bytearray``), short lists padded to a
         fixed length, nothing a phase does not show - and each state's list
         of finished tricks, flattened after the loop; relative seats, bit
-        unpacking and the one-hot columns (looked up in :class:`_BatchTables`)
+        unpacking and the one-hot columns (looked up in :class:`_BatchLookups`)
         are then numpy operations over the whole ``(N, size)`` block, the
         one-hots set by one flat scatter.
 
@@ -280,7 +280,7 @@ class GeheimtrumpfEncoder:
             raise ValueError(f"geheimtrumpf: seats must lie in 0..{n - 1}")
         tb = self._batch
         if tb is None:
-            tb = self._batch = _BatchTables(n, self._o)
+            tb = self._batch = _BatchLookups(n, self._o)
         seat_pad = tb.seat_pad
         # -- gather.  Every state: phase, start (small); round, held and checked tasks.
         small: list[int] = []
@@ -357,7 +357,7 @@ class GeheimtrumpfEncoder:
         tasks = wd[np.arange(big)[:, None, None], 1 + tb.pair + rot[:, None, :]]
         out[:, oh:oh + 2 * n * NUM_TASKS] = unpack_masks(tasks, NUM_TASKS).reshape(big, -1)
 
-    def _many_mid(self, out: np.ndarray, parts: list[np.ndarray], tb: _BatchTables, n: int,
+    def _many_mid(self, out: np.ndarray, parts: list[np.ndarray], tb: _BatchLookups, n: int,
                   mrow: np.ndarray, seat: np.ndarray, phase: np.ndarray, start: np.ndarray,
                   base: np.ndarray, rot: np.ndarray, msmall: list[int], mwide: list[int],
                   psmall: list[int], pwide: list[int],
@@ -408,7 +408,7 @@ class GeheimtrumpfEncoder:
             out[mrow[left], ol:ol + ROWS * NUM_CARDS] = unpack_masks(
                 rows[left] & lay[left, None], NUM_CARDS).reshape(len(left), -1)
 
-    def _many_play(self, out: np.ndarray, parts: list[np.ndarray], tb: _BatchTables, n: int,
+    def _many_play(self, out: np.ndarray, parts: list[np.ndarray], tb: _BatchLookups, n: int,
                    prow: np.ndarray, pmid: np.ndarray, seat: np.ndarray, base: np.ndarray,
                    rot: np.ndarray, drafted: np.ndarray, psmall: list[int], pwide: list[int],
                    finished: list[list[tuple[int, tuple[int, ...], int]]]) -> None:

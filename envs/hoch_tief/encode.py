@@ -57,13 +57,13 @@ _SUIT_SCORES: dict[int, np.ndarray] = {}
 def suit_scores(numbers: int) -> np.ndarray:
     """Per mask of one suit's taken cards (bit ``v - 1``: number ``v``), what it scores.
 
-    :func:`~stichzoo.envs.hoch_tief.rules.score_taken` as a lookup table
+    :func:`~stichzoo.envs.hoch_tief.rules.score_taken` as a lookup
     (``2 ** numbers`` entries, at most 2 ** 18, int16: a suit scores at most
     35), so the batch encoder scores every seat's suits with one gather;
     built once per player count.
     """
-    table = _SUIT_SCORES.get(numbers)
-    if table is None:
+    lookup = _SUIT_SCORES.get(numbers)
+    if lookup is None:
         masks = np.arange(1 << numbers, dtype=np.int32)
         count = np.zeros_like(masks)
         face = np.zeros_like(masks)
@@ -71,11 +71,11 @@ def suit_scores(numbers: int) -> np.ndarray:
             bit = (masks >> b) & 1
             count += bit
             face += bit * (b + 1)
-        table = _SUIT_SCORES[numbers] = np.where(count >= 3, count, face).astype(np.int16)
-    return table
+        lookup = _SUIT_SCORES[numbers] = np.where(count >= 3, count, face).astype(np.int16)
+    return lookup
 
 
-class _BatchTables:
+class _BatchLookups:
     """Constants of one player count for :meth:`HochTiefEncoder.encode_many`, built once,
     so that a call spends no numpy operations on them."""
 
@@ -136,7 +136,7 @@ class HochTiefEncoder:
             Piece("to_act", n, doc="absolute seat to act"),
         ])
         self._o = self.layout.offsets
-        self._batch: _BatchTables | None = None  # built by the first encode_many
+        self._batch: _BatchLookups | None = None  # built by the first encode_many
 
     def encode(self, s: HochTiefState, seat: int, out: np.ndarray) -> None:
         """Write ``seat``'s observation into ``out`` (overwritten entirely)."""
@@ -176,7 +176,7 @@ class HochTiefEncoder:
         must not spend its time here.  The Python loop only appends each
         state's few ints to flat lists (the current trick padded to ``n``
         cards, so that every state takes the same room); relative seats,
-        bit unpacking, the taken-card scores (a lookup table per suit) and
+        bit unpacking, the taken-card scores (a lookup per suit) and
         the one-hot entries are then a handful of numpy operations over the
         whole ``(N, size)`` block.  ``out``: C-contiguous, writeable float32
         ``(len(states), layout.size)``; all states of games with this
@@ -194,7 +194,7 @@ class HochTiefEncoder:
         o = self._o
         tb = self._batch
         if tb is None:
-            tb = self._batch = _BatchTables(n, size)
+            tb = self._batch = _BatchLookups(n, size)
         pad = tb.pads
         # -- gather, per state: phase, round, tricks played, dealer, trick leader,
         # voids, the current trick's cards padded to n (ints 0..255, which convert

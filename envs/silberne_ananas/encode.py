@@ -20,7 +20,7 @@ from stichzoo.envs.core.batch_bits import (
     check_batch_args,
     row_offsets,
     seat_bit_columns,
-    seat_tables,
+    seat_lookups,
     seat_trick_columns,
     small_ints,
     trick_pads,
@@ -74,11 +74,11 @@ _FIELDS = ("phase", "dealer", "trick_leader", "lead_suit")
 
 
 @cache
-def _batch_tables() -> tuple[np.ndarray, int, np.ndarray]:
-    """``encode_many``'s lookup tables, shared by every encoder (the layout never changes).
+def _batch_lookups() -> tuple[np.ndarray, int, np.ndarray]:
+    """``encode_many``'s lookups, shared by every encoder (the layout never changes).
 
-    Every one-hot column is a table entry, so a batch only computes indices:
-    ``table[(seat * F + f) * 256 + v]`` is the column that field ``f``
+    Every one-hot column is a lookup entry, so a batch only computes indices:
+    ``lookup[(seat * F + f) * 256 + v]`` is the column that field ``f``
     (:data:`_FIELDS`, then tricks won and no_joker per absolute seat) sets
     for value ``v`` seen from ``seat``; from the returned offset on,
     :func:`seat_trick_columns`; ``voids`` from :func:`seat_bit_columns`.
@@ -89,7 +89,7 @@ def _batch_tables() -> tuple[np.ndarray, int, np.ndarray]:
     n = NUM_PLAYERS
     o = observation_layout().offsets
     dump = o["hand"]
-    rel, _ = seat_tables(n)
+    rel, _ = seat_lookups(n)
     nf = len(_FIELDS) + 2 * n
     fields = np.full((n, nf, 256), dump, np.intp)
     for seat in range(n):
@@ -104,11 +104,11 @@ def _batch_tables() -> tuple[np.ndarray, int, np.ndarray]:
                                         + np.arange(HAND_SIZE + 1))
             f[4 + n + a, 1] = o["no_joker"] + rel[seat, a]
     flat = fields.reshape(-1)
-    table = np.concatenate([flat, seat_trick_columns(n, o["current_trick"], DECK_SIZE, dump)])
+    lookup = np.concatenate([flat, seat_trick_columns(n, o["current_trick"], DECK_SIZE, dump)])
     voids = seat_bit_columns(n, o["voids"], NUM_SUITS, dump)
-    table.flags.writeable = False
+    lookup.flags.writeable = False
     voids.flags.writeable = False
-    return table, flat.size, voids
+    return lookup, flat.size, voids
 
 
 class SilberneAnanasEncoder:
@@ -125,7 +125,7 @@ class SilberneAnanasEncoder:
         opts = game.options
         self._rules = (float(opts.match), float(opts.alone_variant),
                        opts.target_score / SCORE_SCALE)
-        # encode_many's tables and work arrays: made on its first call (_init_batch)
+        # encode_many's lookups and work arrays: made on its first call (_init_batch)
         self._scratch: Scratch | None = None
 
     def encode(self, s: SilberneAnanasState, seat: int, out: np.ndarray) -> None:
@@ -161,16 +161,16 @@ class SilberneAnanasEncoder:
     def _init_batch(self) -> None:
         """Set up what ``encode_many`` needs, once: most envs never batch, so they skip it."""
         n = NUM_PLAYERS
-        self._table, trick0, self._void_cols = _batch_tables()
+        self._lookup, trick0, self._void_cols = _batch_lookups()
         self._pads = trick_pads(n)
         nf = len(_FIELDS) + 2 * n
         self._field_off = np.arange(nf, dtype=np.intp) * 256
         # trick: entry trick0 + ((seat * n + leader) * n + position) * 256 + card
         self._trick_off = trick0 + np.arange(n, dtype=np.intp) * 256
-        # voids: row (seat * n + a) * 16 + v of the void table
+        # voids: row (seat * n + a) * 16 + v of the void lookup
         self._void_off = np.arange(n, dtype=np.intp) * (1 << NUM_SUITS)
-        self._abs = seat_tables(n)[1]
-        # reused work arrays: small ints, table indices, columns (see Scratch)
+        self._abs = seat_lookups(n)[1]
+        # reused work arrays: small ints, lookup indices, columns (see Scratch)
         self._scratch = Scratch()
         self._scratch_specs = (((6 + 3 * n,), np.intp), ((nf + n,), np.intp),
                                ((nf + (1 + NUM_SUITS) * n,), np.intp))
@@ -183,7 +183,7 @@ class SilberneAnanasEncoder:
         faster per row: the batched engine steps hundreds of games together.
         The Python loop only gathers ints into flat lists (small ones through
         ``bytearray``, bitmasks as uint64); every one-hot column of all rows
-        is then looked up in shared tables and set by one scatter, the bits
+        is then looked up in shared lookups and set by one scatter, the bits
         unpacked at once.  ``out``: C-contiguous float32 ``(len(states),
         layout.size)``; seats 0..2.
         """
@@ -221,14 +221,14 @@ class SilberneAnanasEncoder:
         jk = np.frombuffer(bytearray(jokers), np.uint8).reshape(rows, n)
         seat, phase = a[:, 1], a[:, 2]
         sn = seat * n
-        # -- one-hots: every column looked up in the shared tables, then one scatter -----
+        # -- one-hots: every column looked up in the shared lookups, then one scatter -----
         fi = idx[:, :nf]  # fields: (seat * F + f) * 256 + value
         np.add((seat * (nf * 256))[:, None], self._field_off, out=fi)
         fi[:, :nf - n] += a[:, 2:2 + nf - n]
         fi[:, nf - n:] += jk
         np.add(((sn + a[:, 4]) * (n * 256))[:, None] + self._trick_off, a[:, 6 + 2 * n:],
                out=idx[:, nf:])  # trick: ((seat * n + leader) * n + position) * 256 + card
-        np.take(self._table, idx, out=cols[:, :nf + n], mode="clip")  # all in range
+        np.take(self._lookup, idx, out=cols[:, :nf + n], mode="clip")  # all in range
         vi = (sn * (1 << NUM_SUITS))[:, None] + self._void_off + a[:, 6 + n:6 + 2 * n]
         np.take(self._void_cols, vi, axis=0,
                 out=cols[:, nf + n:].reshape(rows, n, NUM_SUITS), mode="clip")

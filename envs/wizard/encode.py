@@ -19,7 +19,7 @@ from stichzoo.envs.core.batch_bits import (
     check_batch_args,
     row_offsets,
     seat_bit_columns,
-    seat_tables,
+    seat_lookups,
     seat_trick_columns,
     small_ints,
     trick_pads,
@@ -71,10 +71,10 @@ _FIELDS = ("phase", "trump", "trump_card", "hand_size", "dealer", "trick_leader"
 
 
 @cache
-def _batch_table(n: int, max_hand: int) -> tuple[np.ndarray, int, int]:
-    """``encode_many``'s lookup table for one player count, shared by every encoder.
+def _batch_lookup(n: int, max_hand: int) -> tuple[np.ndarray, int, int]:
+    """``encode_many``'s lookup for one player count, shared by every encoder.
 
-    Every one-hot column is a table entry, so a batch only computes indices
+    Every one-hot column is a lookup entry, so a batch only computes indices
     and makes one ``np.take``: entry ``(seat * F + f) * 256 + v`` is the
     column that field ``f`` (:data:`_FIELDS`, then tricks won and bids per
     absolute seat) sets for value ``v`` seen from ``seat``; from the second
@@ -87,7 +87,7 @@ def _batch_table(n: int, max_hand: int) -> tuple[np.ndarray, int, int]:
     o = observation_layout(n, max_hand).offsets
     dump = o["hand"]
     h1 = max_hand + 1
-    rel, _ = seat_tables(n)
+    rel, _ = seat_lookups(n)
     nf = len(_FIELDS) + 2 * n
     fields = np.full((n, nf, 256), dump, np.intp)
     for seat in range(n):
@@ -105,9 +105,9 @@ def _batch_table(n: int, max_hand: int) -> tuple[np.ndarray, int, int]:
             f[6 + n + a, :h1] = o["bids"] + rel[seat, a] * h1 + np.arange(h1)  # 255: no bid
     parts = (fields.reshape(-1), seat_bit_columns(n, o["voids"], NUM_SUITS, dump).reshape(-1),
              seat_trick_columns(n, o["current_trick"], DECK_SIZE, dump))
-    table = np.concatenate(parts)
-    table.flags.writeable = False
-    return table, parts[0].size, parts[0].size + parts[1].size
+    lookup = np.concatenate(parts)
+    lookup.flags.writeable = False
+    return lookup, parts[0].size, parts[0].size + parts[1].size
 
 
 class WizardEncoder:
@@ -123,7 +123,7 @@ class WizardEncoder:
         o = self.layout.offsets
         self._o = o
         self._h1 = h + 1
-        # encode_many's tables and work arrays: made on its first call (_init_batch)
+        # encode_many's lookups and work arrays: made on its first call (_init_batch)
         self._scratch: Scratch | None = None
 
     def encode(self, s: WizardState, seat: int, out: np.ndarray) -> None:
@@ -171,18 +171,18 @@ class WizardEncoder:
         """Set up what ``encode_many`` needs, once: most envs never batch, so they skip it."""
         n, h = self.game.num_players, self.game.max_hand
         o = self._o
-        self._table, void0, trick0 = _batch_table(n, h)
-        self._void_cols = self._table[void0:trick0].reshape(-1, NUM_SUITS)
+        self._lookup, void0, trick0 = _batch_lookup(n, h)
+        self._void_cols = self._lookup[void0:trick0].reshape(-1, NUM_SUITS)
         self._pads = trick_pads(n)
         self._dump = o["hand"]
         nf = len(_FIELDS) + 2 * n
         self._field_off = np.arange(nf, dtype=np.intp) * 256
-        # voids: row (seat * n + a) * 16 + v of the table's (., 4) void part
+        # voids: row (seat * n + a) * 16 + v of the lookup's (., 4) void part
         self._void_off = np.arange(n, dtype=np.intp) * (1 << NUM_SUITS)
         # trick: entry trick0 + ((seat * n + leader) * n + position) * 256 + card
         self._trick_off = trick0 + np.arange(n, dtype=np.intp) * 256
-        self._abs = seat_tables(n)[1]
-        # reused work arrays: small ints, table indices, columns (see Scratch)
+        self._abs = seat_lookups(n)[1]
+        # reused work arrays: small ints, lookup indices, columns (see Scratch)
         self._scratch = Scratch()
         self._scratch_specs = (((8 + 3 * n,), np.intp), ((nf + n,), np.intp),
                                ((nf + (NUM_SUITS + 1) * n,), np.intp))
@@ -196,7 +196,7 @@ class WizardEncoder:
         and cannot afford ~30 numpy writes per observation.  The Python loop
         only gathers ints into flat lists (small ones through ``bytearray``,
         bitmasks as uint64); every one-hot column of all rows is then looked
-        up in shared tables and set by one scatter, the bits unpacked at
+        up in shared lookups and set by one scatter, the bits unpacked at
         once.  ``out``: C-contiguous float32 ``(len(states), layout.size)``;
         seats 0..n-1.
         """
@@ -234,7 +234,7 @@ class WizardEncoder:
         w = np.fromiter(wide, np.int64, (2 + 2 * n) * rows).reshape(rows, 2 + 2 * n)
         seat, phase = a[:, 1], a[:, 2]
         sn = seat * n
-        # -- one-hots: every column looked up in the shared table, then one scatter ------
+        # -- one-hots: every column looked up in the shared lookup, then one scatter ------
         nv = NUM_SUITS
         fi = idx[:, :nf]  # fields: (seat * F + f) * 256 + value
         np.add((seat * (nf * 256))[:, None], self._field_off, out=fi)
@@ -242,7 +242,7 @@ class WizardEncoder:
         fi[:, nf - n:] += w[:, 2:2 + n] & 255  # no bid yet (-1): 255, the dump column
         np.add(((sn + a[:, 7]) * (n * 256))[:, None] + self._trick_off, a[:, 8 + 2 * n:],
                out=idx[:, nf:])  # trick: ((seat * n + leader) * n + position) * 256 + card
-        np.take(self._table, idx, out=cols[:, :nf + n], mode="clip")  # all in range
+        np.take(self._lookup, idx, out=cols[:, :nf + n], mode="clip")  # all in range
         vi = (sn * (1 << nv))[:, None] + self._void_off + a[:, 8 + n:8 + 2 * n]
         np.take(self._void_cols, vi, axis=0, out=cols[:, nf + n:].reshape(rows, n, nv),
                 mode="clip")

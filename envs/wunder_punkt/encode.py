@@ -24,7 +24,7 @@ from stichzoo.envs.core.batch_bits import (
     check_batch_args,
     popcount_u64,
     row_offsets,
-    seat_tables,
+    seat_lookups,
     seat_trick_columns,
     small_ints,
     trick_pads,
@@ -85,11 +85,11 @@ _FIELDS = ("phase", "dealer", "trick_leader")
 
 
 @cache
-def _batch_tables(n: int) -> tuple[np.ndarray, int, np.ndarray]:
-    """``encode_many``'s lookup tables for one player count, shared by every encoder.
+def _batch_lookups(n: int) -> tuple[np.ndarray, int, np.ndarray]:
+    """``encode_many``'s lookups for one player count, shared by every encoder.
 
-    Every one-hot column is a table entry, so a batch only computes indices:
-    ``table[(seat * 3 + f) * 256 + v]`` is the column that field ``f``
+    Every one-hot column is a lookup entry, so a batch only computes indices:
+    ``lookup[(seat * 3 + f) * 256 + v]`` is the column that field ``f``
     (:data:`_FIELDS`) sets for value ``v`` seen from ``seat``; from the
     returned offset on, :func:`seat_trick_columns`.  ``sore[((seat * n + a)
     * 2 + revealed) * 256 + card]`` holds the three columns of absolute
@@ -100,7 +100,7 @@ def _batch_tables(n: int) -> tuple[np.ndarray, int, np.ndarray]:
     """
     o = observation_layout(n).offsets
     dump = o["hand"]
-    rel, _ = seat_tables(n)
+    rel, _ = seat_lookups(n)
     fields = np.full((n, len(_FIELDS), 256), dump, np.intp)
     sore = np.full((n, n, 2, 256, 3), dump, np.intp)
     cards = np.arange(DECK_SIZE)
@@ -117,11 +117,11 @@ def _batch_tables(n: int) -> tuple[np.ndarray, int, np.ndarray]:
                     sore[seat, a, revealed, :DECK_SIZE, 2] = (o["sore_suits"] + r * NUM_SUITS
                                                               + np.array(CARD_SUIT))
     flat = fields.reshape(-1)
-    table = np.concatenate([flat, seat_trick_columns(n, o["current_trick"], DECK_SIZE, dump)])
+    lookup = np.concatenate([flat, seat_trick_columns(n, o["current_trick"], DECK_SIZE, dump)])
     sore = sore.reshape(-1, 3)
-    table.flags.writeable = False
+    lookup.flags.writeable = False
     sore.flags.writeable = False
-    return table, flat.size, sore
+    return lookup, flat.size, sore
 
 
 class WunderPunktEncoder:
@@ -137,7 +137,7 @@ class WunderPunktEncoder:
             Piece("to_act", n, doc="absolute seat to act"),
         ])
         self._o = self.layout.offsets
-        # encode_many's tables and work arrays: made on its first call (_init_batch)
+        # encode_many's lookups and work arrays: made on its first call (_init_batch)
         self._scratch: Scratch | None = None
 
     def encode(self, s: WunderPunktState, seat: int, out: np.ndarray) -> None:
@@ -179,19 +179,19 @@ class WunderPunktEncoder:
     def _init_batch(self) -> None:
         """Set up what ``encode_many`` needs, once: most envs never batch, so they skip it."""
         n = self.game.num_players
-        self._table, trick0, self._sore_cols = _batch_tables(n)
+        self._lookup, trick0, self._sore_cols = _batch_lookups(n)
         self._pads = trick_pads(n)
         self._field_off = np.arange(len(_FIELDS), dtype=np.intp) * 256
         # trick: entry trick0 + ((seat * n + leader) * n + position) * 256 + card
         self._trick_off = trick0 + np.arange(n, dtype=np.intp) * 256
         self._sore_off = np.arange(n, dtype=np.intp) * 512
-        self._abs = abs_ = seat_tables(n)[1]
+        self._abs = abs_ = seat_lookups(n)[1]
         # per observer seat, the gathered masks to read: hand, removed, won by relative slot
         self._mask_idx = np.array([[0, 1, *(2 + abs_[seat])] for seat in range(n)], np.intp)
         used = np.zeros(DECK_SIZE, np.float32)
         put_bits(used, 0, self.game.used)
         self._used_row = used
-        # reused work arrays: small ints, table indices, columns (see Scratch)
+        # reused work arrays: small ints, lookup indices, columns (see Scratch)
         self._scratch = Scratch()
         nf = len(_FIELDS)
         self._scratch_specs = (((5 + n,), np.intp), ((nf + n,), np.intp),
@@ -205,7 +205,7 @@ class WunderPunktEncoder:
         per row: the batched engine steps hundreds of games together.  The
         Python loop only gathers ints into flat lists (small ones through
         ``bytearray``, bitmasks as uint64); every one-hot column of all rows
-        is then looked up in shared tables and set by one scatter, the won
+        is then looked up in shared lookups and set by one scatter, the won
         cards of every seat unpacked at once and the round scores counted
         from the uint64 masks (no ``current_round_scores`` per state).
         ``out``: C-contiguous float32 ``(len(states), layout.size)``; seats
@@ -247,11 +247,11 @@ class WunderPunktEncoder:
         seat, phase = a[:, 1], a[:, 2]
         sn = seat * n
         absr = self._abs[seat]  # (rows, n): absolute seat behind each relative slot
-        # -- one-hots: every column looked up in the shared tables, then one scatter -----
+        # -- one-hots: every column looked up in the shared lookups, then one scatter -----
         np.add((seat * (nf * 256))[:, None] + self._field_off, a[:, 2:5], out=idx[:, :nf])
         np.add(((sn + a[:, 4]) * (n * 256))[:, None] + self._trick_off, a[:, 5:],
                out=idx[:, nf:])  # trick: ((seat * n + leader) * n + position) * 256 + card
-        np.take(self._table, idx, out=cols[:, :nf + n], mode="clip")  # all in range
+        np.take(self._lookup, idx, out=cols[:, :nf + n], mode="clip")  # all in range
         sore_abs = w[:, 2 + n:2 + 2 * n]
         revealed = phase != SORE
         si = (sn * 512 + revealed * 256)[:, None] + self._sore_off + (sore_abs & 255)

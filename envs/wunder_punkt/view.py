@@ -14,7 +14,7 @@ pick and *that* others have picked (a face-down card on the table), after
 the reveal every sore card; every trick of the round (they are played face
 up), hence the cards each seat has won and the cards of all-Ace tricks that
 left the game; the scores.  Seats in the view are absolute seat numbers.
-The key table and an example are in ``docs/views/wunder_punkt.md``.
+Every key, with an example, is in ``docs/views/wunder_punkt.md``.
 
 The rebuilt state is a state of a real deal: its history holds this
 round's decisions (picks from left of the dealer, then the tricks) and its

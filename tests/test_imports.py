@@ -278,8 +278,17 @@ _PROBE = textwrap.dedent("""
     from gymnasium import spaces
     from stichzoo.envs.registry import game_class
     from stichzoo.policies.learned import TorchPolicy, save_policy
-    from stichzoo.training.networks import PhaseTrunkPolicy  # what old files name
     from stichzoo.policies.base import encoder_for
+    try:  # the class old files name
+        from stichzoo.training.networks import PhaseTrunkPolicy
+    except ImportError:  # moved below the policies, and no shim left: find it there
+        import pkgutil, stichzoo.policies as P
+        for info in pkgutil.walk_packages(P.__path__, "stichzoo.policies."):
+            try:
+                PhaseTrunkPolicy = importlib.import_module(info.name).PhaseTrunkPolicy
+                break
+            except Exception:
+                continue
 
     game = game_class("hoch_tief")(game_class("hoch_tief").Options(num_players=3))
     layout = encoder_for(game).layout

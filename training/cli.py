@@ -41,13 +41,12 @@ def _options(items: list[str]) -> dict:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from stichzoo.training.evaluate import (
+    from stichzoo.training.report import format_report, write_outputs
+    from stichzoo.training.tournament import (
         TournamentConfig,
         default_lineup,
-        format_report,
         run_tournament,
         seat_assignments,
-        write_outputs,
     )
 
     lineup = args.lineup.split(",") if args.lineup else default_lineup(args.policies, args.players)

@@ -48,6 +48,8 @@ import torch as th
 
 from stichzoo.policies import Decision
 from stichzoo.training import config as config_mod
+from stichzoo.training.run_eval import periodic_evaluation
+from stichzoo.training.runs import RunPaths, config_text, new_run_dir, sample_bar
 
 LEARNER = 0
 
@@ -410,8 +412,6 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
 
     from stichzoo.envs import BatchEnv
     from stichzoo.policies.learned import save_policy
-    from stichzoo.training.run_eval import periodic_evaluation
-    from stichzoo.training.runs import RunPaths, config_text, new_run_dir, sample_bar
 
     t, b = cfg["train"], cfg["batch"]
     th.set_num_threads(t["torch_threads"])

@@ -22,6 +22,8 @@ from stichzoo.training.runs import RunPaths, config_text, new_run_dir
 
 
 def make_env_fn(cfg: dict, rank: int):
+    """The constructor of env ``rank`` (SB3's vector envs build each env in its process)."""
+
     def _init():
         import torch
 
@@ -39,6 +41,7 @@ def make_env_fn(cfg: dict, rank: int):
 
 
 def build_vec_env(cfg: dict):
+    """``train.n_envs`` single-seat envs, in processes (``subproc``) or in this one."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     fns = [make_env_fn(cfg, i) for i in range(cfg["train"]["n_envs"])]

@@ -29,7 +29,8 @@ import re
 
 from stichzoo.training import config as config_mod
 from stichzoo.training.ladder import objective
-from stichzoo.training.train import RunPaths, evaluate_policy_file, evaluation_scalars
+from stichzoo.training.run_eval import evaluate_policy_file, evaluation_scalars
+from stichzoo.training.runs import RunPaths
 
 
 def policies_of(run_dir: str) -> list[tuple[int, str]]:

@@ -61,7 +61,7 @@ class RandomLearner:
 def _selfplay(opponents, games=6, **options):
     cfg = config_mod.validate({"game": "wizard", "algo": "batch_ppo", "opponents": opponents,
                                "options": {"num_players": 4, **options}})
-    from stichzoo.training.train import game_of
+    from stichzoo.training.config import game_of
 
     game = game_of(cfg)
     engine = BatchEnv("wizard", games, reward_scale=0.5, **cfg["options"])
@@ -139,8 +139,10 @@ def test_a_short_run_trains_exports_and_resumes(tmp_path):
 
     from stichzoo.policies import Decision
     from stichzoo.policies.onnx_bot import OnnxPolicy
+    from stichzoo.training.config import game_of
     from stichzoo.training.export import export_run
-    from stichzoo.training.train import RunPaths, game_of, train
+    from stichzoo.training.runs import RunPaths
+    from stichzoo.training.train import train
 
     cfg = _tiny_batch_config()
     run = train(cfg, run_dir=str(tmp_path / "run"), progress_bar=False, verbose=False)
@@ -187,7 +189,8 @@ def test_ppo_learning_rate_decays_over_whichever_budget_is_further_along():
 def test_the_logged_rate_decays_and_a_resume_takes_the_configs_rate(tmp_path):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    from stichzoo.training.train import RunPaths, train
+    from stichzoo.training.runs import RunPaths
+    from stichzoo.training.train import train
 
     def rates(run):
         acc = EventAccumulator(os.path.join(RunPaths(run).tb, "batch_ppo"),
@@ -242,7 +245,8 @@ def test_an_exported_bot_names_the_commands_that_reproduce_it(tmp_path, capsys):
 
     from stichzoo.training import cli
     from stichzoo.training.export import export_run
-    from stichzoo.training.train import final_evaluation, train
+    from stichzoo.training.run_eval import final_evaluation
+    from stichzoo.training.train import train
 
     cfg = _tiny_batch_config()
     cfg["eval"].update(every=0, opponents=["heuristic"])
@@ -287,7 +291,8 @@ def test_expert_iteration_runs_after_the_warm_start_and_is_logged(tmp_path):
     import yaml
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    from stichzoo.training.train import RunPaths, train
+    from stichzoo.training.runs import RunPaths
+    from stichzoo.training.train import train
 
     cfg = _tiny_batch_config()
     cfg["expert"].update(teacher="pimc:worlds=2", steps=60, workers=1, games=4, epochs=1)

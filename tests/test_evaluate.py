@@ -7,19 +7,15 @@ import json
 import pytest
 
 from stichzoo import envs
+from stichzoo.policies.specs import parse_policy_spec
 from stichzoo.training.cli import main as cli_main
-from stichzoo.training.evaluate import (
+from stichzoo.training.report import format_report, write_outputs
+from stichzoo.training.stats import mean_ci, openskill_ratings, paired_test, wilson_interval
+from stichzoo.training.tournament import (
     TournamentConfig,
     default_lineup,
-    format_report,
-    mean_ci,
-    openskill_ratings,
-    paired_test,
-    parse_policy_spec,
     run_tournament,
     seat_assignments,
-    wilson_interval,
-    write_outputs,
 )
 
 
@@ -230,3 +226,15 @@ def test_cli_runs(capsys):
     assert cli_main(["eval", "wizard", "--players", "3", "--policies", "random", "--games", "3",
                      "--option", "rounds=[1]", "--workers", "1", "--quiet"]) == 0
     assert "wizard 3p: 3 games" in capsys.readouterr().out
+
+
+def test_evaluate_stays_the_public_face_of_the_split_modules():
+    """``from stichzoo.training.evaluate import ...`` keeps working after the split into
+    tournament, stats and report."""
+    from stichzoo.training import evaluate, report, stats, tournament
+
+    for name in evaluate.__all__:
+        homes = [m for m in (tournament, stats, report) if hasattr(m, name)]
+        assert homes or name in ("build_policy", "parse_policy_spec"), name
+        for home in homes:
+            assert getattr(evaluate, name) is getattr(home, name), name

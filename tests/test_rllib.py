@@ -158,10 +158,10 @@ def test_module_is_the_policy_file_network(tmp_path):
     from ray.rllib.core.columns import Columns
 
     from stichzoo.policies.learned import TorchPolicy, save_policy
+    from stichzoo.training.config import game_of
     from stichzoo.training.rllib.algo import module_spec
     from stichzoo.training.rllib.env import StichzooMultiAgentEnv, env_config
     from stichzoo.training.rllib.run import from_sb3, to_sb3
-    from stichzoo.training.train import game_of
 
     cfg = _cfg(train={**TINY["train"], "heads": "phase"})
     game = game_of(cfg)
@@ -267,7 +267,7 @@ def test_export_eval_and_serve(run, tmp_path):
     from stichzoo.policies.learned import TorchPolicy
     from stichzoo.policies.onnx_bot import OnnxPolicy
     from stichzoo.policies.serve import create_app
-    from stichzoo.training.train import game_of
+    from stichzoo.training.config import game_of
 
     bots = tmp_path / "bots"
     _stichzoo("export", str(run), "--out", str(bots / "wizard"))

@@ -36,7 +36,8 @@ def _logged_tags(tb: Path) -> set[str]:
 @pytest.fixture(scope="module")
 def short_run(tmp_path_factory) -> Path:
     """A short Wizard run with two periodic evaluations and a final one (intervals included)."""
-    from stichzoo.training.train import final_evaluation, train
+    from stichzoo.training.run_eval import final_evaluation
+    from stichzoo.training.train import train
 
     cfg = tiny_config("wizard")
     cfg["eval"].update(every=128, games=80, workers=1)  # 20 deals: enough for intervals

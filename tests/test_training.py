@@ -116,7 +116,7 @@ def test_every_config_is_valid():
 def test_smoke_training_every_game(game, tiny_run):
     """Every stage of a run - warm start, PPO, snapshots, checkpoints, logs - then a full game."""
     from stichzoo.policies import Decision, make_policy
-    from stichzoo.training.train import RunPaths
+    from stichzoo.training.runs import RunPaths
 
     paths = RunPaths(str(tiny_run(game)))
     assert os.path.exists(paths.policy) and paths.latest_checkpoint()
@@ -135,9 +135,10 @@ def test_warm_start_imitates_the_teacher():
     from sb3_contrib import MaskablePPO
 
     from stichzoo.policies.base import encoder_for
+    from stichzoo.training.config import game_of
     from stichzoo.training.networks import policy_setup
     from stichzoo.training.pretrain import collect, warm_start
-    from stichzoo.training.train import build_vec_env, game_of
+    from stichzoo.training.sb3 import build_vec_env
 
     cfg = tiny_config("wizard")
     cfg["pretrain"].update(steps=3000, epochs=10)
@@ -164,7 +165,8 @@ def test_warm_start_imitates_the_teacher():
 
 
 def test_phase_heads_and_resume(tiny_run, tmp_path):
-    from stichzoo.training.train import RunPaths, train
+    from stichzoo.training.runs import RunPaths
+    from stichzoo.training.train import train
 
     run = str(copy_run(tiny_run("wizard", "phase"), tmp_path / "w"))
     first = RunPaths(run).latest_checkpoint()[1]

@@ -48,6 +48,8 @@ import torch as th
 
 from stichzoo.policies import Decision
 from stichzoo.training import config as config_mod
+from stichzoo.training.run_eval import periodic_evaluation
+from stichzoo.training.runs import RunPaths, config_text, new_run_dir, sample_bar
 
 LEARNER = 0
 
@@ -410,7 +412,6 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
 
     from stichzoo.envs import BatchEnv
     from stichzoo.policies.learned import save_policy
-    from stichzoo.training.train import RunPaths, game_of, new_run_dir, periodic_evaluation
 
     t, b = cfg["train"], cfg["batch"]
     th.set_num_threads(t["torch_threads"])
@@ -418,16 +419,15 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     if device == "cuda" and not th.cuda.is_available():
         raise ValueError("batch.device=cuda, but torch finds no CUDA device here")
     run_start = time.time()
-    game = game_of(cfg)
+    game = config_mod.game_of(cfg)
     run_dir = run_dir or new_run_dir(cfg)
     paths = RunPaths(run_dir)
-    latest = _latest(paths) if resume else None
+    latest = paths.latest_checkpoint(".pt") if resume else None
     if resume and latest and latest[1] >= t["total_timesteps"]:
         raise ValueError(f"{run_dir} has already trained {latest[1]} samples of "
                          f"train.total_timesteps={t['total_timesteps']}; raise it to go on")
     paths.make()
-    with open(paths.config, "w") as f:
-        f.write(config_mod.dump(cfg))
+    paths.write_config(cfg)
     policy = _policy(cfg, game, device)
     optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)
     samples = rollouts = 0
@@ -454,7 +454,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
             optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)
     writer = SummaryWriter(os.path.join(paths.tb, "batch_ppo"))
     if not latest:
-        writer.add_text("config", "```\n" + config_mod.dump(cfg) + "\n```", 0)
+        writer.add_text("config", config_text(cfg), 0)
         for stage, stats in stages.items():
             for key, value in stats.items():
                 writer.add_scalar(f"{stage}/{key}", value, 0)
@@ -470,7 +470,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     snap_every = cfg["selfplay"]["snapshot_every"]
     next_snap = samples + snap_every if snap_every else None
     next_eval = samples + cfg["eval"]["every"] if cfg["eval"]["every"] else None
-    bar = _bar(progress_bar, t["total_timesteps"], samples)
+    bar = sample_bar(progress_bar, t["total_timesteps"], samples)
 
     def save_checkpoint() -> None:
         th.save({"policy": policy.state_dict(), "optimizer": optimizer.state_dict(),
@@ -543,8 +543,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
                "expert": stages.get("expert"),
                "fps": (samples - loop_samples) / max(time.time() - loop_start, 1e-9),
                **{f"{k}_share": v / max(total, 1e-9) for k, v in timers.items()}}
-    with open(os.path.join(run_dir, "train_summary.yaml"), "w") as f:
-        f.write(config_mod.dump(summary))
+    paths.write_summary(summary)
     if verbose:
         split = ", ".join(f"{k} {v / max(total, 1e-9):.0%}" for k, v in timers.items())
         print(f"trained {samples} learner samples in {wall / 60:.1f} min "
@@ -625,26 +624,6 @@ def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str) -> dict[str
             break
     policy.set_training_mode(False)
     return {k: v / max(batches, 1) for k, v in out.items()}
-
-
-def _latest(paths) -> tuple[str, int] | None:
-    found = []
-    for p in glob.glob(os.path.join(paths.checkpoints, "model_*.pt")):
-        try:
-            found.append((int(os.path.basename(p)[6:-3]), p))
-        except ValueError:
-            continue
-    return (max(found)[1], max(found)[0]) if found else None
-
-
-def _bar(enabled: bool, total: int, done: int):
-    if not enabled:
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover - tqdm is in the train extra
-        return None
-    return tqdm(total=total, initial=done, unit="sample", dynamic_ncols=True)
 
 
 __all__ = ["League", "Rollout", "train_batch"]

@@ -41,13 +41,12 @@ def _options(items: list[str]) -> dict:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from stichzoo.training.evaluate import (
+    from stichzoo.training.report import format_report, write_outputs
+    from stichzoo.training.tournament import (
         TournamentConfig,
         default_lineup,
-        format_report,
         run_tournament,
         seat_assignments,
-        write_outputs,
     )
 
     lineup = args.lineup.split(",") if args.lineup else default_lineup(args.policies, args.players)
@@ -132,7 +131,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         if not os.path.isfile(config_path):
             raise ValueError(f"--resume {args.resume}: not a run folder (it has no config.yaml)")
         cfg = config_mod.load(config_path, args.set)
-        from stichzoo.training.train import RunPaths
+        from stichzoo.training.runs import RunPaths
 
         latest = RunPaths(args.resume).latest_checkpoint()
         if latest and latest[1] >= cfg["train"]["total_timesteps"]:
@@ -146,7 +145,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         if args.run_dir and os.path.exists(args.run_dir):
             raise ValueError(f"--run-dir {args.run_dir} exists; use --resume to continue it")
     _check_backend(args, cfg)
-    from stichzoo.training.train import final_evaluation, train
+    from stichzoo.training.run_eval import final_evaluation
+    from stichzoo.training.train import train
 
     if cfg["algo"] == "rllib_ppo":
         from stichzoo.training.rllib.run import train_rllib

@@ -21,6 +21,8 @@ from typing import Any
 
 import yaml
 
+from stichzoo.training.rllib.keys import REFUSED, RESERVED_RESOURCES, batch_per_learner
+
 SEED_MAX = 2**31 - 1  # numpy and SB3 seed with 32-bit integers; evaluation adds offsets
 
 # key -> (type or tuple of types, default); nested dicts are sections
@@ -343,10 +345,38 @@ def validate(data: dict) -> dict:
         raise ValueError("config: eval.opponents is empty but eval.every > 0; name at least "
                          "one opponent or set eval.every: 0")
     if cfg["algo"] == "rllib_ppo":  # keys RLlib cannot honour, refused by name (no Ray needed)
-        from stichzoo.training.rllib.keys import check_rllib_config
-
         check_rllib_config(cfg)
     return cfg
+
+
+def check_rllib_config(cfg: dict) -> None:
+    """Refuse, by name, what RLlib cannot honour (:data:`.rllib.keys.REFUSED`); one line each."""
+    for path, why in REFUSED.items():
+        value, default = lookup(cfg, path), lookup(SCHEMA, path)[1]
+        if value != default:
+            raise ValueError(f"config: {path}={value!r} has no meaning for algo: rllib_ppo "
+                             f"({why}); remove it or set it to {default!r}")
+    resources = cfg["rllib"]["custom_resources_per_env_runner"]
+    reserved = [k for k in resources if k in RESERVED_RESOURCES]
+    if reserved:
+        raise ValueError(f"config: rllib.custom_resources_per_env_runner names Ray's own "
+                         f"resource {reserved[0]!r}; use rllib.num_cpus_per_env_runner (or a "
+                         f"custom resource given to `ray start --resources`)")
+    per_learner = batch_per_learner(cfg)
+    if cfg["train"]["batch_size"] > per_learner:
+        raise ValueError(f"config: train.batch_size={cfg['train']['batch_size']} is larger than "
+                         f"a learner's share of the rollout (train.n_steps * train.n_envs * "
+                         f"max(1, rllib.num_env_runners) / max(1, rllib.num_learners) = "
+                         f"{per_learner}); it must be <= {per_learner}")
+
+
+def game_of(cfg: dict):
+    """The game a (checked) config names, under its options."""
+    from stichzoo import envs
+    from stichzoo.envs.core.game import build_options
+
+    cls = envs.game_class(cfg["game"])
+    return cls(build_options(cls.Options, cfg["game"], cfg["options"]))
 
 
 def load(path: str, overrides: list[str] | None = None) -> dict:

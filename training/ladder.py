@@ -133,12 +133,12 @@ def measure(games: list[str], only: list[str] | None = None, workers: int = 0,
             out_dir: str = "runs/eval/ladder", path: str = LADDER_FILE,
             redo: bool = False) -> dict:
     """Play the matches not yet recorded with the same command (all of them with ``redo``)."""
-    from stichzoo.training.evaluate import (
+    from stichzoo.training.report import write_outputs
+    from stichzoo.training.tournament import (
         TournamentConfig,
         default_lineup,
         run_tournament,
         seat_assignments,
-        write_outputs,
     )
 
     data = load(path)

@@ -60,7 +60,7 @@ def module_spec(cfg: dict, game) -> MultiRLModuleSpec:
 
 def ppo_config(cfg: dict) -> PPOConfig:
     """RLlib's multi-agent PPO with action masking for this (checked) config."""
-    from stichzoo.training.train import game_of
+    from stichzoo.training.config import game_of
 
     register_games()
     game = game_of(cfg)

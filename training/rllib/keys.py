@@ -7,14 +7,13 @@ RLlib (:data:`MAPPED`, with where it goes) or belongs to another trainer
 sets it to something other than its default: a run folder's ``config.yaml``
 holds every key with its default filled in, and ``train.vec_env: subproc``
 restated in a file asks for nothing RLlib would silently drop, but
-``train.vec_env: dummy`` does.  ``tests/test_rllib_keys.py`` checks that
-the two tables cover the schema, so a new key cannot slip through unmapped,
-and docs/cluster.md prints them.
+``train.vec_env: dummy`` does (:func:`stichzoo.training.config.check_rllib_config`
+refuses it by name).  ``tests/test_rllib_keys.py`` checks that the two tables
+cover the schema, so a new key cannot slip through unmapped, and
+docs/cluster.md prints them.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 #: key -> where it goes in RLlib's ``PPOConfig`` (or what the backend does with it)
 MAPPED: dict[str, str] = {
@@ -90,13 +89,8 @@ REFUSED: dict[str, str] = {
     "batch.device": "the batch trainer's; use rllib.num_gpus_per_learner",
 }
 
-_RESERVED_RESOURCES = ("CPU", "GPU", "memory", "object_store_memory")
-
-
-def _default(path: str) -> Any:
-    from stichzoo.training.config import SCHEMA, lookup  # config imports this module
-
-    return lookup(SCHEMA, path)[1]
+#: Ray's own resources, which ``rllib.custom_resources_per_env_runner`` may not name
+RESERVED_RESOURCES = ("CPU", "GPU", "memory", "object_store_memory")
 
 
 def rollout_size(cfg: dict) -> int:
@@ -110,27 +104,10 @@ def batch_per_learner(cfg: dict) -> int:
     return rollout_size(cfg) // max(1, cfg["rllib"]["num_learners"])
 
 
-def check_rllib_config(cfg: dict) -> None:
-    """Refuse, by name, what RLlib cannot honour; one ``ValueError`` line each."""
-    from stichzoo.training.config import lookup
-
-    for path, why in REFUSED.items():
-        value, default = lookup(cfg, path), _default(path)
-        if value != default:
-            raise ValueError(f"config: {path}={value!r} has no meaning for algo: rllib_ppo "
-                             f"({why}); remove it or set it to {default!r}")
-    resources = cfg["rllib"]["custom_resources_per_env_runner"]
-    reserved = [k for k in resources if k in _RESERVED_RESOURCES]
-    if reserved:
-        raise ValueError(f"config: rllib.custom_resources_per_env_runner names Ray's own "
-                         f"resource {reserved[0]!r}; use rllib.num_cpus_per_env_runner (or a "
-                         f"custom resource given to `ray start --resources`)")
-    per_learner = batch_per_learner(cfg)
-    if cfg["train"]["batch_size"] > per_learner:
-        raise ValueError(f"config: train.batch_size={cfg['train']['batch_size']} is larger than "
-                         f"a learner's share of the rollout (train.n_steps * train.n_envs * "
-                         f"max(1, rllib.num_env_runners) / max(1, rllib.num_learners) = "
-                         f"{per_learner}); it must be <= {per_learner}")
+def __getattr__(name: str):
+    if name == "check_rllib_config":  # validation lives with the rest of the config's checks
+        raise ImportError("check_rllib_config moved to stichzoo.training.config.check_rllib_config")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["MAPPED", "REFUSED", "batch_per_learner", "check_rllib_config", "rollout_size"]
+__all__ = ["MAPPED", "REFUSED", "RESERVED_RESOURCES", "batch_per_learner", "rollout_size"]

@@ -37,7 +37,7 @@ MASKED_LOGIT = -1e8
 def sb3_policy(game_name: str, options: dict, net_arch: list[int], heads: str):
     """The SB3 policy module the local trainers train, for this game (CPU, fresh weights)."""
     from stichzoo.training.batch_ppo import _policy
-    from stichzoo.training.train import game_of
+    from stichzoo.training.config import game_of
 
     cfg = {"game": game_name, "options": options,
            "train": {"heads": heads, "net_arch": list(net_arch), "learning_rate": 0.0}}

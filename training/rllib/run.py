@@ -182,8 +182,9 @@ def train_rllib(cfg: dict, run_dir: str | None = None, resume: bool = False,
     from torch.utils.tensorboard import SummaryWriter
 
     from stichzoo.policies.learned import save_policy
-    from stichzoo.training.batch_ppo import _bar
-    from stichzoo.training.train import RunPaths, game_of, new_run_dir, periodic_evaluation
+    from stichzoo.training.config import game_of
+    from stichzoo.training.run_eval import periodic_evaluation
+    from stichzoo.training.runs import RunPaths, new_run_dir, sample_bar
 
     t = cfg["train"]
     th.set_num_threads(t["torch_threads"])
@@ -236,7 +237,7 @@ def train_rllib(cfg: dict, run_dir: str | None = None, resume: bool = False,
         next_ckpt = progress.samples + t["checkpoint_every"]
         next_snap = progress.samples + snap_every if snap_every else None
         next_eval = progress.samples + cfg["eval"]["every"] if cfg["eval"]["every"] else None
-        bar = _bar(progress_bar, t["total_timesteps"], progress.samples)
+        bar = sample_bar(progress_bar, t["total_timesteps"], progress.samples)
         loop_start, loop_samples, env_steps = time.time(), progress.samples, 0
         while progress.samples < t["total_timesteps"]:
             if (time.time() - run_start) / 60 > t["max_minutes"]:

@@ -1,0 +1,178 @@
+"""Statistics of duplicate tournaments: 95% intervals over deals, paired tests, ratings.
+
+Every deal is played under every seat assignment (:mod:`stichzoo.training.tournament`),
+so the *deal* is the unit of sampling: per deal, each policy's mean score (and win
+share) over all its seats and assignments is one observation.
+
+Intervals (95%), chosen to stay valid at the bounds and for few deals:
+
+* shares in [0, 1] - a policy's win rate, metrics that are rates - use the
+  Wilson score interval, never outside [0, 1] and valid at its ends, with
+  the effective sample size of the deal-clustered games (Kish's design
+  effect: p(1 - p) over the observed variance of the mean over deals),
+  kept between the number of deals and the number of seat-games;
+* mean scores, score and win-rate differences use Student's t over deals,
+  clipped to the quantity's range, and only from ``MIN_DEALS`` deals on
+  (fewer: "not enough deals", no verdict).  When every deal gives the same
+  difference the t-interval would collapse to a point; a bounded difference
+  then gets the Wilson interval of its range instead, an unbounded one no
+  interval ("no variation between deals") - never a significance claim
+  from zero spread;
+* a policy that fills every seat (self-play) has no win rate to estimate
+  (it is 1/n by construction) and no rating.
+
+Ratings (openskill Plackett-Luce) follow each game's own outcome: a game
+ranks the policies at the table by the mean placement of their seats, the
+placement by the game's winner rule (``GameState.placement``: in Silberne
+Ananas the middle total wins), shared wins tied.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+#: fewest deals from which a t-interval (and a verdict) is reported
+MIN_DEALS = 20
+
+Z95 = 1.959963984540054
+
+
+def t_quantile(df: int) -> float:
+    """Two-sided 97.5% quantile of Student's t (scipy if present, else a close series)."""
+    try:
+        from scipy.stats import t
+
+        return float(t.ppf(0.975, df))
+    except ImportError:  # pragma: no cover - scipy is in the eval extra
+        z = Z95
+        g1 = (z**3 + z) / 4
+        g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
+        return z + g1 / df + g2 / df**2
+
+
+def _clip(x: float, bounds: tuple[float, float] | None) -> float:
+    return x if bounds is None else min(max(x, bounds[0]), bounds[1])
+
+
+def wilson_interval(values: list[float], bounds: tuple[float, float] = (0.0, 1.0),
+                    trials: int | None = None) -> dict:
+    """Mean of per-deal values in ``bounds`` and its 95% Wilson score interval.
+
+    The sample size is the effective one of the deal-clustered design
+    (Kish): ``p(1 - p)`` over the observed variance of the mean over deals,
+    kept between the number of deals (every deal one Bernoulli draw: the
+    largest variance a [0, 1] quantity can have) and ``trials`` (every
+    seat-game independent).  Below ``MIN_DEALS`` deals, or without
+    ``trials``, the number of deals is used.  The interval never leaves
+    the range and stays valid at its ends.
+    """
+    n = len(values)
+    mean = statistics.fmean(values)
+    a, b = bounds
+    p = min(max((mean - a) / (b - a), 0.0), 1.0)
+    n_eff = float(n)
+    if trials is not None and trials > n and n >= MIN_DEALS:
+        var_mean = statistics.variance([(v - a) / (b - a) for v in values]) / n
+        n_eff = trials if var_mean == 0 else min(max(p * (1 - p) / var_mean, n), trials)
+    z2 = Z95 * Z95
+    centre = (p + z2 / (2 * n_eff)) / (1 + z2 / n_eff)
+    half = Z95 * math.sqrt(p * (1 - p) / n_eff + z2 / (4 * n_eff * n_eff)) / (1 + z2 / n_eff)
+    lo, hi = max(0.0, centre - half), min(1.0, centre + half)
+    lo, hi = (0.0 if p == 0 else lo), (1.0 if p == 1 else hi)  # exact at the bounds
+    return {"mean": mean, "lo": a + lo * (b - a), "hi": a + hi * (b - a), "n": n,
+            "n_effective": round(n_eff, 1), "method": "wilson"}
+
+
+def mean_ci(values: list[float], bounds: tuple[float, float] | None = None) -> dict:
+    """Mean and 95% t-interval over independent observations (here: deals).
+
+    Fewer than ``MIN_DEALS`` observations give no interval (``lo``/``hi``
+    None), and the interval is clipped to ``bounds`` when the quantity has
+    a range.
+    """
+    n = len(values)
+    mean = statistics.fmean(values)
+    if n < MIN_DEALS:
+        return {"mean": mean, "lo": None, "hi": None, "n": n,
+                "method": f"not enough deals (n < {MIN_DEALS})"}
+    half = t_quantile(n - 1) * statistics.stdev(values) / math.sqrt(n)
+    return {"mean": mean, "lo": _clip(mean - half, bounds), "hi": _clip(mean + half, bounds),
+            "n": n, "method": "t"}
+
+
+def paired_test(diffs: list[float], bounds: tuple[float, float] | None = None) -> dict:
+    """Mean paired difference, its 95% interval, the two-sided t-test and a verdict.
+
+    See the module docstring for what happens with few deals or no spread.
+    """
+    out = mean_ci(diffs, bounds)
+    out["p_value"] = None
+    n = len(diffs)
+    if out["lo"] is None:
+        out["verdict"] = "not enough deals"
+        return out
+    sd = statistics.stdev(diffs)
+    if sd == 0:
+        if bounds is None:
+            out.update(lo=None, hi=None, method="no variation between deals",
+                       verdict="no variation between deals")
+            return out
+        w = wilson_interval(diffs, bounds)
+        out.update(lo=w["lo"], hi=w["hi"], method="wilson (no variation between deals)")
+    else:
+        tstat = out["mean"] / (sd / math.sqrt(n))
+        try:
+            from scipy.stats import t
+
+            out["p_value"] = float(2 * t.sf(abs(tstat), n - 1))
+        except ImportError:  # pragma: no cover
+            out["p_value"] = math.erfc(abs(tstat) / math.sqrt(2))
+        out["t"] = tstat
+    out["verdict"] = "significant" if out["lo"] > 0 or out["hi"] < 0 else "not significant"
+    return out
+
+
+#: how each number of a tournament report is estimated (the report's ``methods``)
+METHODS = {
+    "unit": "deal (every deal played under every seat assignment; its games are not "
+            "independent)",
+    "win_rate": "Wilson score interval; effective sample size p(1-p)/var(mean over deals), "
+                "between the number of deals and of seat-games",
+    "score": f"Student's t over deals; no interval below {MIN_DEALS} deals",
+    "score_difference": f"paired t over deals; no interval below {MIN_DEALS} deals; none "
+                        "when every deal gives the same difference",
+    "win_rate_difference": f"paired t over deals, clipped to [-1, 1]; no interval below "
+                           f"{MIN_DEALS} deals; Wilson over [-1, 1] when every deal gives "
+                           "the same difference",
+    "metrics": "rates: Wilson as the win rate; other metrics: t over deals",
+    "ratings": "openskill Plackett-Luce; each game ranks the policies at the table by the "
+               "mean placement of their seats under the game's winner rule",
+}
+
+
+def openskill_ratings(games: list[dict], policies: list[str]) -> dict[str, dict[str, float]]:
+    """Plackett-Luce ratings from each game's placement (see the module docstring)."""
+    if len(policies) < 2:
+        return {}  # self-play: nothing to rate
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:  # pragma: no cover - openskill is in the eval extra
+        return {}
+    model = PlackettLuce()
+    ratings = {p: model.rating(name=p) for p in policies}
+    for g in games:
+        at_table = list(dict.fromkeys(g["assignment"]))
+        if len(at_table) < 2:
+            continue
+        ranks = [statistics.fmean(g["placement"][s] for s, spec in enumerate(g["assignment"])
+                                  if spec == p) for p in at_table]
+        new = model.rate([[ratings[p]] for p in at_table], ranks=ranks)
+        for p, team in zip(at_table, new):
+            ratings[p] = team[0]
+    return {p: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for p, r in ratings.items()}
+
+
+
+__all__ = ["METHODS", "MIN_DEALS", "Z95", "mean_ci", "openskill_ratings", "paired_test",
+           "t_quantile", "wilson_interval"]

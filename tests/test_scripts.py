@@ -145,7 +145,7 @@ def test_curve_minutes_chain_the_legs_of_a_resumed_run(tmp_path):
 
 
 def test_probe_imitation_script_measures_fidelity_pieces_and_search_labels(tmp_path):
-    out = run("scripts/probe_imitation.py", "configs/hoch_tief_batch.yaml", "--samples", "1500",
+    out = run("scripts/probe_imitation.py", "configs/batch/hoch_tief.yaml", "--samples", "1500",
               "--arch", "16", "--epochs", "1", "--feature", "suit_state", "--distil",
               "pimc:worlds=2", "--labels", "40", "--games", "8", "--threads", "1",
               "--out", str(tmp_path))
@@ -156,7 +156,7 @@ def test_probe_imitation_script_measures_fidelity_pieces_and_search_labels(tmp_p
 
 
 def test_probe_imitation_refuses_another_games_piece():
-    out = subprocess.run([sys.executable, "scripts/probe_imitation.py", "configs/wizard_quick.yaml",
+    out = subprocess.run([sys.executable, "scripts/probe_imitation.py", "configs/quick/wizard.yaml",
                           "--feature", "suit_state"], cwd=ROOT, capture_output=True, text=True,
                          timeout=60)
     assert out.returncode == 2 and "is a hoch_tief piece" in out.stderr

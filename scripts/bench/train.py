@@ -1,7 +1,7 @@
 """Training throughput: the batch trainer beside SB3's MaskablePPO, one after the other in one run.
 
-    python scripts/bench_train.py                  # Wizard 4p, 90 s each, both cores
-    python scripts/bench_train.py --seconds 60 --sb3 configs/sb3/wizard.yaml \
+    python scripts/bench/train.py                  # Wizard 4p, 90 s each, both cores
+    python scripts/bench/train.py --seconds 60 --sb3 configs/sb3/wizard.yaml \
         --batch configs/wizard.yaml
 
 Each trains its committed config (SB3: ``configs/sb3/wizard.yaml``, the batch

@@ -306,7 +306,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="where to save the game record at the end (default: "
                          "stichzoo-<game>-<seed>.json in the current folder)")
     pl.set_defaults(func=cmd_play)
-    t = sub.add_parser("train", help="self-play training with MaskablePPO from a YAML config")
+    t = sub.add_parser("train", help="self-play training from a YAML config (a file, or a "
+                                      "packaged recipe by name: stichzoo train wizard)")
     t.add_argument("config", nargs="?",
                    help="a config file, or a packaged recipe by name: a game (wizard: the "
                         "recipe of its shipped bot) or a variant (sb3/wizard, hour/geheimtrumpf)")
@@ -316,8 +317,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="game option, e.g. --option 'rounds=[1,2]' (as in eval; short for "
                         "--set options.KEY=VALUE)")
     t.add_argument("--algo", choices=["maskable_ppo", "batch_ppo"],
-                   help="maskable_ppo: SB3's MaskablePPO on the single-seat view (default); "
-                        "batch_ppo: all-seat self-play PPO on the batch engine")
+                   help="maskable_ppo: SB3's MaskablePPO on the single-seat view; batch_ppo: "
+                        "all-seat self-play PPO on the batch engine; default: the config's algo")
     t.add_argument("--device", choices=["cpu", "cuda"],
                    help="batch_ppo: where the network runs (default: batch.device)")
     t.add_argument("--backend", choices=["local", "rllib"],

@@ -73,7 +73,7 @@ def test_main_job_trains_evaluates_and_prints_the_ladder(tmp_path):
 
 
 def test_bench_search_script():
-    out = run("scripts/bench/search.py", "--games", "geheimtrumpf", "--decisions", "3")
+    out = run("scripts/bench/search_time.py", "--games", "geheimtrumpf", "--decisions", "3")
     lines = [x for x in out.splitlines() if x.startswith("geheimtrumpf")]
     assert [x.split()[1] for x in lines] == ["pimc", "pimc:guide=bot:geheimtrumpf"]
 

@@ -1,8 +1,8 @@
 """Batch engine throughput beside the AEC loop (and a peer), all in one run, one core.
 
-    python scripts/bench/batch.py                     # every game, N = 256 games per batch
-    python scripts/bench/batch.py --game wizard --num-envs 64 256 1024 --seconds 5
-    python scripts/bench/batch.py --peers             # + OpenSpiel oh_hell with its tensor
+    python scripts/bench/batch_engine.py              # every game, N = 256 games per batch
+    python scripts/bench/batch_engine.py --game wizard --num-envs 64 256 1024 --seconds 5
+    python scripts/bench/batch_engine.py --peers      # + OpenSpiel oh_hell with its tensor
 
 Per game, uniformly random legal play:
 

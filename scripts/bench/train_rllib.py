@@ -1,7 +1,7 @@
 """Training throughput: RLlib on a local Ray beside the batch trainer, one after the other.
 
-    .venv-rllib/bin/python scripts/bench/rllib.py               # Wizard 4p, 60 s each
-    .venv-rllib/bin/python scripts/bench/rllib.py --seconds 90 --runners 1 2 \
+    .venv-rllib/bin/python scripts/bench/train_rllib.py               # Wizard 4p, 60 s each
+    .venv-rllib/bin/python scripts/bench/train_rllib.py --seconds 90 --runners 1 2 \
         --config configs/wizard.yaml --set train.n_envs=8
 
 Both train the same config (default ``configs/wizard.yaml``: Wizard 4p,

@@ -1,7 +1,7 @@
 """Training throughput: the batch trainer beside SB3's MaskablePPO, one after the other in one run.
 
-    python scripts/bench/train.py                  # Wizard 4p, 90 s each, both cores
-    python scripts/bench/train.py --seconds 60 --sb3 configs/sb3/wizard.yaml \
+    python scripts/bench/train_sb3.py                  # Wizard 4p, 90 s each, both cores
+    python scripts/bench/train_sb3.py --seconds 60 --sb3 configs/sb3/wizard.yaml \
         --batch configs/wizard.yaml
 
 Each trains its committed config (SB3: ``configs/sb3/wizard.yaml``, the batch
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     sb3_cfg, batch_cfg = config_mod.load(args.sb3), config_mod.load(args.batch)
     if sb3_cfg["game"] != batch_cfg["game"] or sb3_cfg["options"] != batch_cfg["options"]:
-        raise SystemExit("bench_train: the two configs must play the same game and options")
+        raise SystemExit("train_sb3: the two configs must play the same game and options")
     game = sb3_cfg["game"]
     results = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -20,7 +20,7 @@ observation, names its ``keep`` most likely actions, and the search spends
 the work it would have spread over every legal action on those few - more
 worlds each, so less sampling noise where it matters.
 The network costs one forward pass per decision; the think time stays that
-of plain PIMC at the same budget (``scripts/bench_search.py`` measures it).
+of plain PIMC at the same budget (``scripts/bench/search_time.py`` measures it).
 """
 
 from __future__ import annotations

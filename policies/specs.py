@@ -11,6 +11,7 @@ in one place means the same bot in every other.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from stichzoo.policies import POLICY_NAMES, make_policy
@@ -43,6 +44,26 @@ def parse_policy_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 _LOADED: dict[tuple, Any] = {}
 _NETWORKS = ("ppo", "onnx", "bot")  # loaded once per process, reseeded per game
+
+
+def split_specs(items: Sequence[str]) -> list[str]:
+    """``["heuristic,pimc:worlds=8,rollouts=2", "bot:wizard"]`` -> the specs, arguments kept.
+
+    Commas separate specs, but also a spec's own arguments: a piece that is
+    ``key=value`` without a policy name belongs to the spec before it.
+    """
+    specs: list[str] = []
+    for item in items:
+        for piece in item.split(","):
+            piece = piece.strip()
+            if not piece:
+                continue
+            if specs and "=" in piece and ":" not in piece.split("=", 1)[0] \
+                    and ":" in specs[-1]:
+                specs[-1] += "," + piece
+            else:
+                specs.append(piece)
+    return specs
 
 
 def build_policy(spec: str, game, seed: int, cache: bool = True):

@@ -27,6 +27,7 @@ from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from stichzoo.policies.specs import split_specs
 from stichzoo.policies.table import Table, TableError, describe_event
 
 TITLES = {"wizard": "Wizard", "wunder_punkt": "Wunder Punkt",
@@ -480,26 +481,6 @@ def play(table: Table, *, record_path: str | None = None, console: Console | Non
     if replay_hint:
         console.print(f"Play the same deal again: {replay_hint}")
     return 0
-
-
-def split_specs(items: Sequence[str]) -> list[str]:
-    """``["heuristic,pimc:worlds=8,rollouts=2", "bot:wizard"]`` -> the specs, arguments kept.
-
-    Commas separate specs, but also a spec's own arguments: a piece that is
-    ``key=value`` without a policy name belongs to the spec before it.
-    """
-    specs: list[str] = []
-    for item in items:
-        for piece in item.split(","):
-            piece = piece.strip()
-            if not piece:
-                continue
-            if specs and "=" in piece and ":" not in piece.split("=", 1)[0] \
-                    and ":" in specs[-1]:
-                specs[-1] += "," + piece
-            else:
-                specs.append(piece)
-    return specs
 
 
 def make_console() -> Console:

@@ -21,11 +21,19 @@ ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = {"silberne_ananas": 3}
 
 
+def sb3_recipe(game: str) -> Path:
+    """The game's SB3 (MaskablePPO) recipe: configs/sb3/<game>.yaml, or configs/<game>.yaml
+    where the shipped bot itself came from SB3 (Silberne Ananas)."""
+    variant = ROOT / "configs" / "sb3" / f"{game}.yaml"
+    return variant if variant.exists() else ROOT / "configs" / f"{game}.yaml"
+
+
 def tiny_config(game: str, heads: str = "shared") -> dict:
-    """The game's committed config, shrunk to seconds: every stage runs, briefly."""
+    """The game's SB3 recipe, shrunk to seconds: every stage runs, briefly."""
     from stichzoo.training import config as config_mod
 
-    cfg = config_mod.load(str(ROOT / "configs" / f"{game}.yaml"))
+    cfg = config_mod.load(str(sb3_recipe(game)))
+    assert cfg["algo"] == "maskable_ppo", f"{game}: the SB3 recipe trains {cfg['algo']}"
     cfg["train"].update(total_timesteps=256, n_steps=128, batch_size=64, n_envs=1,
                         vec_env="dummy", n_epochs=1, checkpoint_every=128, heads=heads,
                         net_arch=[32])

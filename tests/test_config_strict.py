@@ -155,8 +155,29 @@ def test_file_errors_are_one_line(tmp_path):
 
 def test_committed_configs_pass():
     root = Path(__file__).resolve().parent.parent / "configs"
-    for path in sorted(root.glob("*.yaml")):
+    for path in sorted(root.rglob("*.yaml")):
         config_mod.load(str(path))
+
+
+@pytest.mark.parametrize("game", ["geheimtrumpf", "hoch_tief", "silberne_ananas", "wizard",
+                                  "wunder_punkt"])
+def test_top_level_config_is_the_shipped_bots_recipe(game):
+    """configs/<game>.yaml is what made policies/bots/<game>: its config.yaml, once the
+    ``--set`` overrides of the manifest's later legs (a bot trained in several) are applied."""
+    import json
+    import shlex
+
+    root = Path(__file__).resolve().parent.parent
+    bot = root / "policies" / "bots" / game
+    provenance = json.loads((bot / "manifest.json").read_text())["provenance"]
+    overrides: list[str] = []
+    if "legs" in provenance:
+        first, *later = (shlex.split(leg["command"]) for leg in provenance["legs"])
+        assert first[:3] == ["stichzoo", "train", f"configs/{game}.yaml"], first
+        for words in later:
+            overrides += [v for k, v in itertools.pairwise(words) if k == "--set"]
+    assert config_mod.load(str(root / "configs" / f"{game}.yaml"), overrides) == \
+        config_mod.load(str(bot / "config.yaml"))
 
 
 # -- through the CLI: exit 2, one line on stderr, no run folder ------------------------------

@@ -63,7 +63,7 @@ def test_levels_are_listed_with_kind_level_and_strength(registry):
             assert bot["num_players"] is None  # any table of the game
         heuristic = listed[f"{game}-heuristic"]["strength"]
         assert heuristic[0]["opponent"] == "random"
-        assert "scripts/baselines.sh" in heuristic[0]["source"]
+        assert "scripts/repro/baselines.sh" in heuristic[0]["source"]
         assert heuristic[0]["score_difference"]["mean"] == BASELINES[game][0][2][0]
         # pimc was measured at its default budget only (Geheimtrumpf's is 3 worlds)
         default = game_policy_module(game).SEARCH_DEFAULTS["worlds"]

@@ -24,8 +24,8 @@ import pytest
 from stichzoo import envs
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = {"envs": "stichzoo.envs", "policies": "stichzoo.policies",
-           "training": "stichzoo.training"}
+FOLDERS = {"configs": "stichzoo.configs", "envs": "stichzoo.envs",
+           "policies": "stichzoo.policies", "training": "stichzoo.training"}
 _SKIP = shutil.ignore_patterns(".venv", ".venv-rllib", ".git", "runs", "build", "dist",
                                "*.egg-info", "__pycache__", ".pytest_cache", ".ruff_cache",
                                "records")
@@ -78,6 +78,13 @@ def test_wheel_has_one_top_level_package_with_the_bots(wheel):
         assert f"stichzoo/envs/{game}_v0.py" in names
     assert "stichzoo/__init__.py" in names and "stichzoo/training/cli.py" in names
     assert "stichzoo/policies/ladder.json" in names  # the learned search's measured strength
+    assert "stichzoo/py.typed" in names  # PEP 561: type checkers read the package's hints
+    recipes = sorted((ROOT / "configs").rglob("*.yaml"))
+    assert len(recipes) > len(envs.GAMES) and "stichzoo/configs/__init__.py" in names
+    for path in recipes:  # every training recipe, the variants' subfolders included
+        assert f"stichzoo/configs/{path.relative_to(ROOT / 'configs').as_posix()}" in names
+    for game in envs.GAMES:
+        assert f"stichzoo/configs/{game}.yaml" in names
     assert not [n for n in names if "/tests/" in n or n.startswith(("envs/", "tests/"))]
     (meta,) = info
     entry_points = zipfile.ZipFile(wheel).read(f"{meta}/entry_points.txt").decode()
@@ -139,6 +146,37 @@ def test_installed_wheel_works_without_the_checkout(fresh_venv, tmp_path):
     assert out.stdout.startswith("ok 0.")
     cli = _run([str(fresh_venv / "bin" / "stichzoo"), "--help"], cwd=tmp_path)
     assert cli.returncode == 0 and "eval" in cli.stdout, cli.stderr
+    version = out.stdout.split()[1]
+    cli = _run([str(fresh_venv / "bin" / "stichzoo"), "--version"], cwd=tmp_path)
+    assert cli.returncode == 0 and cli.stdout == f"stichzoo {version}\n", cli.stderr
+
+
+def test_train_finds_the_packaged_recipe_by_game_name(fresh_venv, tmp_path):
+    """``stichzoo train wizard`` with no configs/ in sight reads the wheel's configs/wizard.yaml
+    (the shipped bot's recipe); a variant by its folder, a file by its path."""
+    (tmp_path / "mine.yaml").write_text("game: hoch_tief\n")
+    out = _python(fresh_venv, f"""
+        import os, stichzoo
+        from stichzoo.training import config
+        from stichzoo.training.cli import config_file
+        home = os.path.dirname(stichzoo.__file__)
+        for name, rel in (("wizard", "wizard.yaml"), ("sb3/wizard", "sb3/wizard.yaml"),
+                          ("configs/hour/geheimtrumpf.yaml", "hour/geheimtrumpf.yaml")):
+            path = config_file(name)
+            assert path == os.path.join(home, "configs", rel), path
+            assert config.load(path) == config.load({str(ROOT / "configs")!r} + "/" + rel)
+        assert config_file("mine.yaml") == "mine.yaml"
+        print("ok")
+    """, cwd=tmp_path)
+    assert out.returncode == 0 and out.stdout == "ok\n", out.stderr
+    stichzoo = str(fresh_venv / "bin" / "stichzoo")
+    cli = _run([stichzoo, "train", "wizard", "--set", "train.gamma=2"], cwd=tmp_path)
+    assert cli.returncode == 2 and "train.gamma=2 is out of range" in cli.stderr, cli.stderr
+    cli = _run([stichzoo, "train", "wizzard"], cwd=tmp_path)
+    assert cli.returncode == 2, cli.stderr
+    assert "config file wizzard does not exist, and no packaged recipe" in cli.stderr
+    assert "sb3/wizard" in cli.stderr
+    assert not (tmp_path / "runs").exists()
 
 
 USER_PROJECT = """

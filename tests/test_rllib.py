@@ -414,7 +414,7 @@ def test_env_runners_on_the_second_node_sample(cluster, tmp_path):
 def test_bench_script_measures_both(tmp_path):
     config = tmp_path / "tiny.yaml"
     config.write_text(yaml.safe_dump(TINY))
-    out = subprocess.run([sys.executable, "scripts/bench_rllib.py", "--config", str(config),
+    out = subprocess.run([sys.executable, "scripts/bench/train_rllib.py", "--config", str(config),
                           "--seconds", "15", "--runners", "0", "--json"], cwd=ROOT,
                          capture_output=True, text=True, timeout=300,
                          env={**os.environ, **LOCAL_RAY_ENV})

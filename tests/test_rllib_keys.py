@@ -19,7 +19,7 @@ from stichzoo.training.cli import main
 from stichzoo.training.rllib import MISSING_RAY, keys
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+CONFIGS = sorted((ROOT / "configs").rglob("*.yaml"))
 #: a value other than the default, per refused key
 NON_DEFAULT = {"train.vec_env": "dummy", "train.target_kl": 0.02, "batch.games": 64,
                "batch.rollout_steps": 32, "batch.device": "cuda", "expert.teacher": "heuristic",
@@ -70,7 +70,8 @@ def test_a_refused_key_at_its_default_is_fine(path):
     assert config_mod.validate(_with(path, default))["algo"] == "rllib_ppo"
 
 
-@pytest.mark.parametrize("config", CONFIGS, ids=[c.name for c in CONFIGS])
+@pytest.mark.parametrize("config", CONFIGS,
+                         ids=[str(c.relative_to(ROOT / "configs")) for c in CONFIGS])
 def test_every_shipped_config_reads_under_rllib(config):
     """The same file trains on one machine or on a cluster: only the backend changes - or,
     where it sets a batch-trainer key (train.lr_schedule), RLlib refuses that key by name."""
@@ -118,7 +119,7 @@ def test_cli_without_ray_says_how_to_install_it(monkeypatch, capsys, tmp_path):
     monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
     monkeypatch.setitem(sys.modules, "ray.rllib", None)
     run = tmp_path / "run"
-    code = main(["train", "--backend", "rllib", str(ROOT / "configs/wizard.yaml"),
+    code = main(["train", "--backend", "rllib", str(ROOT / "configs/sb3/wizard.yaml"),
                  "--run-dir", str(run)])
     err = capsys.readouterr().err
     assert code == 2 and err == f"stichzoo: error: {MISSING_RAY}\n"
@@ -137,7 +138,7 @@ def test_cli_without_ray_says_how_to_install_it(monkeypatch, capsys, tmp_path):
 ])
 def test_cli_refusals_are_one_line(argv, message, capsys, tmp_path):
     run = tmp_path / "run"
-    code = main(["train", str(ROOT / "configs/wizard.yaml"), "--run-dir", str(run), *argv])
+    code = main(["train", str(ROOT / "configs/sb3/wizard.yaml"), "--run-dir", str(run), *argv])
     err = capsys.readouterr().err
     assert code == 2 and message in err and err.count("\n") == 1
     assert not run.exists()

@@ -31,8 +31,8 @@ def test_play_script_bad_option():
 
 
 def test_bench_script_json():
-    out = run("scripts/bench.py", "--game", "wizard", "geheimtrumpf", "--seconds", "0.05",
-              "--repeats", "1", "--json", "--no-memory")
+    out = run("scripts/bench/env_steps.py", "--game", "wizard", "geheimtrumpf", "--seconds",
+              "0.05", "--repeats", "1", "--json", "--no-memory")
     rows = json.loads(out)["results"]
     assert [r["game"] for r in rows] == ["wizard", "geheimtrumpf"]
     for row in rows:
@@ -41,12 +41,12 @@ def test_bench_script_json():
 
 
 def test_bench_memory_probe():
-    sys.path.insert(0, str(ROOT / "scripts"))
+    sys.path.insert(0, str(ROOT / "scripts" / "bench"))
     try:
-        import bench
+        import env_steps
     finally:
         sys.path.pop(0)
-    assert 0 < bench.memory_of_envs("hoch_tief", 3, count=20) < 10
+    assert 0 < env_steps.memory_of_envs("hoch_tief", 3, count=20) < 10
 
 
 def test_import_stichzoo_is_light():
@@ -73,7 +73,7 @@ def test_main_job_trains_evaluates_and_prints_the_ladder(tmp_path):
 
 
 def test_bench_search_script():
-    out = run("scripts/bench_search.py", "--games", "geheimtrumpf", "--decisions", "3")
+    out = run("scripts/bench/search_time.py", "--games", "geheimtrumpf", "--decisions", "3")
     lines = [x for x in out.splitlines() if x.startswith("geheimtrumpf")]
     assert [x.split()[1] for x in lines] == ["pimc", "pimc:guide=bot:geheimtrumpf"]
 
@@ -96,14 +96,14 @@ def test_curves_script_measures_saved_policies(tmp_path):
     run_dir = train(config_mod.validate(cfg), run_dir=str(tmp_path / "run"), progress_bar=False,
                     verbose=False)
     png = tmp_path / "curve.png"
-    out = run("scripts/curves.py", run_dir, "--opponents", "random", "--games", "8",
+    out = run("scripts/repro/curves.py", run_dir, "--opponents", "random", "--games", "8",
               "--points", "0", "--workers", "1", "--out", str(png))
     assert png.stat().st_size > 1000 and "wrote" in out
     cache = json.loads((Path(run_dir) / "eval" / "curve.json").read_text())
     steps = yaml.safe_load((Path(run_dir) / "train_summary.yaml").read_text())["steps"]
     assert {v["samples"] for v in cache.values()} >= {steps}
     assert all("curve/vs_random/score_diff" in v["scalars"] for v in cache.values())
-    again = run("scripts/curves.py", run_dir, "--opponents", "random", "--games", "8",
+    again = run("scripts/repro/curves.py", run_dir, "--opponents", "random", "--games", "8",
                 "--points", "0", "--workers", "1", "--out", str(png))
     assert "score diff" not in again  # measured points are not measured again
 
@@ -118,7 +118,8 @@ def test_curve_minutes_chain_the_legs_of_a_resumed_run(tmp_path):
     from stichzoo.training.train import train
     from tests.conftest import tiny_config
 
-    spec = importlib.util.spec_from_file_location("curves", ROOT / "scripts" / "curves.py")
+    spec = importlib.util.spec_from_file_location("curves",
+                                                  ROOT / "scripts" / "repro" / "curves.py")
     curves = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(curves)
     cfg = tiny_config("wizard")
@@ -145,8 +146,8 @@ def test_curve_minutes_chain_the_legs_of_a_resumed_run(tmp_path):
 
 
 def test_probe_imitation_script_measures_fidelity_pieces_and_search_labels(tmp_path):
-    out = run("scripts/probe_imitation.py", "configs/hoch_tief_batch.yaml", "--samples", "1500",
-              "--arch", "16", "--epochs", "1", "--feature", "suit_state", "--distil",
+    out = run("scripts/repro/probe_imitation.py", "configs/batch/hoch_tief.yaml", "--samples",
+              "1500", "--arch", "16", "--epochs", "1", "--feature", "suit_state", "--distil",
               "pimc:worlds=2", "--labels", "40", "--games", "8", "--threads", "1",
               "--out", str(tmp_path))
     assert "observation 870 floats" in out  # 645 of hoch_tief_v0 + the 225 of the probe piece
@@ -156,7 +157,7 @@ def test_probe_imitation_script_measures_fidelity_pieces_and_search_labels(tmp_p
 
 
 def test_probe_imitation_refuses_another_games_piece():
-    out = subprocess.run([sys.executable, "scripts/probe_imitation.py", "configs/wizard_quick.yaml",
-                          "--feature", "suit_state"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=60)
+    out = subprocess.run([sys.executable, "scripts/repro/probe_imitation.py",
+                          "configs/quick/wizard.yaml", "--feature", "suit_state"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "is a hoch_tief piece" in out.stderr

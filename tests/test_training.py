@@ -107,7 +107,7 @@ def test_config_errors_name_the_key(tmp_path):
 def test_every_config_is_valid():
     import glob
 
-    paths = sorted(glob.glob(os.path.join("configs", "*.yaml")))
+    paths = sorted(glob.glob(os.path.join("configs", "**", "*.yaml"), recursive=True))
     games = {config_mod.load(p)["game"] for p in paths}
     assert games == set(envs.GAMES)
 

@@ -3,9 +3,10 @@
     stichzoo eval wizard --players 4 --policies heuristic random --games 2000
     stichzoo eval hoch_tief --policies pimc heuristic --games 400 --out runs/eval/ht
     stichzoo eval wizard --policies bot:wizard heuristic --games 1000   (a shipped bot)
-    stichzoo play wizard --opponents heuristic,pimc,bot:wizard --seed 7   (you and bots)
-    stichzoo train configs/wizard.yaml --final-eval
-    stichzoo train --backend rllib configs/wizard.yaml --address HEAD:6379   (RLlib, a Ray cluster)
+    stichzoo play wizard --opponents heuristic pimc bot:wizard --seed 7   (you and bots)
+    stichzoo train wizard --final-eval        (the packaged recipe of the shipped Wizard bot)
+    stichzoo train configs/sb3/wizard.yaml --set train.total_timesteps=20000   (a file)
+    stichzoo train --backend rllib wizard --address HEAD:6379   (RLlib, a Ray cluster)
     stichzoo export runs/<run> --out policies/bots/wizard
     stichzoo serve --port 8000                    (the shipped bots; or --bots DIR, --stdio)
     stichzoo ladder [--run runs/<run>] [--markdown]   (where every bot stands)
@@ -14,6 +15,15 @@
 prints per policy the mean score and win rate with 95% intervals, the
 difference to the baseline with its test, openskill ratings and per-game
 metrics; ``--out`` writes ``report.json`` and ``report.png``.
+
+One spelling across the subcommands: a list follows its flag, separated by
+spaces (``--policies heuristic random``, ``--games wizard hoch_tief``); the
+older spellings keep working unadvertised - commas (``--lineup a,b,c,d``,
+``--opponents heuristic,pimc``, a policy spec's own ``pimc:worlds=8,rollouts=2``
+stays whole) and a repeated flag (``--cors-origin A --cors-origin B``).
+Overrides are ``KEY=VALUE``, one per flag: ``--option rounds=[5]`` sets a game
+option in ``eval``, ``play`` and ``train``; ``--set train.n_envs=2`` any key
+of a training config.
 """
 
 from __future__ import annotations
@@ -24,7 +34,39 @@ import math
 import os
 import sys
 
-from stichzoo import envs
+from stichzoo import __version__, configs, envs
+from stichzoo.policies.specs import split_specs
+
+
+class _Items(argparse.Action):
+    """A list argument: items after the flag, separated by spaces, and (the older spelling)
+    by commas; a repeated flag adds to the list.  ``choices`` are checked after the split
+    (argparse would check ``a,b`` as one item), with argparse's own message."""
+
+    def __init__(self, option_strings, dest, nargs="+", choices=None, **kwargs):
+        super().__init__(option_strings, dest, nargs=nargs, **kwargs)
+        self.allowed = list(choices) if choices is not None else None
+
+    def split(self, values: list[str]) -> list[str]:
+        return [v.strip() for item in values for v in item.split(",") if v.strip()]
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        items = self.split(values)
+        for item in items if self.allowed is not None else []:
+            if item not in self.allowed:
+                choices = ", ".join(map(repr, self.allowed))
+                raise argparse.ArgumentError(self, f"invalid choice: {item!r} (choose from "
+                                                   f"{choices})")
+        current = getattr(namespace, self.dest, None)
+        fresh = current is None or current is self.default  # the first use replaces the default
+        setattr(namespace, self.dest, items if fresh else [*current, *items])
+
+
+class _Specs(_Items):
+    """A list of policy specs: a comma inside a spec's arguments does not split it."""
+
+    def split(self, values: list[str]) -> list[str]:
+        return split_specs(values)
 
 
 def _options(items: list[str]) -> dict:
@@ -49,7 +91,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         seat_assignments,
     )
 
-    lineup = args.lineup.split(",") if args.lineup else default_lineup(args.policies, args.players)
+    lineup = args.lineup or default_lineup(args.policies, args.players)
     per_deal = len(seat_assignments(lineup))
     cfg = TournamentConfig(game=args.game, players=args.players, lineup=lineup,
                            deals=max(1, math.ceil(args.games / per_deal)), seed=args.seed,
@@ -106,8 +148,21 @@ def _check_backend(args: argparse.Namespace, cfg: dict) -> None:
             raise ValueError(str(e)) from None
 
 
+def config_file(name: str) -> str:
+    """The config ``stichzoo train NAME`` reads: the file NAME if there is one, else the
+    packaged recipe of that name (``wizard``, ``sb3/wizard``, ``configs/wizard.yaml``)."""
+    if os.path.exists(name):
+        return name
+    packaged = configs.recipe(name)
+    if packaged is None:
+        raise ValueError(f"config file {name} does not exist, and no packaged recipe has that "
+                         f"name (they are: {', '.join(configs.recipes())})")
+    return str(packaged)
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     _backend_overrides(args)
+    args.set = [*(f"options.{item}" for item in args.option), *args.set]
     if args.algo:
         args.set = [*args.set, f"algo={args.algo}"]
     if args.device:
@@ -140,8 +195,9 @@ def cmd_train(args: argparse.Namespace) -> int:
                              f"reached; raise it with --set train.total_timesteps=N")
     else:
         if not args.config:
-            raise ValueError("name a config file (configs/<game>.yaml) or --resume RUN_DIR")
-        cfg = config_mod.load(args.config, args.set)
+            raise ValueError("name a config file, a packaged recipe (a game, e.g. wizard) or "
+                             "--resume RUN_DIR")
+        cfg = config_mod.load(config_file(args.config), args.set)
         if args.run_dir and os.path.exists(args.run_dir):
             raise ValueError(f"--run-dir {args.run_dir} exists; use --resume to continue it")
     _check_backend(args, cfg)
@@ -210,15 +266,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="stichzoo", description="stichzoo: train, evaluate, export")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("eval", help="duplicate tournament between policies")
     e.add_argument("game", choices=list(envs.GAMES))
     e.add_argument("--players", type=int, default=4)
-    e.add_argument("--policies", nargs="+", default=["heuristic", "random"],
+    e.add_argument("--policies", action=_Specs, default=["heuristic", "random"],
+                   metavar="SPEC",
                    help="policy specs, e.g. heuristic random 'pimc:worlds=8' bot:wizard "
                         "onnx:path=DIR ppo:path=FILE.pt; the first is seated once, the others "
                         "fill the table")
-    e.add_argument("--lineup", help="explicit comma-separated seat lineup instead of --policies")
+    e.add_argument("--lineup", action=_Specs, metavar="SPEC",
+                   help="the seats' policy specs in seat order, instead of --policies")
     e.add_argument("--games", type=int, default=400, help="games in total (rounded up to whole "
                                                            "deals of all seat assignments)")
     e.add_argument("--baseline", help="policy to compare against (default: the last in the "
@@ -234,9 +293,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("game", choices=list(envs.GAMES))
     pl.add_argument("--players", type=int, default=None,
                     help="seats at the table (default: the game's usual number)")
-    pl.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPECS",
-                    help="policy specs of the bots, comma-separated, e.g. "
-                         "heuristic,pimc,bot:wizard; fewer than the bot seats repeat in turn")
+    pl.add_argument("--opponents", action=_Specs, default=["heuristic"], metavar="SPEC",
+                    help="policy specs of the bots, e.g. heuristic pimc bot:wizard; fewer "
+                         "than the bot seats repeat in turn")
     pl.add_argument("--seed", type=int, default=None,
                     help="deal and bot seed; the same seed replays the same deal "
                          "(default: a random one, shown at the start)")
@@ -247,13 +306,19 @@ def build_parser() -> argparse.ArgumentParser:
                     help="where to save the game record at the end (default: "
                          "stichzoo-<game>-<seed>.json in the current folder)")
     pl.set_defaults(func=cmd_play)
-    t = sub.add_parser("train", help="self-play training with MaskablePPO from a YAML config")
-    t.add_argument("config", nargs="?", help="configs/<game>.yaml")
+    t = sub.add_parser("train", help="self-play training from a YAML config (a file, or a "
+                                      "packaged recipe by name: stichzoo train wizard)")
+    t.add_argument("config", nargs="?",
+                   help="a config file, or a packaged recipe by name: a game (wizard: the "
+                        "recipe of its shipped bot) or a variant (sb3/wizard, hour/geheimtrumpf)")
     t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config value, e.g. --set train.total_timesteps=20000")
+    t.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="game option, e.g. --option 'rounds=[1,2]' (as in eval; short for "
+                        "--set options.KEY=VALUE)")
     t.add_argument("--algo", choices=["maskable_ppo", "batch_ppo"],
-                   help="maskable_ppo: SB3's MaskablePPO on the single-seat view (default); "
-                        "batch_ppo: all-seat self-play PPO on the batch engine")
+                   help="maskable_ppo: SB3's MaskablePPO on the single-seat view; batch_ppo: "
+                        "all-seat self-play PPO on the batch engine; default: the config's algo")
     t.add_argument("--device", choices=["cpu", "cuda"],
                    help="batch_ppo: where the network runs (default: batch.device)")
     t.add_argument("--backend", choices=["local", "rllib"],
@@ -286,12 +351,12 @@ def build_parser() -> argparse.ArgumentParser:
     from stichzoo.policies import levels as levels_mod
     from stichzoo.policies import serve as serve_mod
 
-    v.add_argument("--levels", nargs="*", default=list(levels_mod.DEFAULT_LEVELS),
+    v.add_argument("--levels", action=_Specs, nargs="*", default=list(levels_mod.DEFAULT_LEVELS),
                    metavar="SPEC",
                    help="rule bots served for every game as <game>-<kind> (default: random "
                         "heuristic pimc; e.g. 'pimc:worlds=24'); none: trained bots only")
-    v.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
-                   help="let browser pages from ORIGIN call the server (repeatable, e.g. "
+    v.add_argument("--cors-origin", action=_Items, default=[], metavar="ORIGIN",
+                   help="let browser pages from these origins call the server (e.g. "
                         "http://localhost:5173; '*' for any); none by default")
     v.add_argument("--max-body-bytes", type=int, default=serve_mod.DEFAULT_MAX_BODY_BYTES,
                    help="largest request body or JSON line, else 413 (default: 1 MiB)")
@@ -309,9 +374,11 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("--markdown", action="store_true", help="the README's table")
     lad.add_argument("--measure", action="store_true",
                      help="first play the matches not yet in policies/ladder.json")
-    lad.add_argument("--games", nargs="+", choices=list(envs.GAMES), help="with --measure")
-    lad.add_argument("--only", nargs="+", choices=["network_vs_pimc", "search_vs_pimc"],
-                     help="with --measure: these matches only")
+    lad.add_argument("--games", action=_Items, choices=list(envs.GAMES), metavar="GAME",
+                     help=f"with --measure: these games only ({', '.join(envs.GAMES)})")
+    lad.add_argument("--only", action=_Items, choices=["network_vs_pimc", "search_vs_pimc"],
+                     metavar="MATCH", help="with --measure: these matches only "
+                                           "(network_vs_pimc, search_vs_pimc)")
     lad.add_argument("--redo", action="store_true", help="with --measure: play recorded ones again")
     lad.add_argument("--workers", type=int, default=0)
     lad.set_defaults(func=cmd_ladder)

@@ -13,7 +13,7 @@ Ananas on the win rate, every other game on the score - with 95% intervals.
 The rungs come from where they are measured, never typed in by hand:
 
 - heuristic vs random and pimc vs heuristic: the README's baseline
-  tournaments (``bash scripts/baselines.sh 400 200``, seeds 1 and 2), as
+  tournaments (``bash scripts/repro/baselines.sh 400 200``, seeds 1 and 2), as
   the bot server's levels read them (:data:`stichzoo.policies.levels.BASELINES`);
 - the network vs the heuristic: the shipped bot's manifest (its run's final
   evaluation, 1,000 games, seed 104729);
@@ -220,7 +220,7 @@ def measured_elsewhere(game: str) -> dict[str, dict]:
     out = {}
     for key, kind in (("heuristic_vs_random", "heuristic"), ("pimc_vs_heuristic", "pimc")):
         for m in levels.rule_strength(game, kind):
-            out[key] = _entry_of(m, "bash scripts/baselines.sh 400 200 (seeds 1 and 2)")
+            out[key] = _entry_of(m, "bash scripts/repro/baselines.sh 400 200 (seeds 1 and 2)")
     manifest_path = os.path.join(os.path.dirname(LADDER_FILE), "bots", game, "manifest.json")
     if os.path.exists(manifest_path):
         with open(manifest_path) as f:

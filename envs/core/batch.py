@@ -23,7 +23,7 @@ already the new game's first decision).
 Determinism: episode ``k`` of game ``i`` is the game the AEC env plays
 after ``reset(seed=episode_seed(seed, i, k))``, byte for byte - the same
 deck orders, observations, masks and rewards for the same actions (tested
-against the AEC env; ``scripts/check_batch.py`` runs a million decisions
+against the AEC env; ``scripts/repro/check_batch.py`` runs a million decisions
 per game).  Arrays returned by ``reset``/``step`` are the engine's own
 buffers, overwritten by the next call: copy what you keep.
 """

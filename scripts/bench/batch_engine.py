@@ -1,12 +1,12 @@
 """Batch engine throughput beside the AEC loop (and a peer), all in one run, one core.
 
-    python scripts/bench_batch.py                     # every game, N = 256 games per batch
-    python scripts/bench_batch.py --game wizard --num-envs 64 256 1024 --seconds 5
-    python scripts/bench_batch.py --peers             # + OpenSpiel oh_hell with its tensor
+    python scripts/bench/batch_engine.py              # every game, N = 256 games per batch
+    python scripts/bench/batch_engine.py --game wizard --num-envs 64 256 1024 --seconds 5
+    python scripts/bench/batch_engine.py --peers      # + OpenSpiel oh_hell with its tensor
 
 Per game, uniformly random legal play:
 
-- ``aec``: the AEC loop of scripts/bench.py (``env()``, ``agent_iter``,
+- ``aec``: the AEC loop of scripts/bench/env_steps.py (``env()``, ``agent_iter``,
   ``last()``, sample from the mask, ``step``);
 - ``batch``: ``BatchEnv.step`` on N games at once, observation and mask of
   every game written each step, actions sampled from the mask batch.
@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import bench
+import env_steps
 
 from stichzoo import envs
 from stichzoo.envs import BatchEnv
@@ -67,9 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     rows = []
     for game in args.game:
-        players = bench.USUAL_PLAYERS.get(game, 4)
-        aec = _median_rate(lambda g=game, n=players: bench.run_aec(g, n, args.seconds, args.seed),
-                           args.repeats)
+        players = env_steps.USUAL_PLAYERS.get(game, 4)
+        aec = _median_rate(
+            lambda g=game, n=players: env_steps.run_aec(g, n, args.seconds, args.seed),
+            args.repeats)
         row = {"game": game, "players": players, "aec_decisions_per_s": aec, "batch": {}}
         for n_envs in args.num_envs:
             rate = _median_rate(lambda g=game, n=players, k=n_envs:
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.peers:
         try:
             peers["oh_hell_infostate"] = _median_rate(
-                lambda: bench.peer_oh_hell(args.seconds, args.seed, True), args.repeats)
+                lambda: env_steps.peer_oh_hell(args.seconds, args.seed, True), args.repeats)
         except ImportError as e:  # open_spiel is in the bench extra
             print(f"peer skipped: {e}", file=sys.stderr)
         if peers and not args.json:

@@ -1,6 +1,6 @@
 """Think time per decision: plain PIMC against the learned search bot, side by side.
 
-    .venv/bin/python scripts/bench_search.py [--games wizard hoch_tief] [--decisions 200]
+    .venv/bin/python scripts/bench/search_time.py [--games wizard hoch_tief] [--decisions 200]
 
 The learned search bot (``pimc:guide=bot:<game>``) must not think longer
 than plain PIMC at its default budget.  Both decide the same positions -

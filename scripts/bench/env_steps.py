@@ -1,9 +1,9 @@
 """Step throughput of every env: random legal play, through the AEC API and on the raw core.
 
-    python scripts/bench.py                       # every game at its usual table size
-    python scripts/bench.py --game wizard --players 3 4 5 6 --seconds 10
-    python scripts/bench.py --json > bench.json
-    python scripts/bench.py --peers               # also PettingZoo classic + OpenSpiel peers
+    python scripts/bench/env_steps.py                  # every game at its usual table size
+    python scripts/bench/env_steps.py --game wizard --players 3 4 5 6 --seconds 10
+    python scripts/bench/env_steps.py --json > bench.json
+    python scripts/bench/env_steps.py --peers          # also PettingZoo classic + OpenSpiel peers
 
 Per game and player count, two loops of uniformly random legal play:
 

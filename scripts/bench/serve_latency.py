@@ -1,6 +1,6 @@
 """Latency of small bot requests, alone and beside a heavy neighbour.
 
-    .venv/bin/python scripts/bench_serve.py --requests 300 --neighbours 2
+    .venv/bin/python scripts/bench/serve_latency.py --requests 300 --neighbours 2
 
 Starts ``stichzoo serve`` (trained bots only) in a subprocess, then times
 small ``POST /bots/<game>/act`` requests one after another: first alone,

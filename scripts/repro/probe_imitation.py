@@ -1,8 +1,8 @@
 """How well can the network imitate a teacher, and how strong is the imitation?
 
-    .venv/bin/python scripts/probe_imitation.py configs/hoch_tief_batch.yaml \
+    .venv/bin/python scripts/repro/probe_imitation.py configs/batch/hoch_tief.yaml \
         --samples 600000 --arch 256,256 512,512 [--feature suit_state] [--games 200]
-    .venv/bin/python scripts/probe_imitation.py configs/hoch_tief_batch.yaml \
+    .venv/bin/python scripts/repro/probe_imitation.py configs/batch/hoch_tief.yaml \
         --samples 600000 --distil pimc --labels 80000    # expert iteration's first step
 
 The questions issue 16 asks before a 60-minute run is spent on a lever:

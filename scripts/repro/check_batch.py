@@ -1,7 +1,7 @@
 """Check the batch engine against the AEC env on many random decisions (default 1M per game).
 
-    python scripts/check_batch.py                         # every game, 1,000,000 decisions each
-    python scripts/check_batch.py --game wizard --decisions 200000 --num-envs 64
+    python scripts/repro/check_batch.py                   # every game, 1,000,000 decisions each
+    python scripts/repro/check_batch.py --game wizard --decisions 200000 --num-envs 64
 
 For every decision of every game in the batch: the observation, the action
 mask and the seat to act must equal, byte for byte, those of an AEC env

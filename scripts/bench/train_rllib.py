@@ -1,10 +1,10 @@
 """Training throughput: RLlib on a local Ray beside the batch trainer, one after the other.
 
-    .venv-rllib/bin/python scripts/bench_rllib.py               # Wizard 4p, 60 s each
-    .venv-rllib/bin/python scripts/bench_rllib.py --seconds 90 --runners 1 2 \
-        --config configs/wizard_batch.yaml --set train.n_envs=8
+    .venv-rllib/bin/python scripts/bench/train_rllib.py               # Wizard 4p, 60 s each
+    .venv-rllib/bin/python scripts/bench/train_rllib.py --seconds 90 --runners 1 2 \
+        --config configs/wizard.yaml --set train.n_envs=8
 
-Both train the same config (default ``configs/wizard_batch.yaml``: Wizard 4p,
+Both train the same config (default ``configs/wizard.yaml``: Wizard 4p,
 the same network, the same league of learner / heuristic / snapshot seats)
 from scratch - no warm start, no evaluation - for ``--seconds`` of wall clock
 each, and report learner samples per second (simulation, inference and
@@ -72,7 +72,7 @@ def bench_rllib(cfg: dict, seconds: float, runners: int, folder: str) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--config", default="configs/wizard_batch.yaml")
+    p.add_argument("--config", default="configs/wizard.yaml")
     p.add_argument("--seconds", type=float, default=60.0, help="training time of each run")
     p.add_argument("--runners", type=int, nargs="+", default=[2],
                    help="rllib.num_env_runners values to measure")

@@ -2,9 +2,9 @@
 # Reproduce the README's baseline table: in every game, the heuristic against
 # random and the search bot (PIMC) against the heuristic, in duplicate
 # tournaments on both cores.  Reports land in runs/eval/<game>_<a>_vs_<b>/.
-# Usage: bash scripts/baselines.sh [GAMES_HEURISTIC_VS_RANDOM] [GAMES_PIMC_VS_HEURISTIC]
+# Usage: bash scripts/repro/baselines.sh [GAMES_HEURISTIC_VS_RANDOM] [GAMES_PIMC_VS_HEURISTIC]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 n_hr="${1:-400}"
 n_ph="${2:-200}"
 for spec in wizard:4 wunder_punkt:4 silberne_ananas:3 hoch_tief:4 geheimtrumpf:4; do

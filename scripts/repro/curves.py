@@ -1,6 +1,6 @@
 """Learning curves of a run: its saved policies against the heuristic and PIMC, with 95% intervals.
 
-    .venv/bin/python scripts/curves.py runs/wizard_batch_f --out docs/img/curve_wizard.png
+    .venv/bin/python scripts/repro/curves.py runs/wizard_batch_f --out docs/img/curve_wizard.png
 
 A batch run keeps a policy file every ``selfplay.snapshot_every`` samples
 (``snapshots/``, the league) and its final ``policy.pt``.  Each of them

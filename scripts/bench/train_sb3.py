@@ -1,11 +1,11 @@
 """Training throughput: the batch trainer beside SB3's MaskablePPO, one after the other in one run.
 
-    python scripts/bench_train.py                  # Wizard 4p, 90 s each, both cores
-    python scripts/bench_train.py --seconds 60 --sb3 configs/wizard.yaml \
-        --batch configs/wizard_batch.yaml
+    python scripts/bench/train_sb3.py                  # Wizard 4p, 90 s each, both cores
+    python scripts/bench/train_sb3.py --seconds 60 --sb3 configs/sb3/wizard.yaml \
+        --batch configs/wizard.yaml
 
-Each trains its committed config (SB3: ``configs/wizard.yaml``, the batch
-trainer: ``configs/wizard_batch.yaml``; the same network and game) from
+Each trains its committed config (SB3: ``configs/sb3/wizard.yaml``, the batch
+trainer: ``configs/wizard.yaml``; the same network and game) from
 scratch - no warm start, no evaluation - for ``--seconds`` of wall clock
 each, and reports learner
 samples per second end to end (simulation, inference and updates), with
@@ -40,15 +40,15 @@ def run(cfg: dict, seconds: float, folder: str) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--sb3", default="configs/wizard.yaml", help="config of the SB3 run")
-    p.add_argument("--batch", default="configs/wizard_batch.yaml",
+    p.add_argument("--sb3", default="configs/sb3/wizard.yaml", help="config of the SB3 run")
+    p.add_argument("--batch", default="configs/wizard.yaml",
                    help="config of the batch_ppo run")
     p.add_argument("--seconds", type=float, default=90.0)
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     sb3_cfg, batch_cfg = config_mod.load(args.sb3), config_mod.load(args.batch)
     if sb3_cfg["game"] != batch_cfg["game"] or sb3_cfg["options"] != batch_cfg["options"]:
-        raise SystemExit("bench_train: the two configs must play the same game and options")
+        raise SystemExit("train_sb3: the two configs must play the same game and options")
     game = sb3_cfg["game"]
     results = {}
     with tempfile.TemporaryDirectory() as tmp:

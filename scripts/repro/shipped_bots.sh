@@ -3,9 +3,9 @@
 # bot:<game>): each against random and against the heuristic, 1,000 duplicate
 # games on both cores, seed 104729 (the deals of the runs' final evaluation,
 # never used in training).  Reports land in runs/eval/<game>_bot_vs_<opp>/.
-# Usage: bash scripts/shipped_bots.sh [GAMES] [SEED]
+# Usage: bash scripts/repro/shipped_bots.sh [GAMES] [SEED]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 games="${1:-1000}"
 seed="${2:-104729}"
 for spec in wizard:4 wunder_punkt:4 silberne_ananas:3 hoch_tief:4 geheimtrumpf:4; do

@@ -208,7 +208,7 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
     from stable_baselines3.common.callbacks import BaseCallback
 
     from stichzoo.policies.learned import save_policy
-    from stichzoo.training.networks import policy_setup
+    from stichzoo.policies.networks import policy_setup
 
     if cfg["algo"] == "batch_ppo":
         from stichzoo.training.batch_ppo import train_batch
@@ -368,7 +368,7 @@ def policy_from_checkpoint(checkpoint: str, cfg: dict, out: str) -> str:
     from sb3_contrib import MaskablePPO
 
     from stichzoo.policies.learned import save_policy
-    from stichzoo.training.networks import PhaseTrunkPolicy
+    from stichzoo.policies.networks import PhaseTrunkPolicy
 
     model = MaskablePPO.load(checkpoint, device="cpu",
                              custom_objects={"policy_class": PhaseTrunkPolicy}

@@ -1,4 +1,4 @@
-"""The engine-as-referee table (policies/table.py): one person, bots, many tables.
+"""The engine-as-referee table (policies/tables/table.py): one person, bots, many tables.
 
 The table is what a terminal or a browser shows a person, so these tests
 hold it to the bar of the bot protocol: every bad move is refused with a
@@ -18,7 +18,7 @@ import threading
 import pytest
 
 from stichzoo.envs.core.record import replay
-from stichzoo.policies.table import (
+from stichzoo.policies.tables.table import (
     NOT_FOUND,
     Table,
     TableError,
@@ -456,7 +456,7 @@ def test_no_torch_and_no_web_framework_at_a_table():
     import subprocess
     import sys
 
-    code = ("import sys; from stichzoo.policies.table import Table, TableStore; "
+    code = ("import sys; from stichzoo.policies.tables.table import Table, TableStore; "
             "Table('wizard', options={'rounds': [1]}, opponents=['heuristic', 'pimc:worlds=2'], "
             "seed=1); bad = [m for m in ('torch', 'fastapi', 'uvicorn', 'rich') "
             "if m in sys.modules]; print(bad); sys.exit(bool(bad))")

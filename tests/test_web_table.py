@@ -1,4 +1,4 @@
-"""The browser table's HTTP API (policies/web_table.py), held to the bot protocol's bar.
+"""The browser table's HTTP API (policies/tables/web.py), held to the bot protocol's bar.
 
 Whole games of every game through the API with a random person, the view
 checked against the engine's true state on every answer (no other seat's
@@ -30,8 +30,8 @@ from fastapi import FastAPI  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from stichzoo.envs.core.record import replay  # noqa: E402
-from stichzoo.policies.table import NOT_FOUND, Table, TableStore  # noqa: E402
-from stichzoo.policies.web_table import (  # noqa: E402
+from stichzoo.policies.tables.table import NOT_FOUND, Table, TableStore  # noqa: E402
+from stichzoo.policies.tables.web import (  # noqa: E402
     STATIC_FILES,
     WEB_DIR,
     mount_web_table,

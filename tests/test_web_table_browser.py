@@ -86,7 +86,7 @@ class LiveServer:
 def _table_app():
     from fastapi import FastAPI
 
-    from stichzoo.policies.web_table import mount_web_table
+    from stichzoo.policies.tables.web import mount_web_table
 
     app = FastAPI()
     store = mount_web_table(app)

@@ -1,6 +1,6 @@
 """``stichzoo play <game>``: a terminal table for one person and bots, drawn with rich.
 
-Everything on the screen comes from :meth:`stichzoo.policies.table.Table.view`,
+Everything on the screen comes from :meth:`stichzoo.policies.tables.table.Table.view`,
 so the screen shows exactly what a person in that seat may know: the own hand
 sorted by suit, the numbered legal moves, the trick in progress and the
 previous one, bids / tricks / scores (or tasks and check-offs), Geheimtrumpf's
@@ -27,7 +27,7 @@ from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from stichzoo.policies.table import Table, TableError, describe_event
+from stichzoo.policies.tables.table import Table, TableError, describe_event
 
 TITLES = {"wizard": "Wizard", "wunder_punkt": "Wunder Punkt",
           "silberne_ananas": "Silberne Ananas", "hoch_tief": "Hoch & Tief",

@@ -25,7 +25,8 @@ from typing import Any
 KIND_LEVELS = {"random": "easy", "heuristic": "medium", "pimc": "hard", "search": "hard"}
 DEFAULT_LEVELS = ("random", "heuristic", "pimc", "search")
 #: the ladder's measured matches (training/ladder.py writes it): the learned search's strength
-LADDER_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ladder.json")
+LADDER_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "ladder.json")
 
 BASELINE_SOURCE = ("README.md, baseline tournaments: bash scripts/baselines.sh 400 200 "
                    "(duplicate, seeds 1 and 2; pimc at its default budget)")

@@ -1,6 +1,6 @@
 """A table for one person and bots, with the rules engine as referee.
 
-    from stichzoo.policies.table import Table
+    from stichzoo.policies.tables.table import Table
     table = Table("wizard", num_players=4, options={"rounds": [1, 2]},
                   opponents=["heuristic", "random", "heuristic"], human_seat=0, seed=7)
     view = table.view()                # what seat 0 may know, the numbered legal moves

@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from stichzoo import envs
+from stichzoo.envs.core.display import display_of
 from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
 
 #: how long a table may sit untouched before a store forgets it (seconds)
@@ -47,11 +48,6 @@ DEFAULT_MAX_TABLES = 200
 #: what a store says for an id it does not hold
 NOT_FOUND = "table not found (expired, or the server restarted)"
 
-#: action kinds a seat decides in secret: the others learn only that it chose
-SECRET_KINDS: dict[str, frozenset[str]] = {
-    "wunder_punkt": frozenset({"sore"}),
-    "geheimtrumpf": frozenset({"choose_task"}),
-}
 #: the round-log fields that are public once a round has ended (never ``hands``,
 #: ``rows``, Geheimtrumpf's face-down ``set_aside``)
 ROUND_END_KEYS = (
@@ -59,16 +55,6 @@ ROUND_END_KEYS = (
     "sore_cards", "chosen", "tricks_won", "won", "removed", "taken", "base_scores",
     "bonus_seat", "met", "start_checks", "checked", "scores", "totals",
 )
-#: the round-log fields revealed to everybody while a round runs
-REVEAL_KEYS = {"wunder_punkt": ("sore_cards",), "geheimtrumpf": ("chosen",)}
-#: how each game is won, in words, for the end-of-game summary
-WINNER_RULES = {
-    "wizard": "the highest total wins",
-    "wunder_punkt": "the highest total wins",
-    "silberne_ananas": "the middle total wins (two equal top totals: the third wins)",
-    "hoch_tief": "the highest total wins",
-    "geheimtrumpf": "whoever checks off all four tasks wins",
-}
 
 
 class TableError(ValueError):
@@ -188,6 +174,8 @@ class Table:
             except ValueError as e:
                 raise TableError(f"opponent {spec!r}: {e}") from None
         self._view_module = importlib.import_module(f"stichzoo.envs.{self.game.name}.view")
+        #: what is secret, revealed and how the game is won (envs/<game>/display.py)
+        self.display = display_of(self.game.name)
         if deck_orders is None:
             self._state: GameState = self.game.new_game(seed=seed, log=True)
             self._deal_seed: int | None = seed
@@ -290,7 +278,7 @@ class Table:
         state = self._state
         info = self._view_module.action_to_view(self.game, action)
         kind = info.get("kind")
-        secret = seat != self.human_seat and kind in SECRET_KINDS.get(self.game.name, ())
+        secret = seat != self.human_seat and kind in self.display.secret_kinds
         event = {"type": "move", "seat": seat, "round": self._round_index(),
                  "phase": state.phase_name, "kind": kind,
                  "action": None if secret else info["action"],
@@ -328,7 +316,7 @@ class Table:
             for row in entry.get("draft", [])[seen["draft"]:]:
                 self._emit({"type": "row", "round": rnd, **copy.deepcopy(row)})
             seen["draft"] = len(entry.get("draft", []))
-            for key in REVEAL_KEYS.get(self.game.name, ()):
+            for key in self.display.reveal_keys:
                 if entry.get(key) is not None and key not in seen["reveal"]:
                     seen["reveal"].add(key)
                     self._emit({"type": "reveal", "round": rnd, "what": key,
@@ -408,7 +396,7 @@ class Table:
                       for e in self._events if e["type"] == "round_end"]
             res = self._result()
             return {**res, "human_won": self.human_seat in res["winners"],
-                    "winner_rule": WINNER_RULES.get(self.game.name, ""),
+                    "winner_rule": self.display.winner_rule,
                     "rounds": copy.deepcopy(rounds)}
 
     def record(self) -> dict:

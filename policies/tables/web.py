@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import MISSING, fields
 from typing import Any
 
+from stichzoo.envs.core.display import display_of
 from stichzoo.policies.onnx_bot import SHIPPED_BOTS
 from stichzoo.policies.serve.levels import KIND_LEVELS, trained_level, trained_strength
 from stichzoo.policies.serve.requests import (
@@ -71,26 +72,6 @@ STATIC_FILES = {"index.html": "text/html; charset=utf-8",
 #: seeds go to a browser, whose numbers are exact only up to 2**53 - 1
 MAX_SEED = MAX_TABLE_SEED
 
-TITLES = {"wizard": "Wizard", "wunder_punkt": "Wunder Punkt",
-          "silberne_ananas": "Silberne Ananas", "hoch_tief": "Hoch & Tief",
-          "geheimtrumpf": "Geheimtrumpf"}
-#: what each option means, for the page's form (docs/play.md, the rules modules)
-OPTION_DOCS = {
-    "rounds": "rounds to play (empty: the full game)",
-    "wizard.rounds": "hand sizes of the rounds to play, e.g. 1,2,3 (empty: the full game)",
-    "dealer_bid_restriction": "the dealer may not bid so that bids add up to the tricks",
-    "first_dealer": "seat that deals the first round",
-    "first_start": "seat that starts the task draft and the first round",
-    "larger_hands": "3 players only: play with A-Q (16 cards each)",
-    "match": "play deals until someone reaches the target score (off: one deal)",
-    "target_score": "the total that ends a match",
-    "alone_variant": "the 'alone over/under the target' winner rule (match play)",
-    "round_limit": "rounds after which a game without a winner ends",
-}
-#: options that make a game short, for the page's "short game" switch
-SHORT_OPTIONS = {"wizard": {"rounds": [1, 2, 3]}, "wunder_punkt": {"rounds": 1},
-                 "silberne_ananas": {"match": False}, "hoch_tief": {"rounds": 1},
-                 "geheimtrumpf": {"round_limit": 3}}
 RULE_BOTS = (("random", "plays a random legal move"),
              ("heuristic", "the game's rule-of-thumb player"),
              ("pimc", "searches sampled deals of the hidden cards (slower)"))
@@ -149,6 +130,7 @@ def table_options(bots_root: str = SHIPPED_BOTS) -> dict:
     games = {}
     for name in envs.GAMES:
         cls = envs.game_class(name)
+        display = display_of(name)  # title, option docs, short options: envs/<game>/display.py
         counts = []
         for n in range(2, 8):
             try:
@@ -164,15 +146,14 @@ def table_options(bots_root: str = SHIPPED_BOTS) -> dict:
             default = f.default if f.default is not MISSING else None
             options.append({"name": f.name, "kind": _option_kind(f.type, default),
                             "default": list(default) if isinstance(default, tuple) else default,
-                            "doc": OPTION_DOCS.get(f"{name}.{f.name}",
-                                                   OPTION_DOCS.get(f.name, ""))})
+                            "doc": display.option_docs.get(f.name, "")})
         opponents = [{"spec": spec, "kind": spec, "level": KIND_LEVELS.get(spec),
                       "about": about, "num_players": None, "options": None}
                      for spec, about in RULE_BOTS]
         opponents += _shipped_bots(name, bots_root)
-        games[name] = {"title": TITLES.get(name, name), "players": counts,
+        games[name] = {"title": display.title, "players": counts,
                        "default_players": default_players, "options": options,
-                       "short_options": SHORT_OPTIONS.get(name, {}), "opponents": opponents,
+                       "short_options": dict(display.short_options), "opponents": opponents,
                        "default_opponents": ["heuristic"]}
     return {"games": games}
 

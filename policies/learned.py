@@ -4,7 +4,7 @@ A policy file (``*.pt``) holds the network's weights and constructor
 arguments as SB3 saves a policy, plus a ``stichzoo`` header: the game, its
 options, the observation size and the action count.  Loading refuses a file
 whose header does not match the game it is asked to play, so a Wizard 4p
-bot is never silently seated at a 5p table.
+bot is never silently asked to play a 5p game.
 
 Importing this module needs torch (the ``train`` extra); nothing in
 ``stichzoo.envs`` or the other policies imports it.

@@ -24,7 +24,7 @@ from stichzoo.policies.tables.table import (
     TableError,
     TableStore,
     describe_event,
-    seat_specs,
+    seating,
 )
 
 #: a short game of each (the whole game in well under a second)
@@ -314,8 +314,8 @@ def test_bad_tables_are_refused_clearly(kwargs, words):
 
 
 def test_opponent_specs_fill_the_seats_in_turn():
-    assert seat_specs(["a", "b"], 4, 1) == ["a", None, "b", "a"]
-    assert seat_specs("x", 3, 0) == [None, "x", "x"]
+    assert seating(["a", "b"], 4, 1) == ["a", None, "b", "a"]
+    assert seating("x", 3, 0) == [None, "x", "x"]
 
 
 def test_events_name_what_happened_since_the_last_move():

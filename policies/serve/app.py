@@ -88,7 +88,7 @@ def _models():
         games: int | None
         score_difference: Interval | None = Field(description="bot minus opponent, per game")
         win_rate_difference: Interval | None
-        win_rate: Interval | None = Field(description="the bot's own win rate at that table")
+        win_rate: Interval | None = Field(description="the bot's own win rate in that seating")
         source: str = Field(description="where the figures come from (command or file)")
 
     class BotSummary(BaseModel):
@@ -99,7 +99,7 @@ def _models():
         spec: str | None = Field(description="the policy spec of a rule bot")
         game: str
         env: str
-        num_players: int | None = Field(description="a trained bot's table; null: any table")
+        num_players: int | None = Field(description="a trained bot's player count; null: any")
         options: dict[str, Any] | None = Field(description="a trained bot's rule options")
         strength: list[Match]
         evaluation: dict[str, Any] = Field(description="a trained bot's full final evaluation")

@@ -9,7 +9,7 @@ alone, named ``<game>-<kind>`` (``wizard-random``, ``wizard-heuristic``,
 ``wizard-pimc``); the trained bots keep their folder's name (``wizard``).
 
 The figures are measured, never guessed: for the rule bots they are the
-README's baseline tables (``bash scripts/baselines.sh 400 200``, duplicate
+README's baseline results (``bash scripts/baselines.sh 400 200``, duplicate
 tournaments, seeds 1 and 2), copied here so that the server need not run a
 tournament; for a trained bot they come from its manifest
 (``provenance.evaluation``, the run's final evaluation).
@@ -115,7 +115,7 @@ def _maybe_interval(d: Any) -> dict[str, float] | None:
 def trained_level(strength: list[dict[str, Any]], num_players: int | None) -> str | None:
     """easy / medium / hard from the bot's games against the heuristic; None if it has none.
 
-    At a table of heuristics an equal bot wins its fair share ``1/n``; the
+    Seated with heuristics only, an equal bot wins its fair share ``1/n``; the
     win-rate difference (when measured) or the bot's own win rate against
     that share decides, as the level rule above says.
     """

@@ -74,7 +74,7 @@ def _takes_rng(function) -> bool:
 
 
 class TrainedBot:
-    """An exported network; it sits at the one table of its manifest."""
+    """An exported network; it plays the one game of its manifest (players and options)."""
 
     kind = "trained"
 
@@ -105,8 +105,8 @@ class TrainedBot:
 class RuleBot:
     """``random``, ``heuristic``, ``pimc[:worlds=N]`` or ``search`` for one game.
 
-    The first three sit at any table of the game; ``search`` (PIMC guided by
-    the game's shipped network) only at the shipped bot's table.
+    The first three play the game under any options; ``search`` (PIMC guided
+    by the game's shipped network) only the shipped bot's game.
 
     The game is built from the view's ``options``; the policy is built
     fresh per request with the request's seed, so the answer is a function
@@ -173,7 +173,7 @@ class RuleBot:
     def choose(self, decision: Decision, sample: bool, seed: int) -> tuple[int, float | None]:
         try:
             policy = self._build_policy(decision.game, seed)
-        except ValueError as e:  # the learned search's network fits one table only
+        except ValueError as e:  # the learned search's network fits one game only
             raise RequestError(f"{self.name} cannot sit at this table: {e}") from None
         return policy.act(decision), None
 

@@ -98,8 +98,8 @@ def build_game(game_name: str, num_players: int | None = None,
         raise TableError(str(e)) from None
 
 
-def seat_specs(opponents: Sequence[str] | str, num_players: int, human_seat: int) -> list:
-    """The policy spec of every seat (``None`` for the human).
+def seating(opponents: Sequence[str] | str, num_players: int, human_seat: int) -> list:
+    """The seating: the policy spec of every seat (``None`` for the human).
 
     One spec fills every bot seat; fewer specs than bot seats repeat in turn,
     so ``["heuristic", "pimc"]`` at four seats seats heuristic, pimc, heuristic.
@@ -162,11 +162,11 @@ class Table:
             raise TableError(f"seed must be a non-negative integer, not {seed!r}")
         self.seed = seed
         self.human_seat = human_seat
-        self.specs = seat_specs(opponents, n, human_seat)
+        self.seating = seating(opponents, n, human_seat)
         from stichzoo.policies.specs import build_policy
 
         self._bots: dict[int, Any] = {}
-        for seat, spec in enumerate(self.specs):
+        for seat, spec in enumerate(self.seating):
             if spec is None:
                 continue
             try:  # a fresh policy per table: tables share no bot (nor its random state)
@@ -357,7 +357,7 @@ class Table:
                 "game": self.game.name,
                 "seat": seat,
                 "players": [{"seat": s, "human": spec is None, "policy": spec}
-                            for s, spec in enumerate(self.specs)],
+                            for s, spec in enumerate(self.seating)],
                 "seed": self.seed,
                 "to_act": self.to_act,
                 "over": self.over,
@@ -591,4 +591,4 @@ def describe_event(event: dict, names: Sequence[str]) -> str:
 
 
 __all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_TABLES", "NOT_FOUND", "Table", "TableError",
-           "TableStore", "build_game", "describe_event", "seat_specs"]
+           "TableStore", "build_game", "describe_event", "seating"]

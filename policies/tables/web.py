@@ -91,32 +91,32 @@ def _option_kind(annotation: Any, default: Any) -> str:
     return "int"
 
 
-def _shipped_bots(game: str, bots_root: str) -> list[dict]:
-    """The shipped trained bot of ``game`` and the search it guides, as opponent choices.
+def _shipped_bots(game_name: str, bots_root: str) -> list[dict]:
+    """The shipped trained bot of a game and the search it guides, as opponent choices.
 
-    Both sit at the bot's own table only (its player count and options), so
+    Both play the bot's own game only (its player count and options), so
     the page is told which one; none when the game ships no bot.
     """
-    path = os.path.join(bots_root, game, "manifest.json")
+    path = os.path.join(bots_root, game_name, "manifest.json")
     try:
         with open(path) as f:
             manifest = json.load(f)
     except (OSError, ValueError):
         return []
-    if not isinstance(manifest, dict) or manifest.get("game") != game:
+    if not isinstance(manifest, dict) or manifest.get("game") != game_name:
         return []
     search_level = KIND_LEVELS.get("search")
     try:  # the measured levels, as the bot server lists them
         level = trained_level(trained_strength(manifest), manifest.get("num_players"))
     except Exception:  # no level is better than no opponent
         level = None
-    table = {"num_players": manifest.get("num_players"), "options": manifest.get("options")}
-    return [{"spec": f"bot:{game}", "kind": "trained", "level": level,
+    game = {"num_players": manifest.get("num_players"), "options": manifest.get("options")}
+    return [{"spec": f"bot:{game_name}", "kind": "trained", "level": level,
              "about": "the trained bot shipped with stichzoo; it plays its own table only",
-             **table},
+             **game},
             {"spec": "search", "kind": "search", "level": search_level,
              "about": "searches sampled deals guided by the trained bot (slower, the "
-                      "strongest); it plays the bot's own table only", **table}]
+                      "strongest); it plays the bot's own table only", **game}]
 
 
 def table_options(bots_root: str = SHIPPED_BOTS) -> dict:
@@ -275,7 +275,7 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
         after_n = check_event_number(after)
         table = store.get(table_id)
         tv = {"players": [{"seat": s, "human": spec is None} for s, spec in
-                          enumerate(table.specs)], "events": table.events(after_n)}
+                          enumerate(table.seating)], "events": table.events(after_n)}
         return {"table_id": table_id, "instance": store.instance,
                 "events": with_texts(tv)["events"]}
 

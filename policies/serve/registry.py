@@ -184,7 +184,7 @@ class RuleBot:
 
 
 def _default_worlds(game_name: str) -> int | None:
-    from stichzoo.policies import game_policy_module
+    from stichzoo.policies.specs import game_policy_module
 
     return getattr(game_policy_module(game_name), "SEARCH_DEFAULTS", {}).get("worlds")
 

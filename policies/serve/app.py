@@ -22,7 +22,6 @@ heavy client does not stall the others.
 
 
 import json
-import logging
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
@@ -38,8 +37,6 @@ from stichzoo.policies.serve.requests import (
 
 __all__ = ["DEFAULT_KEEP_ALIVE", "DEFAULT_LIMIT_CONCURRENCY", "DEFAULT_MAX_BODY_BYTES",
            "DEFAULT_REQUEST_TIMEOUT", "create_app", "server_config"]
-
-log = logging.getLogger("stichzoo.serve")
 
 #: seconds a client has to send one whole request (headers and body) once it has begun
 DEFAULT_REQUEST_TIMEOUT = 10.0

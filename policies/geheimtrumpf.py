@@ -12,7 +12,7 @@ the others' once revealed):
   win a trick (Obertrumpf ~1, other trump-value cards, trump suit by rank,
   plain cards by rank in their suit, damped by how many trumps exist) and a
   chance to win the *last* trick.  A seat that does not know the trumps
-  averages these tables over every (suit, value) draw that agrees with all
+  averages these chances over every (suit, value) draw that agrees with all
   row winners announced so far (:func:`stichzoo.envs.geheimtrumpf.rules.consistent_trumps`).
   A hand's trick count is then a Poisson-binomial of its cards' chances.
 * **Task draft** (game start): a fixed preference order measured in
@@ -88,12 +88,12 @@ MAX_NO_SUIT = 2
 #: check-off preference: hardest first
 HARD_ORDER = (THREE_TRICKS, 2, NO_TRICK, FEWEST_TRICKS, 1, LAST_TRICK, MOST_TRICKS, 10, 9, 8, 7)
 
-# -- card strength tables ---------------------------------------------------------------
+# -- card strength chances --------------------------------------------------------------
 
 _PLAIN = (0.9, 0.55, 0.3, 0.15, 0.08, 0.05, 0.03, 0.02, 0.02)
 
 
-def _tables(t) -> tuple[tuple[float, ...], tuple[float, ...]]:
+def _card_chances(t) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """(chance to win a trick, chance to win the last trick) per card under trumps ``t``."""
     power = t.power
     n_trumps = t.mask.bit_count()
@@ -119,7 +119,8 @@ def _tables(t) -> tuple[tuple[float, ...], tuple[float, ...]]:
     return tuple(min(0.99, w * scale) for w in win), tuple(last)
 
 
-TABLES = {key: _tables(t) for key, t in TRUMPS.items()}
+#: per trump draw (suit, value): the chances of :func:`_card_chances`
+CARD_CHANCES = {key: _card_chances(t) for key, t in TRUMPS.items()}
 
 _belief_cache: dict = {}
 
@@ -127,7 +128,7 @@ _belief_cache: dict = {}
 def belief(s, seat: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """Win / last-trick chance per card as ``seat`` sees it (averaged over unknown trumps)."""
     if s.trumps_known_to(seat):
-        return TABLES[(s.trumps.suit, s.trumps.value)]
+        return CARD_CHANCES[(s.trumps.suit, s.trumps.value)]
     key = (s.num_players, s.start, tuple(s.draft_rows), tuple(s.row_winners))
     hit = _belief_cache.get(key)
     if hit is not None:
@@ -137,7 +138,7 @@ def belief(s, seat: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
     win = [0.0] * NUM_CARDS
     last = [0.0] * NUM_CARDS
     for key2 in keys:
-        w, ll = TABLES[key2]
+        w, ll = CARD_CHANCES[key2]
         for c in range(NUM_CARDS):
             win[c] += w[c]
             last[c] += ll[c]
@@ -174,7 +175,7 @@ def task_chance(task: int, dist: list[float], n: int, last: float = 0.0, suit_ca
 
     ``last``: chance to win the last trick; ``suit_cards``: cards held of the
     suit a "no suit" task forbids; ``others``: the other players' trick
-    distributions (for "most"/"fewest"; else a rough table).
+    distributions (for "most"/"fewest"; else rough chances per trick count).
     """
     if task <= THREE_TRICKS:
         return dist[task] if task < len(dist) else 0.0
@@ -183,8 +184,8 @@ def task_chance(task: int, dist: list[float], n: int, last: float = 0.0, suit_ca
     if task in (MOST_TRICKS, FEWEST_TRICKS):
         most = task == MOST_TRICKS
         if others is None:
-            table = (_MOST if most else _FEWEST)[n]
-            return sum(x * table[min(k, 9)] for k, x in enumerate(dist))
+            chances = (_MOST if most else _FEWEST)[n]
+            return sum(x * chances[min(k, 9)] for k, x in enumerate(dist))
         total = 0.0
         for k, x in enumerate(dist):
             if x < 1e-6:
@@ -433,7 +434,7 @@ def play_card(s, seat: int, legal: list[int], want: bool, avoid_suit: int) -> in
     group = t.group
     n = s.num_players
     cards = s.trick.cards
-    win = TABLES[(t.suit, t.value)][0]
+    win = CARD_CHANCES[(t.suit, t.value)][0]
     if not cards:  # leading
         others = [p for p in range(n) if p != seat]
         scored = []
@@ -501,7 +502,7 @@ class Rollout(Heuristic):
         cands = bit_list(s.rows[s.draft_row] & s.layout)
         if len(cands) == 1:
             return cands[0]
-        win = TABLES[(s.trumps.suit, s.trumps.value)][0]
+        win = CARD_CHANCES[(s.trumps.suit, s.trumps.value)][0]
         open_tasks = s.held[seat] & ~s.checked[seat]
         hand = s.hands[seat]
         if open_tasks & _LOW_TASKS:

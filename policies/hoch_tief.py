@@ -54,7 +54,7 @@ from stichzoo.policies.search import score_gain
 SEARCH_DEFAULTS = {"worlds": 24, "rollouts": 1, "horizon": "round"}
 
 
-class _Tables:
+class _Lookups:
     """Per-game lookups: numbers, suits, suit masks, per-card suit score helpers."""
 
     def __init__(self, game: HochTiefGame):
@@ -81,7 +81,7 @@ def suit_score(cards: int, number) -> int:
     return total
 
 
-def gain(taken: int, add: int, tb: _Tables) -> int:
+def gain(taken: int, add: int, tb: _Lookups) -> int:
     """Score change when the cards ``add`` join the face-up cards ``taken``."""
     d = 0
     number = tb.number
@@ -103,7 +103,7 @@ def one_card_gain(taken_suit: int, w: float, number) -> float:
     return 1
 
 
-def exact_last(state, seat: int, legal: list[int], tb: _Tables) -> list[float]:
+def exact_last(state, seat: int, legal: list[int], tb: _Lookups) -> list[float]:
     """Margin change of each legal card for the seat that completes the trick."""
     trick = state.trick
     cards = trick.cards
@@ -143,7 +143,7 @@ def _frac_le(nums: list[int], v: int) -> float:
     return sum(1 for x in nums if x <= v) / len(nums)
 
 
-def estimate(state, seat: int, hand: int, legal: list[int], tb: _Tables) -> list[float]:
+def estimate(state, seat: int, hand: int, legal: list[int], tb: _Lookups) -> list[float]:
     """Expected own score change of each legal card when later players still follow."""
     trick = state.trick
     cards = trick.cards
@@ -236,7 +236,7 @@ class Heuristic:
 
     def __init__(self, game: HochTiefGame, seed: int | None = None):
         self.game = game
-        self.tb = _Tables(game)
+        self.tb = _Lookups(game)
         self.rng = random.Random(seed)  # unused: the heuristic is deterministic
 
     def act(self, decision: Decision) -> int:

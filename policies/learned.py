@@ -4,7 +4,7 @@ A policy file (``*.pt``) holds the network's weights and constructor
 arguments as SB3 saves a policy, plus a ``stichzoo`` header: the game, its
 options, the observation size and the action count.  Loading refuses a file
 whose header does not match the game it is asked to play, so a Wizard 4p
-bot is never silently seated at a 5p table.
+bot is never silently asked to play a 5p game.
 
 Importing this module needs torch (the ``train`` extra); nothing in
 ``stichzoo.envs`` or the other policies imports it.
@@ -20,11 +20,17 @@ import torch as th
 
 from stichzoo.policies.base import Decision
 
+#: where the network classes of policy files written before lived -> where they live now
+#: (files name their class by path; a bot must not import training to read one)
+MOVED_MODULES = {"stichzoo.training.networks": "stichzoo.policies.networks"}
+
 
 def _policy_class(path: str):
+    """The network class a policy file names, also by a path it had before."""
     module, _, name = path.rpartition(".")
     if module.split(".")[0] in ("envs", "policies", "training"):
         module = f"stichzoo.{module}"  # a file written before the packages were namespaced
+    module = MOVED_MODULES.get(module, module)
     return getattr(importlib.import_module(module), name)
 
 
@@ -66,7 +72,7 @@ class NumpyForward:
     One observation through a small MLP costs ~150 us in torch and ~20 us in
     numpy; self-play opponents and evaluation call it once per decision.
     Supports flatten features, ReLU/Tanh MLP trunks - shared or one per phase
-    (:class:`stichzoo.training.networks.PhaseTrunkPolicy`) - and the linear action head.
+    (:class:`stichzoo.policies.networks.PhaseTrunkPolicy`) - and the linear action head.
     """
 
     def __init__(self, trunks: list[list[tuple]], head: tuple, phase: slice | None):

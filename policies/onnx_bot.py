@@ -8,7 +8,7 @@ Loading verifies the whole folder before the bot plays (:func:`verify_bot`):
 the manifest's keys, the model file (inside the folder, its SHA-256), the
 ONNX graph's input and output names, shapes and dtypes against the
 manifest, the encoder and env versions, the observation size and action
-count, and one dry run.  A bot refuses a table its manifest does not
+count, and one dry run.  A bot refuses a game its manifest does not
 describe (another game, env version, player count, rule options or
 observation layout) with a message that says what differs: a network fed a
 vector it was not trained on plays nonsense without any error otherwise.
@@ -208,7 +208,7 @@ def verify_bot(bot_dir: str, game=None):
     """Check everything about a bot folder; returns ``(manifest, game, session)``.
 
     Raises ValueError with one line, ``bot FOLDER: reason``, for the first
-    problem found; with ``game=None`` the table is built from the manifest.
+    problem found; with ``game=None`` the game is built from the manifest.
     """
     import onnxruntime as ort
 
@@ -273,7 +273,7 @@ class OnnxPolicy:
     @classmethod
     def load(cls, bot_dir: str, game=None, deterministic: bool = True,
              seed: int | None = None) -> OnnxPolicy:
-        """Load and verify ``bot_dir``; with ``game=None`` the table is built from the manifest."""
+        """Load and verify ``bot_dir``; with ``game=None`` the game is built from the manifest."""
         manifest, game, session = verify_bot(bot_dir, game)
         return cls(session, manifest, game, deterministic, seed, source=bot_dir)
 

@@ -5,16 +5,85 @@
 
 Tournaments, training opponent pools, the warm-start teacher, the bot server's
 difficulty levels and ``stichzoo play`` all read the same specs, so a bot named
-in one place means the same bot in every other.
+in one place means the same bot in every other.  :func:`make_policy` builds a
+policy from a name and arguments; :func:`build_policy` from a spec string.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 from collections.abc import Sequence
 from typing import Any
 
-from stichzoo.policies import POLICY_NAMES, make_policy
+from stichzoo.policies.base import Policy, RandomPolicy
+
+POLICY_NAMES = ("random", "heuristic", "pimc", "search", "ppo", "onnx", "bot")
+
+
+def game_policy_module(game_name: str):
+    """``policies.<game>``: the game's heuristic and search hints."""
+    try:
+        return importlib.import_module(f"stichzoo.policies.{game_name}")
+    except ModuleNotFoundError as e:
+        raise ValueError(f"no policies for game {game_name!r}") from e
+
+
+def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Policy:
+    """Build a policy by name for ``game`` (a :class:`stichzoo.envs.core.game.Game`)."""
+    if name == "random":
+        return RandomPolicy(seed)
+    if name == "heuristic":
+        return game_policy_module(game.name).Heuristic(game, seed=seed, **kwargs)
+    if name in ("pimc", "search"):
+        from stichzoo.policies.search import PIMCPolicy
+
+        module = game_policy_module(game.name)
+        rollout = kwargs.pop("rollout", None)
+        if rollout is None and hasattr(module, "rollout_policy"):
+            rollout = module.rollout_policy(game, seed)
+        value = kwargs.pop("value", getattr(module, "search_value", None))
+        guide = kwargs.pop("guide", f"bot:{game.name}" if name == "search" else None)
+        if isinstance(guide, str):  # a policy spec: pimc:guide=bot:wizard
+            guide = build_policy(guide, game, seed=0 if seed is None else seed)
+        kwargs = {**getattr(module, "SEARCH_DEFAULTS", {}), **kwargs, "guide": guide}
+        return PIMCPolicy(game, seed=seed, rollout=rollout, value=value, **kwargs)
+    if name == "ppo":
+        path = kwargs.pop("path", None)
+        if not path:
+            raise ValueError("policy 'ppo' needs a file: ppo:path=runs/<run>/policy.pt")
+        path = str(path)
+        if os.path.isdir(path):
+            hint = (f"onnx:path={path}" if os.path.isfile(os.path.join(path, "manifest.json"))
+                    else f"ppo:path={os.path.join(path, 'policy.pt')}")
+            raise ValueError(f"policy 'ppo': {path} is a folder, not a policy file; "
+                             f"try {hint}")
+        if not os.path.isfile(path):
+            raise ValueError(f"policy 'ppo': no policy file {path}")
+        from stichzoo.policies.learned import TorchPolicy
+
+        return TorchPolicy.load(path, game, seed=seed, **kwargs)
+    if name in ("onnx", "bot"):
+        from stichzoo.policies.onnx_bot import OnnxPolicy, shipped_bot
+
+        if name == "bot":
+            which = kwargs.pop("of", None) or game.name
+            path = shipped_bot(str(which))
+        else:
+            path = kwargs.pop("path", None)
+            if not path:
+                raise ValueError("policy 'onnx' needs a bot folder: onnx:path=policies/bots/wizard")
+            path = str(path)
+            if not os.path.isdir(path):
+                raise ValueError(f"policy 'onnx': {path} is not a bot folder (model.onnx + "
+                                 f"manifest.json)")
+        deterministic = kwargs.pop("deterministic", True)
+        if kwargs:
+            raise ValueError(f"policy {name!r}: unknown argument(s) {', '.join(sorted(kwargs))}")
+        return OnnxPolicy.load(path, game, deterministic=bool(deterministic), seed=seed)
+    raise ValueError(f"unknown policy {name!r}; known policies: {', '.join(POLICY_NAMES)}")
+
 
 
 def parse_policy_spec(spec: str) -> tuple[str, dict[str, Any]]:

@@ -267,13 +267,13 @@ class Heuristic:
         return min(legal, key=key)
 
 
-def _power_table(trump: int, jester: int) -> tuple[int, ...]:
+def _powers(trump: int, jester: int) -> tuple[int, ...]:
     return tuple(jester if c >= JESTER0 else power(c, trump) for c in range(DECK_SIZE))
 
 
 #: by ``state.trump`` (index -1: no trump): card strength, Jesters lowest / kept back
-_POWER = tuple(_power_table(t, 0) for t in (0, 1, 2, 3, -1))
-_POWER_KEEP_JESTERS = tuple(_power_table(t, 35) for t in (0, 1, 2, 3, -1))
+_POWER = tuple(_powers(t, 0) for t in (0, 1, 2, 3, -1))
+_POWER_KEEP_JESTERS = tuple(_powers(t, 35) for t in (0, 1, 2, 3, -1))
 
 
 class FastHeuristic:

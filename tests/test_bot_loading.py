@@ -22,7 +22,6 @@ pytest.importorskip("onnxruntime")
 
 from stichzoo import envs
 from stichzoo.policies import Decision
-from stichzoo.policies.bot_registry import BotRegistry
 from stichzoo.policies.onnx_bot import (
     InferenceError,
     OnnxPolicy,
@@ -30,6 +29,7 @@ from stichzoo.policies.onnx_bot import (
     shipped_bot,
     verify_bot,
 )
+from stichzoo.policies.serve.registry import BotRegistry
 
 
 def _copy(tmp_path, game: str, as_name: str | None = None):

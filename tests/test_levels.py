@@ -21,9 +21,9 @@ pytest.importorskip("onnxruntime")
 
 from stichzoo import envs
 from stichzoo.policies import Decision, game_policy_module, make_policy
-from stichzoo.policies.bot_registry import BotError, BotRegistry
-from stichzoo.policies.levels import BASELINES
 from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+from stichzoo.policies.serve.levels import BASELINES
+from stichzoo.policies.serve.registry import BotError, BotRegistry
 
 PLAYERS = {"silberne_ananas": 3}
 WORLDS = 3  # a small search budget keeps the tests fast

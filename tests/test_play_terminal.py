@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from stichzoo.envs.core.record import replay
-from stichzoo.policies.terminal import split_specs, suit_of
+from stichzoo.policies.tables.terminal import split_specs, suit_of
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -210,7 +210,7 @@ def test_without_rich_the_command_says_what_to_install(monkeypatch, capsys):
     for name in [m for m in sys.modules if m.startswith("rich.")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "rich", None)  # as if rich were not installed
-    monkeypatch.delitem(sys.modules, "stichzoo.policies.terminal", raising=False)
+    monkeypatch.delitem(sys.modules, "stichzoo.policies.tables.terminal", raising=False)
     assert main(["play", "hoch_tief", "--players", "3"]) == 2
     err = capsys.readouterr().err
     assert "pip install 'stichzoo[play]'" in err and "Traceback" not in err

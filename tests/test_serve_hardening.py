@@ -311,7 +311,7 @@ def test_stdio_bad_bytes_and_long_lines(bid_view):
 def test_stdio_nan_network_gives_an_error_line(bid_view, monkeypatch):
     import numpy as np
 
-    from stichzoo.policies.bot_registry import BotRegistry
+    from stichzoo.policies.serve.registry import BotRegistry
 
     registry = BotRegistry(SHIPPED_BOTS, levels=())
 

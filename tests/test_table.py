@@ -1,4 +1,4 @@
-"""The engine-as-referee table (policies/table.py): one person, bots, many tables.
+"""The engine-as-referee table (policies/tables/table.py): one person, bots, many tables.
 
 The table is what a terminal or a browser shows a person, so these tests
 hold it to the bar of the bot protocol: every bad move is refused with a
@@ -18,13 +18,13 @@ import threading
 import pytest
 
 from stichzoo.envs.core.record import replay
-from stichzoo.policies.table import (
+from stichzoo.policies.tables.table import (
     NOT_FOUND,
     Table,
     TableError,
     TableStore,
     describe_event,
-    seat_specs,
+    seating,
 )
 
 #: a short game of each (the whole game in well under a second)
@@ -314,8 +314,8 @@ def test_bad_tables_are_refused_clearly(kwargs, words):
 
 
 def test_opponent_specs_fill_the_seats_in_turn():
-    assert seat_specs(["a", "b"], 4, 1) == ["a", None, "b", "a"]
-    assert seat_specs("x", 3, 0) == [None, "x", "x"]
+    assert seating(["a", "b"], 4, 1) == ["a", None, "b", "a"]
+    assert seating("x", 3, 0) == [None, "x", "x"]
 
 
 def test_events_name_what_happened_since_the_last_move():
@@ -456,7 +456,7 @@ def test_no_torch_and_no_web_framework_at_a_table():
     import subprocess
     import sys
 
-    code = ("import sys; from stichzoo.policies.table import Table, TableStore; "
+    code = ("import sys; from stichzoo.policies.tables.table import Table, TableStore; "
             "Table('wizard', options={'rounds': [1]}, opponents=['heuristic', 'pimc:worlds=2'], "
             "seed=1); bad = [m for m in ('torch', 'fastapi', 'uvicorn', 'rich') "
             "if m in sys.modules]; print(bad); sys.exit(bool(bad))")

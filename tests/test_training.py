@@ -136,7 +136,7 @@ def test_warm_start_imitates_the_teacher():
 
     from stichzoo.policies.base import encoder_for
     from stichzoo.training.config import game_of
-    from stichzoo.training.networks import policy_setup
+    from stichzoo.policies.networks import policy_setup
     from stichzoo.training.pretrain import collect, warm_start
     from stichzoo.training.sb3 import build_vec_env
 
@@ -226,7 +226,7 @@ def test_policy_file_from_before_the_namespace_loads(tiny_run, tmp_path):
 
     saved = th.load(tiny_run("wizard", "phase") / "policy.pt", weights_only=False)
     cls = saved["stichzoo"]["policy_class"]
-    assert cls == "stichzoo.training.networks.PhaseTrunkPolicy"
+    assert cls == "stichzoo.policies.networks.PhaseTrunkPolicy"
     saved["stichzoo"]["policy_class"] = "training.networks.PhaseTrunkPolicy"
     th.save(saved, tmp_path / "old.pt")
     g = envs.game_class("wizard")

@@ -1,4 +1,4 @@
-"""The browser table's HTTP API (policies/web_table.py), held to the bot protocol's bar.
+"""The browser table's HTTP API (policies/tables/web.py), held to the bot protocol's bar.
 
 Whole games of every game through the API with a random person, the view
 checked against the engine's true state on every answer (no other seat's
@@ -30,8 +30,8 @@ from fastapi import FastAPI  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from stichzoo.envs.core.record import replay  # noqa: E402
-from stichzoo.policies.table import NOT_FOUND, Table, TableStore  # noqa: E402
-from stichzoo.policies.web_table import (  # noqa: E402
+from stichzoo.policies.tables.table import NOT_FOUND, Table, TableStore  # noqa: E402
+from stichzoo.policies.tables.web import (  # noqa: E402
     STATIC_FILES,
     WEB_DIR,
     mount_web_table,
@@ -276,6 +276,7 @@ def test_bad_moves_and_ids_are_refused_and_change_nothing(client):
     _error(client.post(f"/tables/{tid}"), 405)
     _error(client.get("/static/nope.js"), 404)
     _error(client.get("/static/..%2Fweb_table.py"), 404)
+    _error(client.get("/static/..%2Fweb.py"), 404)  # the module beside static/
     assert client.get(f"/tables/{tid}").json() == before
 
 
@@ -436,3 +437,19 @@ def test_racing_moves_at_one_table_never_break_it(live_server):
     with httpx.Client(base_url=base, timeout=30) as c:
         record = c.get(f"/tables/{tid}/record").json()
     assert replay(json.loads(json.dumps(record))).totals == record["totals"]
+
+
+def test_bodies_that_are_not_json_are_refused_alike_by_both_apis():
+    """One reader of request bodies (policies/serve/requests.py) for the bots and the tables."""
+    from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+    from stichzoo.policies.serve import create_app
+
+    app = create_app(SHIPPED_BOTS, levels=("random",))
+    with TestClient(app, raise_server_exceptions=False) as c:
+        for raw in (b"", b"  ", b"\xff\xfe{}", b"{", b"NaN", b'{"a": Infinity}', b"[" * 10_000,
+                    b'{"move": 1}{"move": 2}'):
+            bot = _error(c.post("/bots/wizard-random/act", content=raw), 400)
+            table = _error(c.post("/tables", content=raw), 400)
+            assert bot == table and bot.startswith("malformed JSON"), (raw[:20], bot, table)
+        bot = _error(c.post("/bots/wizard-random/act", content=b"1" * 5000), 422)
+        assert bot == _error(c.post("/tables", content=b"1" * 5000), 422)

@@ -86,7 +86,7 @@ class LiveServer:
 def _table_app():
     from fastapi import FastAPI
 
-    from stichzoo.policies.web_table import mount_web_table
+    from stichzoo.policies.tables.web import mount_web_table
 
     app = FastAPI()
     store = mount_web_table(app)
@@ -192,6 +192,10 @@ def test_play_a_whole_game_by_clicking(server, page, game):
     table_id = page.evaluate("decodeURIComponent(location.hash.split('=')[1])")
     table = server.store.get(table_id)
     assert table.game.name == game and table.human_seat == GAMES[game][1]
+    # the title the game declares (envs/<game>/display.py), read from GET /tables/options
+    from stichzoo.envs.core.display import display_of
+
+    assert page.text_content("#table-title").startswith(display_of(game).title + " - ")
     rng = random.Random(GAMES[game][4])
     shot, clicks = False, 0
     while _state(page) != "over":

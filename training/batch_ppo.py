@@ -295,7 +295,7 @@ def _policy(cfg: dict, game, device: str):
     from gymnasium import spaces
 
     from stichzoo.policies.base import encoder_for
-    from stichzoo.training.networks import policy_setup
+    from stichzoo.policies.networks import policy_setup
 
     t = cfg["train"]
     layout = encoder_for(game).layout

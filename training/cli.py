@@ -108,7 +108,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     """A terminal table for one person and bots (:mod:`stichzoo.policies.terminal`)."""
     try:
-        from stichzoo.policies.terminal import play_from_args
+        from stichzoo.policies.tables.terminal import play_from_args
     except ImportError as e:  # rich is in the play extra
         if (e.name or "").split(".")[0] != "rich":
             raise
@@ -348,8 +348,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--host", default="127.0.0.1")
     v.add_argument("--port", type=int, default=8000)
     v.add_argument("--stdio", action="store_true", help="JSON lines on stdin/stdout instead")
-    from stichzoo.policies import levels as levels_mod
     from stichzoo.policies import serve as serve_mod
+    from stichzoo.policies.serve import levels as levels_mod
 
     v.add_argument("--levels", action=_Specs, nargs="*", default=list(levels_mod.DEFAULT_LEVELS),
                    metavar="SPEC",

@@ -35,7 +35,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from stichzoo.policies.levels import LADDER_FILE  # one file, read by the bot server too
+from stichzoo.policies.serve.levels import LADDER_FILE  # one file, read by the bot server too
 
 SCHEMA = "stichzoo.ladder/1"
 #: tournament seed of every ladder match: training seeds are small and evaluation uses 104729+
@@ -215,7 +215,7 @@ def placement(game: str, matches: dict) -> str:
 
 def measured_elsewhere(game: str) -> dict[str, dict]:
     """The rungs the ladder does not play: the baseline tables and the shipped bot's manifest."""
-    from stichzoo.policies import levels
+    from stichzoo.policies.serve import levels
 
     out = {}
     for key, kind in (("heuristic_vs_random", "heuristic"), ("pimc_vs_heuristic", "pimc")):

@@ -62,7 +62,7 @@ def train_sb3(cfg: dict, run_dir: str | None = None, resume: bool = False,
 
     from stichzoo.policies.base import encoder_for
     from stichzoo.policies.learned import save_policy
-    from stichzoo.training.networks import policy_setup
+    from stichzoo.policies.networks import policy_setup
 
     torch.set_num_threads(cfg["train"]["torch_threads"])
     run_start = time.time()  # the time budget (train.max_minutes) includes the warm start
@@ -213,7 +213,7 @@ def policy_from_checkpoint(checkpoint: str, cfg: dict, out: str) -> str:
     from sb3_contrib import MaskablePPO
 
     from stichzoo.policies.learned import save_policy
-    from stichzoo.training.networks import PhaseTrunkPolicy
+    from stichzoo.policies.networks import PhaseTrunkPolicy
 
     model = MaskablePPO.load(checkpoint, device="cpu",
                              custom_objects={"policy_class": PhaseTrunkPolicy}

@@ -2,7 +2,7 @@
 
 Why wrap the SB3 policy instead of building RLlib's default MLP: the module
 *is* a ``MaskableActorCriticPolicy`` (or the phase-trunk variant,
-``train.heads: phase``) built by :func:`stichzoo.training.networks.policy_setup`,
+``train.heads: phase``) built by :func:`stichzoo.policies.networks.policy_setup`,
 so its weights are the weights of ``policy.pt`` - saved with
 :func:`stichzoo.policies.learned.save_policy`, exported by ``stichzoo
 export``, loaded by ``ppo:path=`` - with no name mapping that could drift.

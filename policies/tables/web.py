@@ -1,14 +1,14 @@
-"""The browser table: a JSON API over :class:`~stichzoo.policies.table.TableStore` and the page.
+"""The browser table: a JSON API over :class:`~stichzoo.policies.tables.table.TableStore`, the page.
 
     from fastapi import FastAPI
-    from stichzoo.policies.web_table import mount_web_table
+    from stichzoo.policies.tables.web import mount_web_table
     app = FastAPI()
     store = mount_web_table(app)       # the page at /, its files under /static/, the API /tables
 
 The engine is the referee on the server: a table lives in the store, the
 page sees only :meth:`Table.view` (what the human seat may know) and sends
 the human's moves; the bots move by themselves inside the request.  The
-page (``policies/web/``: plain HTML, CSS and JavaScript, no build step, no
+page (``policies/tables/static/``: plain HTML, CSS and JavaScript, no build step, no
 CDN) never holds a hidden card, so a player cannot peek with the browser's
 developer tools.
 
@@ -35,7 +35,28 @@ from collections.abc import Callable
 from dataclasses import MISSING, fields
 from typing import Any
 
-from stichzoo.policies.table import NOT_FOUND, TableError, TableStore, describe_event
+from stichzoo.envs.core.display import display_of
+from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+from stichzoo.policies.serve.levels import KIND_LEVELS, trained_level, trained_strength
+from stichzoo.policies.serve.requests import (
+    ACT_SCHEMA,
+    CREATE_SCHEMA,
+    DEFAULT_TABLE_BODY_BYTES,
+    MAX_TABLE_SEED,
+    RequestError,
+    check_event_number,
+    check_move,
+    create_arguments,
+    parse_json,
+    read_body,
+)
+from stichzoo.policies.tables.table import (
+    NOT_FOUND,
+    TableError,
+    TableStore,
+    build_game,
+    describe_event,
+)
 
 __all__ = ["DEFAULT_TABLE_BODY_BYTES", "MAX_SEED", "STATIC_FILES", "WEB_DIR",
            "mount_web_table", "table_options", "table_router"]
@@ -43,50 +64,17 @@ __all__ = ["DEFAULT_TABLE_BODY_BYTES", "MAX_SEED", "STATIC_FILES", "WEB_DIR",
 log = logging.getLogger("stichzoo.web_table")
 
 #: where the page's files live (shipped as package data)
-WEB_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "web")
+WEB_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 #: the files served under /static/ and their media types; nothing else is served
 STATIC_FILES = {"index.html": "text/html; charset=utf-8",
                 "table.js": "text/javascript; charset=utf-8",
                 "table.css": "text/css; charset=utf-8"}
-#: the largest request body of the table API: a create or a move is well under 1 KB
-DEFAULT_TABLE_BODY_BYTES = 16 * 1024
 #: seeds go to a browser, whose numbers are exact only up to 2**53 - 1
-MAX_SEED = 2**53 - 1
-SHIPPED_BOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bots")
+MAX_SEED = MAX_TABLE_SEED
 
-TITLES = {"wizard": "Wizard", "wunder_punkt": "Wunder Punkt",
-          "silberne_ananas": "Silberne Ananas", "hoch_tief": "Hoch & Tief",
-          "geheimtrumpf": "Geheimtrumpf"}
-#: what each option means, for the page's form (docs/play.md, the rules modules)
-OPTION_DOCS = {
-    "rounds": "rounds to play (empty: the full game)",
-    "wizard.rounds": "hand sizes of the rounds to play, e.g. 1,2,3 (empty: the full game)",
-    "dealer_bid_restriction": "the dealer may not bid so that bids add up to the tricks",
-    "first_dealer": "seat that deals the first round",
-    "first_start": "seat that starts the task draft and the first round",
-    "larger_hands": "3 players only: play with A-Q (16 cards each)",
-    "match": "play deals until someone reaches the target score (off: one deal)",
-    "target_score": "the total that ends a match",
-    "alone_variant": "the 'alone over/under the target' winner rule (match play)",
-    "round_limit": "rounds after which a game without a winner ends",
-}
-#: options that make a game short, for the page's "short game" switch
-SHORT_OPTIONS = {"wizard": {"rounds": [1, 2, 3]}, "wunder_punkt": {"rounds": 1},
-                 "silberne_ananas": {"match": False}, "hoch_tief": {"rounds": 1},
-                 "geheimtrumpf": {"round_limit": 3}}
 RULE_BOTS = (("random", "plays a random legal move"),
              ("heuristic", "the game's rule-of-thumb player"),
              ("pimc", "searches sampled deals of the hidden cards (slower)"))
-CREATE_KEYS = ("game", "players", "options", "opponents", "seat", "seed")
-
-
-class _BadRequest(Exception):
-    """A refusal with its status; answered as ``{"error": message}``."""
-
-    def __init__(self, message: str, status: int = 400, headers: dict | None = None):
-        super().__init__(message)
-        self.status = status
-        self.headers = headers
 
 
 # -- what the page may choose -------------------------------------------------------------
@@ -103,35 +91,32 @@ def _option_kind(annotation: Any, default: Any) -> str:
     return "int"
 
 
-def _shipped_bots(game: str, bots_root: str) -> list[dict]:
-    """The shipped trained bot of ``game`` and the search it guides, as opponent choices.
+def _shipped_bots(game_name: str, bots_root: str) -> list[dict]:
+    """The shipped trained bot of a game and the search it guides, as opponent choices.
 
-    Both sit at the bot's own table only (its player count and options), so
+    Both play the bot's own game only (its player count and options), so
     the page is told which one; none when the game ships no bot.
     """
-    path = os.path.join(bots_root, game, "manifest.json")
+    path = os.path.join(bots_root, game_name, "manifest.json")
     try:
         with open(path) as f:
             manifest = json.load(f)
     except (OSError, ValueError):
         return []
-    if not isinstance(manifest, dict) or manifest.get("game") != game:
+    if not isinstance(manifest, dict) or manifest.get("game") != game_name:
         return []
-    level = search_level = None
+    search_level = KIND_LEVELS.get("search")
     try:  # the measured levels, as the bot server lists them
-        from stichzoo.policies.levels import KIND_LEVELS, trained_level, trained_strength
-
         level = trained_level(trained_strength(manifest), manifest.get("num_players"))
-        search_level = KIND_LEVELS.get("search")
     except Exception:  # no level is better than no opponent
         level = None
-    table = {"num_players": manifest.get("num_players"), "options": manifest.get("options")}
-    return [{"spec": f"bot:{game}", "kind": "trained", "level": level,
+    game = {"num_players": manifest.get("num_players"), "options": manifest.get("options")}
+    return [{"spec": f"bot:{game_name}", "kind": "trained", "level": level,
              "about": "the trained bot shipped with stichzoo; it plays its own table only",
-             **table},
+             **game},
             {"spec": "search", "kind": "search", "level": search_level,
              "about": "searches sampled deals guided by the trained bot (slower, the "
-                      "strongest); it plays the bot's own table only", **table}]
+                      "strongest); it plays the bot's own table only", **game}]
 
 
 def table_options(bots_root: str = SHIPPED_BOTS) -> dict:
@@ -141,16 +126,11 @@ def table_options(bots_root: str = SHIPPED_BOTS) -> dict:
     the page without editing it; player counts are those the game accepts.
     """
     from stichzoo import envs
-    from stichzoo.policies.table import build_game
-
-    try:  # the bot server's levels, so both name a bot's strength alike
-        from stichzoo.policies.levels import KIND_LEVELS
-    except ImportError:  # pragma: no cover - levels.py is part of the same package
-        KIND_LEVELS = {"random": "easy", "heuristic": "medium", "pimc": "hard"}
 
     games = {}
     for name in envs.GAMES:
         cls = envs.game_class(name)
+        display = display_of(name)  # title, option docs, short options: envs/<game>/display.py
         counts = []
         for n in range(2, 8):
             try:
@@ -166,140 +146,19 @@ def table_options(bots_root: str = SHIPPED_BOTS) -> dict:
             default = f.default if f.default is not MISSING else None
             options.append({"name": f.name, "kind": _option_kind(f.type, default),
                             "default": list(default) if isinstance(default, tuple) else default,
-                            "doc": OPTION_DOCS.get(f"{name}.{f.name}",
-                                                   OPTION_DOCS.get(f.name, ""))})
+                            "doc": display.option_docs.get(f.name, "")})
         opponents = [{"spec": spec, "kind": spec, "level": KIND_LEVELS.get(spec),
                       "about": about, "num_players": None, "options": None}
                      for spec, about in RULE_BOTS]
         opponents += _shipped_bots(name, bots_root)
-        games[name] = {"title": TITLES.get(name, name), "players": counts,
+        games[name] = {"title": display.title, "players": counts,
                        "default_players": default_players, "options": options,
-                       "short_options": SHORT_OPTIONS.get(name, {}), "opponents": opponents,
+                       "short_options": dict(display.short_options), "opponents": opponents,
                        "default_opponents": ["heuristic"]}
     return {"games": games}
 
 
-# -- reading requests ---------------------------------------------------------------------
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def parse_body(raw: bytes) -> Any:
-    """The JSON of a body, or a 400 naming the problem (NaN and Infinity are not JSON)."""
-    if not raw.strip():
-        raise _BadRequest("the body is empty; send a JSON object")
-    try:
-        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-    except UnicodeDecodeError:
-        raise _BadRequest("the body is not UTF-8 text") from None
-    except RecursionError:
-        raise _BadRequest("the JSON is nested too deeply") from None
-    except ValueError as e:
-        raise _BadRequest(f"malformed JSON: {e}") from None
-
-
-async def read_body(request: Any, limit: int) -> bytes:
-    """The body, refused with 413 as soon as it is known to be over ``limit`` bytes."""
-    from starlette.requests import ClientDisconnect
-
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not (declared.isascii() and declared.isdigit()):
-            raise _BadRequest(f"Content-Length {declared[:30]!r} is not a number")
-        if int(declared) > limit:
-            raise _BadRequest(f"the body is {int(declared)} bytes; the limit is {limit}", 413)
-    chunks, size = [], 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise _BadRequest(f"the body is over the limit of {limit} bytes", 413)
-            chunks.append(chunk)
-    except ClientDisconnect:
-        raise _BadRequest("the client went away before the body was complete") from None
-    return b"".join(chunks)
-
-
-def _int(value: Any, what: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise _BadRequest(f"{what} must be an integer in {lo}..{hi}, not {_show(value)}", 422)
-    return value
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value) if not isinstance(value, (bytes, bytearray)) else repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def create_arguments(body: Any, choices: dict) -> tuple[str, dict]:
-    """The game and the :class:`Table` arguments of a create request, checked.
-
-    Only the listed keys are read (never ``deck_orders``: the server deals),
-    every value is type-checked here, and the opponents must be among the
-    game's choices: each refusal a 422 naming the key (400 is for bodies that
-    are not JSON at all, as in the bot protocol).
-    """
-    if not isinstance(body, dict):
-        raise _BadRequest(f"a new table is a JSON object with keys {', '.join(CREATE_KEYS)}; "
-                          f"got {type(body).__name__ if body is not None else 'null'}", 422)
-    unknown = sorted(set(body) - set(CREATE_KEYS))
-    if unknown:
-        raise _BadRequest(f"unknown key(s) {', '.join(map(repr, unknown))}; a new table has "
-                          f"{', '.join(CREATE_KEYS)}", 422)
-    game = body.get("game")
-    if not isinstance(game, str):
-        raise _BadRequest(f"game must be a game's name (string), not {_show(game)}; "
-                          f"games: {', '.join(choices)}", 422)
-    if game not in choices:
-        raise _BadRequest(f"unknown game {game!r}; games: {', '.join(choices)}", 422)
-    kwargs: dict[str, Any] = {}
-    if body.get("players") is not None:
-        kwargs["num_players"] = _int(body["players"], "players", 1, 64)
-    options = body.get("options", {})
-    if options is None:
-        options = {}
-    if not isinstance(options, dict):
-        raise _BadRequest(f"options must be an object of game options, not {_show(options)}",
-                          422)
-    kwargs["options"] = options
-    opponents = body.get("opponents", ["heuristic"])
-    if isinstance(opponents, str):
-        opponents = [opponents]
-    if not isinstance(opponents, list) or not opponents \
-            or not all(isinstance(s, str) for s in opponents):
-        raise _BadRequest(f"opponents must be a non-empty list of opponent names, not "
-                          f"{_show(opponents)}", 422)
-    allowed = [o["spec"] for o in choices[game]["opponents"]]
-    for spec in opponents:
-        if spec not in allowed:
-            raise _BadRequest(f"unknown opponent {spec[:60]!r} for {game}; choose from "
-                              f"{', '.join(allowed)}", 422)
-    kwargs["opponents"] = opponents
-    if body.get("seat") is not None:
-        kwargs["human_seat"] = _int(body["seat"], "seat", 0, 63)
-    if body.get("seed") is not None:
-        kwargs["seed"] = _int(body["seed"], "seed", 0, MAX_SEED)
-    return game, kwargs
-
-
-def _move(body: Any) -> Any:
-    if not isinstance(body, dict) or "move" not in body:
-        raise _BadRequest('a move is {"move": ACTION_ID} or {"move": "LABEL"} (as listed in '
-                          'the view\'s moves)', 422)
-    unknown = sorted(set(body) - {"move"})
-    if unknown:
-        raise _BadRequest(f"unknown key(s) {', '.join(map(repr, unknown))}; a move has only "
-                          f"'move'", 422)
-    move = body["move"]
-    if isinstance(move, bool) or not isinstance(move, (int, str)):
-        raise _BadRequest(f"move must be an action id (integer) or a label (string), not "
-                          f"{_show(move)}", 422)
-    if isinstance(move, str) and len(move) > 100:
-        raise _BadRequest("move is a label such as 'R7' or 'bid 2'; this one is over 100 "
-                          "characters", 422)
-    return move
+# -- the answers ---------------------------------------------------------------------------
 
 
 def with_texts(view: dict) -> dict:
@@ -339,7 +198,7 @@ def _error_route_class():
             async def guarded(request):
                 try:
                     return await handler(request)
-                except (TableError, _BadRequest) as e:
+                except (TableError, RequestError) as e:
                     return answer(e.status, str(e), getattr(e, "headers", None))
                 except RequestValidationError as e:
                     parts = []
@@ -388,7 +247,7 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
                  openapi_extra={"requestBody": _body_doc(CREATE_SCHEMA)})
     async def create(request: Request):
         """A new table; the answer is the human seat's view (the bots before it have moved)."""
-        body = parse_body(await read_body(request, max_body_bytes))
+        body = parse_json(await read_body(request, max_body_bytes))
         game, kwargs = create_arguments(body, choices["games"])
 
         def work() -> dict:
@@ -407,19 +266,16 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
     async def act(table_id: str, request: Request):
         """Play the human's move; the bots answer; the new view."""
         store.get(table_id)  # 404 before a byte of the body is read
-        move = _move(parse_body(await read_body(request, max_body_bytes)))
+        move = check_move(parse_json(await read_body(request, max_body_bytes)))
         return with_texts(await run_in_threadpool(store.act, table_id, move))
 
     @router.get("/tables/{table_id}/events", responses=on_table)
     def events(table_id: str, after: str = "-1"):
         """Every public event numbered above ``after``: for a page that reloads."""
-        if not (after.lstrip("-").isascii() and after.lstrip("-").isdigit()
-                and len(after) <= 12):
-            raise _BadRequest(f"after must be an event number (integer), not {after[:30]!r}",
-                              422)
+        after_n = check_event_number(after)
         table = store.get(table_id)
         tv = {"players": [{"seat": s, "human": spec is None} for s, spec in
-                          enumerate(table.specs)], "events": table.events(int(after))}
+                          enumerate(table.seating)], "events": table.events(after_n)}
         return {"table_id": table_id, "instance": store.instance,
                 "events": with_texts(tv)["events"]}
 
@@ -436,7 +292,7 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
         return {"closed": table_id}
 
     def refuse(what: str, allow: str) -> None:
-        raise _BadRequest(f"{what}; the table API: POST /tables, GET /tables/options, "
+        raise RequestError(f"{what}; the table API: POST /tables, GET /tables/options, "
                           f"GET|DELETE /tables/ID, POST /tables/ID/act, GET /tables/ID/events, "
                           f"GET /tables/ID/record (docs/web_table.md)", 405,
                           headers={"Allow": allow})
@@ -458,32 +314,10 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
     @router.api_route("/tables/{table_id}/{rest:path}",
                       methods=["GET", "POST", "PUT", "DELETE", "PATCH"], include_in_schema=False)
     def unknown(table_id: str, rest: str):
-        raise _BadRequest(f"no such table endpoint /tables/{table_id[:30]}/{rest[:30]}; see "
+        raise RequestError(f"no such table endpoint /tables/{table_id[:30]}/{rest[:30]}; see "
                           f"docs/web_table.md", 404)
 
     return router
-
-
-#: the request bodies, for the OpenAPI document (the checks themselves are create_arguments
-#: and _move, which name every problem)
-CREATE_SCHEMA = {
-    "type": "object", "additionalProperties": False, "required": ["game"],
-    "properties": {
-        "game": {"type": "string", "enum": ["wizard", "wunder_punkt", "silberne_ananas",
-                                            "hoch_tief", "geheimtrumpf"]},
-        "players": {"type": ["integer", "null"], "description": "seats at the table"},
-        "options": {"type": ["object", "null"], "description": "game options, as in eval"},
-        "opponents": {"type": "array", "items": {"type": "string"},
-                      "description": "policy specs from GET /tables/options"},
-        "seat": {"type": "integer", "description": "the human's seat"},
-        "seed": {"type": ["integer", "null"], "description": "0..2**53-1"},
-    },
-}
-ACT_SCHEMA = {
-    "type": "object", "additionalProperties": False, "required": ["move"],
-    "properties": {"move": {"type": ["integer", "string"],
-                            "description": "a legal move's action id or label"}},
-}
 
 
 def _body_doc(schema: dict) -> dict:
@@ -512,10 +346,10 @@ def static_router():
 
     def serve(name: str):
         if name not in STATIC_FILES:
-            raise _BadRequest(f"no file {name[:60]!r}; the page is at /", 404)
+            raise RequestError(f"no file {name[:60]!r}; the page is at /", 404)
         path = os.path.join(WEB_DIR, name)
         if not os.path.isfile(path):
-            raise _BadRequest(f"the page's file {name} is missing from this install", 404)
+            raise RequestError(f"the page's file {name} is missing from this install", 404)
         return FileResponse(path, media_type=STATIC_FILES[name],
                             headers={"Cache-Control": "no-cache"})
 

@@ -1,13 +1,11 @@
 // stichzoo browser table: plain JavaScript, no build step, no network beyond this server.
 //
-// The server referees (policies/web_table.py, docs/web_table.md): this page only shows the
+// The server referees (policies/tables/web.py, docs/web_table.md): this page only shows the
 // human seat's view and sends the chosen move.  Everything from the server is written with
 // textContent, never as HTML.  document.body.dataset.state tells tests (and CSS) where the
 // page is: loading, setup, busy, your-turn, over, gone, replay.
 "use strict";
 
-const TITLES = {wizard: "Wizard", wunder_punkt: "Wunder Punkt", silberne_ananas: "Silberne Ananas",
-                hoch_tief: "Hoch & Tief", geheimtrumpf: "Geheimtrumpf"};
 // per game: suit key -> [name, colour class], in the order a hand is shown (as the terminal)
 const SUITS = {
   wizard: {B: ["blue", "c-blue"], R: ["red", "c-red"], G: ["green", "c-green"],
@@ -372,7 +370,13 @@ function header(game, v) {
   if (game === "silberne_ananas") where = `deal ${v.deal + 1} of at most ${v.max_deals}`;
   else if (game === "geheimtrumpf") where = `round ${v.round + 1} (limit ${v.options.round_limit})`;
   else where = `round ${v.round + 1} of ${v.num_rounds}`;
-  return `${TITLES[game] || game} - ${where} - phase: ${v.phase.replace(/_/g, " ")}`;
+  return `${titleOf(game)} - ${where} - phase: ${v.phase.replace(/_/g, " ")}`;
+}
+
+// the game's title as the server declares it (envs/<game>/display.py, GET /tables/options)
+function titleOf(game) {
+  const g = S.choices && S.choices.games && S.choices.games[game];
+  return (g && g.title) || game;
 }
 
 function scoreColumns(game, v) {

@@ -1,6 +1,6 @@
 """A table for one person and bots, with the rules engine as referee.
 
-    from stichzoo.policies.table import Table
+    from stichzoo.policies.tables.table import Table
     table = Table("wizard", num_players=4, options={"rounds": [1, 2]},
                   opponents=["heuristic", "random", "heuristic"], human_seat=0, seed=7)
     view = table.view()                # what seat 0 may know, the numbered legal moves
@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from stichzoo import envs
+from stichzoo.envs.core.display import display_of
 from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
 
 #: how long a table may sit untouched before a store forgets it (seconds)
@@ -47,11 +48,6 @@ DEFAULT_MAX_TABLES = 200
 #: what a store says for an id it does not hold
 NOT_FOUND = "table not found (expired, or the server restarted)"
 
-#: action kinds a seat decides in secret: the others learn only that it chose
-SECRET_KINDS: dict[str, frozenset[str]] = {
-    "wunder_punkt": frozenset({"sore"}),
-    "geheimtrumpf": frozenset({"choose_task"}),
-}
 #: the round-log fields that are public once a round has ended (never ``hands``,
 #: ``rows``, Geheimtrumpf's face-down ``set_aside``)
 ROUND_END_KEYS = (
@@ -59,16 +55,6 @@ ROUND_END_KEYS = (
     "sore_cards", "chosen", "tricks_won", "won", "removed", "taken", "base_scores",
     "bonus_seat", "met", "start_checks", "checked", "scores", "totals",
 )
-#: the round-log fields revealed to everybody while a round runs
-REVEAL_KEYS = {"wunder_punkt": ("sore_cards",), "geheimtrumpf": ("chosen",)}
-#: how each game is won, in words, for the end-of-game summary
-WINNER_RULES = {
-    "wizard": "the highest total wins",
-    "wunder_punkt": "the highest total wins",
-    "silberne_ananas": "the middle total wins (two equal top totals: the third wins)",
-    "hoch_tief": "the highest total wins",
-    "geheimtrumpf": "whoever checks off all four tasks wins",
-}
 
 
 class TableError(ValueError):
@@ -112,8 +98,8 @@ def build_game(game_name: str, num_players: int | None = None,
         raise TableError(str(e)) from None
 
 
-def seat_specs(opponents: Sequence[str] | str, num_players: int, human_seat: int) -> list:
-    """The policy spec of every seat (``None`` for the human).
+def seating(opponents: Sequence[str] | str, num_players: int, human_seat: int) -> list:
+    """The seating: the policy spec of every seat (``None`` for the human).
 
     One spec fills every bot seat; fewer specs than bot seats repeat in turn,
     so ``["heuristic", "pimc"]`` at four seats seats heuristic, pimc, heuristic.
@@ -176,11 +162,11 @@ class Table:
             raise TableError(f"seed must be a non-negative integer, not {seed!r}")
         self.seed = seed
         self.human_seat = human_seat
-        self.specs = seat_specs(opponents, n, human_seat)
+        self.seating = seating(opponents, n, human_seat)
         from stichzoo.policies.specs import build_policy
 
         self._bots: dict[int, Any] = {}
-        for seat, spec in enumerate(self.specs):
+        for seat, spec in enumerate(self.seating):
             if spec is None:
                 continue
             try:  # a fresh policy per table: tables share no bot (nor its random state)
@@ -188,6 +174,8 @@ class Table:
             except ValueError as e:
                 raise TableError(f"opponent {spec!r}: {e}") from None
         self._view_module = importlib.import_module(f"stichzoo.envs.{self.game.name}.view")
+        #: what is secret, revealed and how the game is won (envs/<game>/display.py)
+        self.display = display_of(self.game.name)
         if deck_orders is None:
             self._state: GameState = self.game.new_game(seed=seed, log=True)
             self._deal_seed: int | None = seed
@@ -290,7 +278,7 @@ class Table:
         state = self._state
         info = self._view_module.action_to_view(self.game, action)
         kind = info.get("kind")
-        secret = seat != self.human_seat and kind in SECRET_KINDS.get(self.game.name, ())
+        secret = seat != self.human_seat and kind in self.display.secret_kinds
         event = {"type": "move", "seat": seat, "round": self._round_index(),
                  "phase": state.phase_name, "kind": kind,
                  "action": None if secret else info["action"],
@@ -328,7 +316,7 @@ class Table:
             for row in entry.get("draft", [])[seen["draft"]:]:
                 self._emit({"type": "row", "round": rnd, **copy.deepcopy(row)})
             seen["draft"] = len(entry.get("draft", []))
-            for key in REVEAL_KEYS.get(self.game.name, ()):
+            for key in self.display.reveal_keys:
                 if entry.get(key) is not None and key not in seen["reveal"]:
                     seen["reveal"].add(key)
                     self._emit({"type": "reveal", "round": rnd, "what": key,
@@ -369,7 +357,7 @@ class Table:
                 "game": self.game.name,
                 "seat": seat,
                 "players": [{"seat": s, "human": spec is None, "policy": spec}
-                            for s, spec in enumerate(self.specs)],
+                            for s, spec in enumerate(self.seating)],
                 "seed": self.seed,
                 "to_act": self.to_act,
                 "over": self.over,
@@ -408,7 +396,7 @@ class Table:
                       for e in self._events if e["type"] == "round_end"]
             res = self._result()
             return {**res, "human_won": self.human_seat in res["winners"],
-                    "winner_rule": WINNER_RULES.get(self.game.name, ""),
+                    "winner_rule": self.display.winner_rule,
                     "rounds": copy.deepcopy(rounds)}
 
     def record(self) -> dict:
@@ -603,4 +591,4 @@ def describe_event(event: dict, names: Sequence[str]) -> str:
 
 
 __all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_TABLES", "NOT_FOUND", "Table", "TableError",
-           "TableStore", "build_game", "describe_event", "seat_specs"]
+           "TableStore", "build_game", "describe_event", "seating"]

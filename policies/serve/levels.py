@@ -25,7 +25,8 @@ from typing import Any
 KIND_LEVELS = {"random": "easy", "heuristic": "medium", "pimc": "hard", "search": "hard"}
 DEFAULT_LEVELS = ("random", "heuristic", "pimc", "search")
 #: the ladder's measured matches (training/ladder.py writes it): the learned search's strength
-LADDER_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ladder.json")
+LADDER_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "ladder.json")
 
 BASELINE_SOURCE = ("README.md, baseline tournaments: bash scripts/repro/baselines.sh 400 200 "
                    "(duplicate, seeds 1 and 2; pimc at its default budget)")
@@ -114,7 +115,7 @@ def _maybe_interval(d: Any) -> dict[str, float] | None:
 def trained_level(strength: list[dict[str, Any]], num_players: int | None) -> str | None:
     """easy / medium / hard from the bot's games against the heuristic; None if it has none.
 
-    At a table of heuristics an equal bot wins its fair share ``1/n``; the
+    Seated with heuristics only, an equal bot wins its fair share ``1/n``; the
     win-rate difference (when measured) or the bot's own win rate against
     that share decides, as the level rule above says.
     """

@@ -1,7 +1,6 @@
-"""Ask bots for moves: an HTTP server and a JSON-lines stdin/stdout mode.
+"""The bot server over HTTP: the FastAPI app and the uvicorn settings of ``stichzoo serve``.
 
     stichzoo serve --bots policies/bots --port 8000      # HTTP; docs at /docs (OpenAPI)
-    stichzoo serve --bots policies/bots --stdio          # one JSON request per line
 
 A frontend does not know our observation vectors; it knows the table.  It
 sends a *player view* - exactly what one seat knows, in card notation (see
@@ -11,143 +10,40 @@ sends a *player view* - exactly what one seat knows, in card notation (see
     -> {"bot": "wizard", "seat": 2, "action": "R7", "action_id": 19, "kind": "card",
         "card": "R7", "probability": 0.83}
 
-Every bad request gets a 4xx answer ``{"error": "..."}`` (or an error line)
-that names the problem, and the server keeps serving; the contract, limits
-and timeouts are in ``docs/bots.md``.  What the bots are and how a request
-is checked lives in :mod:`stichzoo.policies.bot_registry`; this module is
-the two transports.  Request work (JSON parsing, view checks, inference)
-runs in a worker thread, never on the event loop, so one heavy client does
-not stall the others.
+Every bad request gets a 4xx answer ``{"error": "..."}`` that names the
+problem, and the server keeps serving; the contract, limits and timeouts
+are in ``docs/bots.md``.  What the bots are lives in
+:mod:`stichzoo.policies.serve.registry`, how a body is read and checked in
+:mod:`stichzoo.policies.serve.requests`; the JSON-lines transport is
+:mod:`stichzoo.policies.serve.stdio`.  Request work (JSON parsing, view
+checks, inference) runs in a worker thread, never on the event loop, so one
+heavy client does not stall the others.
 """
 
 
 import json
-import logging
-import sys
-from collections.abc import Iterable, Iterator
-from typing import Annotated, Any, Literal, TextIO
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal
 
-from stichzoo.policies.bot_registry import (
+from stichzoo.policies.serve.levels import DEFAULT_LEVELS
+from stichzoo.policies.serve.registry import BotRegistry
+from stichzoo.policies.serve.requests import (
+    DEFAULT_MAX_BODY_BYTES,
     MAX_SEED,
-    BotError,
-    BotRegistry,
+    RequestError,
     parse_json,
-    peek_id,
+    read_body,
 )
-from stichzoo.policies.levels import DEFAULT_LEVELS
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "BotError", "BotRegistry", "create_app", "serve_stdio",
-           "server_config"]
+__all__ = ["DEFAULT_KEEP_ALIVE", "DEFAULT_LIMIT_CONCURRENCY", "DEFAULT_MAX_BODY_BYTES",
+           "DEFAULT_REQUEST_TIMEOUT", "create_app", "server_config"]
 
-log = logging.getLogger("stichzoo.serve")
-
-#: the largest request body (HTTP) or line (stdio); a player view is 1-10 KB
-DEFAULT_MAX_BODY_BYTES = 1 << 20
 #: seconds a client has to send one whole request (headers and body) once it has begun
 DEFAULT_REQUEST_TIMEOUT = 10.0
 #: seconds an idle keep-alive connection is kept open
 DEFAULT_KEEP_ALIVE = 5
 #: connections + requests in flight at once; beyond it uvicorn answers 503
 DEFAULT_LIMIT_CONCURRENCY = 1000
-
-STDIO_KEYS = ("id", "bot", "view", "sample", "seed")
-
-
-# -- JSON lines ---------------------------------------------------------------------
-
-
-def _answer_line(registry: BotRegistry, line: str | bytes) -> dict:
-    """One request line -> its answer object (an answer or an error; never an exception)."""
-    request_id = None
-    try:
-        try:
-            request = parse_json(line)
-        except BotError as e:
-            if e.status == 422:  # valid JSON with a number out of range: echo the id anyway
-                request_id = peek_id(line)
-            raise
-        if isinstance(request, dict):
-            request_id = request.get("id")
-        if not isinstance(request, dict) or "bot" not in request or "view" not in request:
-            raise BotError('a request is {"bot": NAME, "view": {...}} (optional "id", '
-                           '"sample", "seed")', status=400)
-        unknown = sorted(set(request) - set(STDIO_KEYS))
-        if unknown:
-            raise BotError(f"unknown key(s) {', '.join(map(repr, unknown))}; a request has "
-                           f"{', '.join(STDIO_KEYS)}", status=400)
-        if not isinstance(request["bot"], str):
-            raise BotError(f"bot must be a string (a bot's name), got "
-                           f"{type(request['bot']).__name__}", status=400)
-        answer = registry.act(request["bot"], request["view"],
-                              sample=request.get("sample", False), seed=request.get("seed"))
-        return {"id": request_id, **answer}
-    except BotError as e:
-        return {"id": request_id, "error": str(e), "status": e.status}
-    except Exception as e:  # a bug: report it on this line and go on serving
-        log.exception("stichzoo serve: internal error on a request line")
-        return {"id": request_id, "error": f"internal error ({type(e).__name__})", "status": 500}
-
-
-def _dump(out: dict) -> str:
-    """One answer as a JSON line; never NaN (not JSON), never an exception."""
-    try:
-        return json.dumps(out, allow_nan=False)
-    except (TypeError, ValueError, RecursionError) as e:
-        request_id = out.get("id")
-        try:
-            json.dumps(request_id, allow_nan=False)
-        except (TypeError, ValueError, RecursionError):
-            request_id = None
-        return json.dumps({"id": request_id, "error": f"the answer is not JSON ({e})",
-                           "status": 500})
-
-
-_TOO_LONG = object()
-
-
-def _lines(stream, limit: int) -> Iterator[Any]:
-    """Lines of ``stream`` (text or bytes); a line over ``limit`` is skipped, yielding _TOO_LONG."""
-    while True:
-        line = stream.readline(limit + 1)
-        if not line:
-            return
-        if len(line) <= limit or line.endswith(b"\n" if isinstance(line, bytes) else "\n"):
-            yield line
-            continue
-        rest = line
-        while rest and not rest.endswith(b"\n" if isinstance(rest, bytes) else "\n"):
-            rest = stream.readline(1 << 16)
-        yield _TOO_LONG
-
-
-def serve_stdio(root: str, stdin: TextIO | None = None, stdout: TextIO | None = None, *,
-                levels: Iterable[str] = DEFAULT_LEVELS,
-                max_line_bytes: int = DEFAULT_MAX_BODY_BYTES,
-                registry: BotRegistry | None = None) -> int:
-    """JSON lines: ``{"bot": name, "view": {...}, "id": any}`` in, one answer line out.
-
-    A bad line gets an error line (``{"id", "error", "status"}``, the id
-    echoed whenever the line parsed as an object) and the next line is read;
-    the process ends only at the end of input.
-    """
-    registry = registry or BotRegistry(root, tuple(levels))
-    stdin = sys.stdin if stdin is None else stdin
-    stdout = sys.stdout if stdout is None else stdout
-    stream = getattr(stdin, "buffer", stdin)  # bytes where possible: bad UTF-8 is one bad line
-    for line in _lines(stream, max_line_bytes):
-        if line is _TOO_LONG:
-            out = {"id": None, "error": f"the line is longer than {max_line_bytes} bytes",
-                   "status": 413}
-        elif not line.strip():
-            continue
-        else:
-            out = _answer_line(registry, line)
-        try:
-            stdout.write(_dump(out) + "\n")
-            stdout.flush()
-        except BrokenPipeError:  # the reader is gone: nobody left to answer
-            return 0
-    return 0
 
 
 # -- HTTP ---------------------------------------------------------------------------
@@ -189,7 +85,7 @@ def _models():
         games: int | None
         score_difference: Interval | None = Field(description="bot minus opponent, per game")
         win_rate_difference: Interval | None
-        win_rate: Interval | None = Field(description="the bot's own win rate at that table")
+        win_rate: Interval | None = Field(description="the bot's own win rate in that seating")
         source: str = Field(description="where the figures come from (command or file)")
 
     class BotSummary(BaseModel):
@@ -200,7 +96,7 @@ def _models():
         spec: str | None = Field(description="the policy spec of a rule bot")
         game: str
         env: str
-        num_players: int | None = Field(description="a trained bot's table; null: any table")
+        num_players: int | None = Field(description="a trained bot's player count; null: any")
         options: dict[str, Any] | None = Field(description="a trained bot's rule options")
         strength: list[Match]
         evaluation: dict[str, Any] = Field(description="a trained bot's full final evaluation")
@@ -276,32 +172,6 @@ def _embed(schema: dict, name: str, components: dict) -> None:
         components[f"{name}_{key}"] = sub
 
 
-async def _read_body(request, limit: int) -> bytes:
-    """The body, refused with 413 as soon as it is known to be over ``limit`` bytes.
-
-    A declared Content-Length over the limit is refused before a byte is
-    read; a chunked body is counted as it streams in.
-    """
-    from starlette.requests import ClientDisconnect
-
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not (declared.isascii() and declared.isdigit()):
-            raise BotError(f"Content-Length {declared[:30]!r} is not a number", status=400)
-        if int(declared) > limit:
-            raise BotError(f"the body is {int(declared)} bytes; the limit is {limit}", status=413)
-    chunks, size = [], 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise BotError(f"the body is over the limit of {limit} bytes", status=413)
-            chunks.append(chunk)
-    except ClientDisconnect:
-        raise BotError("the client went away before the body was complete", status=400) from None
-    return b"".join(chunks)
-
-
 def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
                max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                cors_origins: Iterable[str] = (), registry: BotRegistry | None = None,
@@ -342,8 +212,8 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
     def error(status: int, message: str, headers: dict | None = None) -> JSONResponse:
         return JSONResponse(status_code=status, content={"error": message}, headers=headers)
 
-    @app.exception_handler(BotError)
-    async def _bot_error(_request, exc: BotError):
+    @app.exception_handler(RequestError)
+    async def _refused(_request, exc: RequestError):
         # a refused body is not read; closing tells the client to stop sending it
         return error(exc.status, str(exc), {"Connection": "close"} if exc.status == 413 else None)
 
@@ -403,7 +273,7 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
     async def act(name: Name, request: Request, sample: Sample = False, seed: Seed = 0):
         """The bot's action for the player view in the body (JSON)."""
         registry.get(name)  # 404 before a byte of the body is read
-        raw = await _read_body(request, max_body_bytes)
+        raw = await read_body(request, max_body_bytes)
         return await run_in_threadpool(
             lambda: registry.act(name, parse_json(raw), sample=sample, seed=seed))
 
@@ -418,8 +288,8 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
 
     app.openapi = openapi
     app.state.registry = registry
-    if web_table:  # the browser table at / (policies/web_table.py; docs/web_table.md)
-        from stichzoo.policies.web_table import mount_web_table
+    if web_table:  # the browser table at / (policies/tables/web.py; docs/web_table.md)
+        from stichzoo.policies.tables.web import mount_web_table
 
         mount_web_table(app, bots_root=root)
     return app

@@ -1,6 +1,6 @@
 """``stichzoo play <game>``: a terminal table for one person and bots, drawn with rich.
 
-Everything on the screen comes from :meth:`stichzoo.policies.table.Table.view`,
+Everything on the screen comes from :meth:`stichzoo.policies.tables.table.Table.view`,
 so the screen shows exactly what a person in that seat may know: the own hand
 sorted by suit, the numbered legal moves, the trick in progress and the
 previous one, bids / tricks / scores (or tasks and check-offs), Geheimtrumpf's
@@ -27,30 +27,9 @@ from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from stichzoo.envs.core.display import Cards, Grid, display_of
 from stichzoo.policies.specs import split_specs
-from stichzoo.policies.table import Table, TableError, describe_event
-
-TITLES = {"wizard": "Wizard", "wunder_punkt": "Wunder Punkt",
-          "silberne_ananas": "Silberne Ananas", "hoch_tief": "Hoch & Tief",
-          "geheimtrumpf": "Geheimtrumpf"}
-#: per game: suit key -> (name shown, rich style); in the order hands are shown
-SUITS: dict[str, dict[str, tuple[str, str]]] = {
-    "wizard": {"B": ("blue", "blue"), "R": ("red", "red"), "G": ("green", "green"),
-               "Y": ("yellow", "yellow"), "W": ("Wizards", "bold magenta"),
-               "N": ("Jesters", "dim")},
-    "wunder_punkt": {"c": ("clubs", "green"), "d": ("diamonds", "yellow"),
-                     "h": ("hearts", "red"), "s": ("spades", "blue")},
-    "silberne_ananas": {"h": ("hearts", "red"), "d": ("diamonds", "yellow"),
-                        "s": ("spades", "blue"), "c": ("clubs", "green"),
-                        "Joker": ("Joker", "bold magenta")},
-    "hoch_tief": {s: (f"suit {s}", st) for s, st in zip("ABCDE", ("red", "yellow", "green",
-                                                                  "blue", "magenta"))},
-    "geheimtrumpf": {"H": ("hearts", "red"), "D": ("diamonds", "yellow"),
-                     "S": ("spades", "blue"), "C": ("clubs", "green")},
-}
-_RANKS = {"wunder_punkt": ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"],
-          "silberne_ananas": ["7", "8", "9", "10", "J", "Q", "K", "A"],
-          "geheimtrumpf": ["A", "2", "3", "4", "5", "6", "7", "8", "9"]}
+from stichzoo.policies.tables.table import Table, TableError, describe_event
 
 HELP = """Type the number of a move (as listed) or its label, e.g. 3 or R7 or "bid 2".
   ?  or help   this help
@@ -62,24 +41,12 @@ HELP = """Type the number of a move (as listed) or its label, e.g. 3 or R7 or "b
 
 def suit_of(game: str, card: str) -> str:
     """The suit key of a card name in ``game`` (Wizards, Jesters and the Joker are their own)."""
-    if game in ("wizard", "hoch_tief"):
-        return card[0]
-    if game == "silberne_ananas" and card == "Joker":
-        return "Joker"
-    return card[-1]
-
-
-def _rank(game: str, card: str) -> int:
-    try:
-        if game in ("wizard", "hoch_tief"):
-            return int(card[1:])
-        return _RANKS[game].index(card[:-1])
-    except (ValueError, KeyError):
-        return 0
+    return display_of(game).suit_of(card)
 
 
 def card_text(game: str, card: str) -> Text:
-    style = SUITS.get(game, {}).get(suit_of(game, card), ("", ""))[1]
+    suit = display_of(game).suit_of(card)
+    style = next((s.colour for s in display_of(game).suits if s.key == suit), "")
     return Text(card, style=style)
 
 
@@ -94,18 +61,19 @@ def cards_text(game: str, cards: Sequence[str], sep: str = " ") -> Text:
 
 def hand_by_suit(game: str, hand: Sequence[str]) -> RichTable:
     """The hand, one line per suit, low to high (suits in the game's own order)."""
-    order = list(SUITS.get(game, {}))
+    display = display_of(game)
+    order = [s.key for s in display.suits]
+    names = {s.key: s.name for s in display.suits}
     groups: dict[str, list[str]] = {}
     for c in hand:
-        groups.setdefault(suit_of(game, c), []).append(c)
+        groups.setdefault(display.suit_of(c), []).append(c)
     grid = RichTable.grid(padding=(0, 2))
     grid.add_column(style="bold")
     grid.add_column()
     keys = sorted(groups, key=lambda s: order.index(s) if s in order else len(order))
     for s in keys:
-        name = SUITS.get(game, {}).get(s, (s, ""))[0]
-        cards = sorted(groups[s], key=lambda c: _rank(game, c))
-        grid.add_row(name, cards_text(game, cards))
+        cards = sorted(groups[s], key=display.rank)
+        grid.add_row(names.get(s, s), cards_text(game, cards))
     if not hand:
         grid.add_row("", Text("(no cards)", style="dim"))
     return grid
@@ -161,34 +129,7 @@ def _scoreboard(game: str, v: dict, names: Sequence[str], players: list[dict]) -
     tb.add_column("")
     tb.add_column("Seat")
     tb.add_column("Player")
-    cols: list[tuple[str, Callable[[int], str]]] = []
-    if game == "wizard":
-        cols = [("Bid", lambda s: "-" if v["bids"][s] is None else str(v["bids"][s])),
-                ("Tricks", lambda s: str(v["tricks_won"][s]))]
-    elif game == "wunder_punkt":
-        def sore(s: int) -> str:
-            if v["sore_cards"][s] is not None:
-                return f"{v['sore_cards'][s]} ({v['sore_suits'][s]})"
-            return "face down" if v["picked"][s] else "-"
-        cols = [("Sore card", sore), ("Won", lambda s: str(len(v["won"][s]))),
-                ("Round so far", lambda s: "-" if v["round_scores"] is None
-                 else str(v["round_scores"][s]))]
-    elif game == "silberne_ananas":
-        cols = [("Cards", lambda s: str(v["hand_sizes"][s])),
-                ("Tricks", lambda s: str(v["tricks_won"][s]))]
-    elif game == "hoch_tief":
-        cols = [("Cards", lambda s: str(v["hand_sizes"][s])),
-                ("Taken", lambda s: " ".join(v["taken"][s]) or "-"),
-                ("Would score", lambda s: str(v["taken_score"][s]))]
-    elif game == "geheimtrumpf":
-        def tasks(s: int) -> str:
-            done = set(v["checked"][s])
-            return ", ".join(f"\u2714{t}" if t in done else t for t in v["tasks"][s]) or "-"
-        def chosen(s: int) -> str:
-            c = v["chosen"][s]
-            return "-" if c is None else ("(secret)" if c == "secret" else c)
-        cols = [("Tasks (\u2714 checked off)", tasks), ("Chosen", chosen),
-                ("Tricks", lambda s: str(v["tricks_won"][s]))]
+    cols = display_of(game).seat_columns(v)
     for title, _ in cols:
         tb.add_column(title)
     tb.add_column("Total", justify="right")
@@ -198,88 +139,39 @@ def _scoreboard(game: str, v: dict, names: Sequence[str], players: list[dict]) -
         marks = ">" if v.get("to_act") == s else ""
         who = names[s] + (f" ({role})" if s == dealer else "")
         policy = "you" if players[s]["human"] else players[s]["policy"]
-        tb.add_row(marks, who, policy, *[f(s) for _, f in cols], str(v["totals"][s]),
+        tb.add_row(marks, who, policy, *[texts[s] for _, texts in cols], str(v["totals"][s]),
                    style="bold" if players[s]["human"] else None)
     return tb
 
 
 def _header(game: str, v: dict) -> str:
-    if game == "silberne_ananas":
-        where = f"deal {v['deal'] + 1} of at most {v['max_deals']}"
-    elif game == "geheimtrumpf":
-        where = f"round {v['round'] + 1} (limit {v['options']['round_limit']})"
-    else:
-        where = f"round {v['round'] + 1} of {v['num_rounds']}"
-    return f"{TITLES.get(game, game)} - {where} - phase: {v['phase'].replace('_', ' ')}"
+    display = display_of(game)
+    return f"{display.title} - {display.where(v)} - phase: {v['phase'].replace('_', ' ')}"
 
 
-def _game_lines(game: str, v: dict, names: Sequence[str], n: int) -> list:
-    """The facts only this game has: trump, sore cards, Joker, draft, trumps and tasks."""
+def _game_lines(game: str, v: dict, names: Sequence[str]) -> list:
+    """The facts only this game has (trump, sore cards, Joker, draft, ...): its notes."""
     out: list = []
-    if game == "wizard":
-        trump = {None: "no trump", "pending": "the dealer is choosing"}.get(v["trump"], v["trump"])
-        turned = v["trump_card"] or "none (all cards dealt)"
-        each = f"{v['hand_size']} card{'s' if v['hand_size'] != 1 else ''} each"
-        out.append(Text.assemble(f"{each}. Turned card: ", turned,
-                                 f"   Trump: {trump}"))
-    elif game == "wunder_punkt" and v["phase"] == "sore":
-        out.append(Text("Lay one card face down: its suit is your sore suit this round "
-                        "(sore cards cost their number, all other cards won +1)."))
-    elif game == "silberne_ananas":
-        if v["phase"] == "give_trick":
-            seat = v["to_act"]
-            out.append(Text(f"Joker: {names[seat]} decides who takes this trick - self, left "
-                            f"({names[(seat + 1) % n]}) or right ({names[(seat - 1) % n]}).",
-                            style="bold magenta"))
-        if v["deal_scores"]:
-            last = v["deal_scores"][-1]
-            bonus = v["bonus_seat"]
-            out.append(Text("Last deal: " + ", ".join(f"{names[s]} {x}" for s, x in
-                                                      enumerate(last))
-                            + (f" (middle bonus: {names[bonus]})" if bonus is not None else "")))
-    elif game == "hoch_tief" and v["led_suit"]:
-        out.append(Text(f"Led suit: {v['led_suit']}"))
-    elif game == "geheimtrumpf":
-        out.extend(_geheimtrumpf_lines(v, names, n))
+    for note in display_of(game).notes(v, names):
+        if isinstance(note, Grid):
+            out.append(Text(note.title, style="bold"))
+            grid = RichTable(box=None, padding=(0, 1))
+            for title in note.columns:
+                grid.add_column(title)
+            for row in note.rows:
+                grid.add_row(*[_cell(game, c, names) for c in row])
+            out.append(grid)
+        else:
+            out.append(Text(note.text, style=note.style))
     return out
 
 
-def _geheimtrumpf_lines(v: dict, names: Sequence[str], n: int) -> list:
-    out: list = []
-    g = "geheimtrumpf"
-    t = v["trumps"]
-    if t is None:
-        out.append(Text("Trumps: unknown to you (only the start player knows them until the "
-                        "draft ends)"))
-    else:
-        suit = t["suit"] or "none"
-        value = t["value"] or "none"
-        out.append(Text(f"Trumps: suit {suit}, value {value}", style="bold"))
-    if v["draft"] and v["phase"] in ("card_draft", "task_choice"):
-        out.append(Text("Draft rows and the announced row winners:", style="bold"))
-        grid = RichTable(box=None, padding=(0, 1))
-        grid.add_column("Row")
-        grid.add_column("Cards (in take order)")
-        grid.add_column("Winner")
-        for row in v["draft"]:
-            seats = [(row["first"] + k) % n for k in range(len(row["cards"]))]
-            cards = _seated_cards(g, row["cards"], seats, names)
-            winner = "(in progress)" if row["winner"] is None else names[row["winner"]]
-            grid.add_row(str(row["row"] + 1), cards, winner)
-        out.append(grid)
-    rows = [(i, r) for i, r in enumerate(v["layout"]) if r]
-    if rows:
-        out.append(Text("Face-up rows left: " + "  ".join(
-            f"{i + 1}: {' '.join(r)}" for i, r in rows)))
-    if any(v["hands"]):
-        out.append(Text("Open hands (drafted cards lie face up):", style="bold"))
-        grid = RichTable(box=None, padding=(0, 1))
-        grid.add_column("Seat")
-        grid.add_column("Cards")
-        for s, h in enumerate(v["hands"]):
-            grid.add_row(names[s], cards_text(g, h) if h else Text("-"))
-        out.append(grid)
-    return out
+def _cell(game: str, cell: str | Cards, names: Sequence[str]) -> str | Text:
+    if not isinstance(cell, Cards):
+        return Text(cell) if cell == "-" else cell
+    if cell.seats is None:
+        return cards_text(game, cell.cards)
+    return _seated_cards(game, cell.cards, cell.seats, names)
 
 
 def render_table(tv: dict) -> Panel:
@@ -288,7 +180,7 @@ def render_table(tv: dict) -> Panel:
     names = seat_names(tv)
     n = len(names)
     parts: list = [_scoreboard(game, v, names, tv["players"]), Text("")]
-    parts.extend(_game_lines(game, v, names, n))
+    parts.extend(_game_lines(game, v, names))
     parts.append(Text.assemble(("Previous trick: ", "bold"),
                                _previous_trick(game, tv["last_trick"], names, n)))
     if v.get("trick") is not None:
@@ -324,32 +216,14 @@ def round_summary(tv: dict, event: dict) -> RichTable:
     game = tv["game"]
     tb = RichTable(title=f"End of round {event['round'] + 1}", title_justify="left")
     tb.add_column("Seat")
-    extra: list[tuple[str, Callable[[int], str]]] = []
-    if game == "wizard" and event.get("bids") is not None:
-        bids = {b["seat"]: b["bid"] for b in event["bids"]}
-        extra = [("Bid", lambda s: str(bids.get(s, "-"))),
-                 ("Tricks", lambda s: str(event["tricks_won"][s]))]
-    elif game == "wunder_punkt" and event.get("sore_cards"):
-        extra = [("Sore card", lambda s: str(event["sore_cards"][s]))]
-    elif game == "silberne_ananas":
-        extra = [("Tricks", lambda s: str(event["tricks_won"][s])),
-                 ("Middle bonus", lambda s: "+10" if s == event.get("bonus_seat") else "")]
-    elif game == "geheimtrumpf":
-        def met(s: int) -> str:
-            m = (event.get("met") or [None] * len(names))[s]
-            chosen = (event.get("chosen") or [None] * len(names))[s]
-            if m is None:
-                return f"start player: checked {event.get('start_checks') or 'nothing'}"
-            return f"{chosen}: {'met, checked off' if m else 'missed'}"
-        extra = [("Tricks", lambda s: str((event.get("tricks_won") or [0] * len(names))[s])),
-                 ("Task", met)]
+    extra = display_of(game).round_columns(event)
     for title, _ in extra:
         tb.add_column(title)
     if event.get("scores") is not None:
         tb.add_column("Round score", justify="right")
     tb.add_column("Total", justify="right")
     for s in range(len(names)):
-        row = [names[s], *[f(s) for _, f in extra]]
+        row = [names[s], *[texts[s] for _, texts in extra]]
         if event.get("scores") is not None:
             row.append(str(event["scores"][s]))
         row.append(str(event["totals"][s]))
@@ -455,7 +329,7 @@ def play(table: Table, *, record_path: str | None = None, console: Console | Non
     names = seat_names(tv)
     path = record_path or default_record_path(table.game.name, table.seed)
     check_record_path(path)
-    console.print(Text(f"{TITLES.get(table.game.name, table.game.name)}: you are seat "
+    console.print(Text(f"{display_of(table.game.name).title}: you are seat "
                        f"{table.human_seat}; seed {table.seed}. ? for help, q to quit.",
                        style="bold"))
     try:

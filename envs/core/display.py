@@ -1,0 +1,127 @@
+"""What a frontend shows of a game: its display facts, declared once beside the game.
+
+Each game has ``envs/<game>/display.py`` holding one :class:`GameDisplay`
+(``DISPLAY``): its title, its suits with their names and colours, how to
+read a card name, which decisions are secret, what is revealed, how the game
+is won, what each option means, and the game's own lines of a table screen.
+The terminal table, the browser table and the bot server read them from
+there (:func:`display_of`), so a frontend has no ``if game == ...`` of its
+own.
+
+Pure data and small pure functions over player views and round-end events
+(``docs/views/<game>.md``, ``docs/records.md``): nothing here draws, and
+nothing imports a frontend.  Styles are rich's style names (``"bold"``,
+``"red"``); a frontend without colour ignores them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+#: a column of a table screen: its title and one text per seat
+Column = tuple[str, list[str]]
+
+
+@dataclass(frozen=True)
+class Suit:
+    """A suit as a hand shows it: the key in card names, the name shown, the colour."""
+
+    key: str
+    name: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class Note:
+    """A line of text about the game in progress (trump, the Joker's gift, ...)."""
+
+    text: str
+    style: str = ""
+
+
+@dataclass(frozen=True)
+class Cards:
+    """Cards in a cell, each after the seat that played it when ``seats`` is given."""
+
+    cards: tuple[str, ...]
+    seats: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A small table of facts (Geheimtrumpf's draft rows, open hands); cells are text or cards."""
+
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str | Cards, ...], ...]
+
+
+def round_of(view: dict) -> str:
+    """Where the game stands, for games played over a fixed number of rounds."""
+    return f"round {view['round'] + 1} of {view['num_rounds']}"
+
+
+def _none(*_args: Any) -> list:
+    return []
+
+
+@dataclass(frozen=True)
+class GameDisplay:
+    """One game's display facts (see the module docstring)."""
+
+    #: the game's name as people write it
+    title: str
+    #: the suits, in the order a hand shows them
+    suits: tuple[Suit, ...]
+    #: how the game is won, in words, for the end-of-game summary
+    winner_rule: str
+    #: True: a card is its suit's key then its number (``R7``); False: rank then suit (``10h``)
+    suit_first: bool = False
+    #: the ranks low to high, for cards written rank then suit
+    ranks: tuple[str, ...] = ()
+    #: cards that are a suit of their own (Silberne Ananas' ``Joker``)
+    own_suit_cards: frozenset[str] = frozenset()
+    #: action kinds a seat decides in secret: the others learn only that it chose
+    secret_kinds: frozenset[str] = frozenset()
+    #: the round-log fields revealed to everybody while a round runs
+    reveal_keys: tuple[str, ...] = ()
+    #: what each rule option means, for a page's form
+    option_docs: Mapping[str, str] = field(default_factory=dict)
+    #: options that make a game short, for a page's "short game" switch
+    short_options: Mapping[str, Any] = field(default_factory=dict)
+    #: the view -> where the game stands ("round 2 of 5")
+    where: Callable[[dict], str] = round_of
+    #: the view -> the game's columns of the scoreboard (one text per seat)
+    seat_columns: Callable[[dict], list[Column]] = _none
+    #: a round-end event -> the game's columns of the round summary
+    round_columns: Callable[[dict], list[Column]] = _none
+    #: the view and the seat names -> the lines only this game has
+    notes: Callable[[dict, Sequence[str]], list[Note | Grid]] = _none
+
+    def suit_of(self, card: str) -> str:
+        """The suit key of a card name (Wizards, Jesters and the Joker are their own)."""
+        if self.suit_first:
+            return card[0]
+        if card in self.own_suit_cards:
+            return card
+        return card[-1]
+
+    def rank(self, card: str) -> int:
+        """A card's place in its suit, low to high (0 for a card without one)."""
+        try:
+            if self.suit_first:
+                return int(card[1:])
+            return self.ranks.index(card[:-1])
+        except ValueError:
+            return 0
+
+
+def display_of(game_name: str) -> GameDisplay:
+    """The display facts of a game, by name (``envs/<game>/display.py``)."""
+    return importlib.import_module(f"stichzoo.envs.{game_name}.display").DISPLAY
+
+
+__all__ = ["Cards", "Column", "GameDisplay", "Grid", "Note", "Suit", "display_of", "round_of"]

@@ -1,0 +1,61 @@
+"""Silberne Ananas' display facts: what a frontend shows of it (stichzoo.envs.core.display)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from stichzoo.envs.core.display import Column, GameDisplay, Note, Suit
+
+
+def _where(v: dict) -> str:
+    return f"deal {v['deal'] + 1} of at most {v['max_deals']}"
+
+
+def _seat_columns(v: dict) -> list[Column]:
+    n = len(v["totals"])
+    return [("Cards", [str(v["hand_sizes"][s]) for s in range(n)]),
+            ("Tricks", [str(v["tricks_won"][s]) for s in range(n)])]
+
+
+def _round_columns(event: dict) -> list[Column]:
+    n = len(event["totals"])
+    return [("Tricks", [str(event["tricks_won"][s]) for s in range(n)]),
+            ("Middle bonus", ["+10" if s == event.get("bonus_seat") else "" for s in range(n)])]
+
+
+def _notes(v: dict, names: Sequence[str]) -> list[Note]:
+    out = []
+    n = len(names)
+    if v["phase"] == "give_trick":
+        seat = v["to_act"]
+        out.append(Note(f"Joker: {names[seat]} decides who takes this trick - self, left "
+                        f"({names[(seat + 1) % n]}) or right ({names[(seat - 1) % n]}).",
+                        style="bold magenta"))
+    if v["deal_scores"]:
+        last = v["deal_scores"][-1]
+        bonus = v["bonus_seat"]
+        out.append(Note("Last deal: " + ", ".join(f"{names[s]} {x}" for s, x in enumerate(last))
+                        + (f" (middle bonus: {names[bonus]})" if bonus is not None else "")))
+    return out
+
+
+DISPLAY = GameDisplay(
+    title="Silberne Ananas",
+    suits=(Suit("h", "hearts", "red"), Suit("d", "diamonds", "yellow"),
+           Suit("s", "spades", "blue"), Suit("c", "clubs", "green"),
+           Suit("Joker", "Joker", "bold magenta")),
+    winner_rule="the middle total wins (two equal top totals: the third wins)",
+    ranks=("7", "8", "9", "10", "J", "Q", "K", "A"),
+    own_suit_cards=frozenset({"Joker"}),
+    option_docs={
+        "match": "play deals until someone reaches the target score (off: one deal)",
+        "target_score": "the total that ends a match",
+        "alone_variant": "the 'alone over/under the target' winner rule (match play)",
+        "first_dealer": "seat that deals the first round",
+    },
+    short_options={"match": False},
+    where=_where,
+    seat_columns=_seat_columns,
+    round_columns=_round_columns,
+    notes=_notes,
+)

@@ -1,0 +1,48 @@
+"""Wizard's display facts: what a frontend shows of it (:mod:`stichzoo.envs.core.display`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from stichzoo.envs.core.display import Column, GameDisplay, Note, Suit
+
+
+def _seat_columns(v: dict) -> list[Column]:
+    n = len(v["totals"])
+    return [("Bid", ["-" if v["bids"][s] is None else str(v["bids"][s]) for s in range(n)]),
+            ("Tricks", [str(v["tricks_won"][s]) for s in range(n)])]
+
+
+def _round_columns(event: dict) -> list[Column]:
+    if event.get("bids") is None:
+        return []
+    bids = {b["seat"]: b["bid"] for b in event["bids"]}
+    n = len(event["totals"])
+    return [("Bid", [str(bids.get(s, "-")) for s in range(n)]),
+            ("Tricks", [str(event["tricks_won"][s]) for s in range(n)])]
+
+
+def _notes(v: dict, names: Sequence[str]) -> list[Note]:
+    trump = {None: "no trump", "pending": "the dealer is choosing"}.get(v["trump"], v["trump"])
+    turned = v["trump_card"] or "none (all cards dealt)"
+    each = f"{v['hand_size']} card{'s' if v['hand_size'] != 1 else ''} each"
+    return [Note(f"{each}. Turned card: {turned}   Trump: {trump}")]
+
+
+DISPLAY = GameDisplay(
+    title="Wizard",
+    suits=(Suit("B", "blue", "blue"), Suit("R", "red", "red"), Suit("G", "green", "green"),
+           Suit("Y", "yellow", "yellow"), Suit("W", "Wizards", "bold magenta"),
+           Suit("N", "Jesters", "dim")),
+    winner_rule="the highest total wins",
+    suit_first=True,
+    option_docs={
+        "rounds": "hand sizes of the rounds to play, e.g. 1,2,3 (empty: the full game)",
+        "dealer_bid_restriction": "the dealer may not bid so that bids add up to the tricks",
+        "first_dealer": "seat that deals the first round",
+    },
+    short_options={"rounds": [1, 2, 3]},
+    seat_columns=_seat_columns,
+    round_columns=_round_columns,
+    notes=_notes,
+)

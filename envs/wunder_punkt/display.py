@@ -1,0 +1,54 @@
+"""Wunder Punkt's display facts: what a frontend shows of it (:mod:`stichzoo.envs.core.display`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from stichzoo.envs.core.display import Column, GameDisplay, Note, Suit
+
+
+def _seat_columns(v: dict) -> list[Column]:
+    n = len(v["totals"])
+
+    def sore(s: int) -> str:
+        if v["sore_cards"][s] is not None:
+            return f"{v['sore_cards'][s]} ({v['sore_suits'][s]})"
+        return "face down" if v["picked"][s] else "-"
+
+    return [("Sore card", [sore(s) for s in range(n)]),
+            ("Won", [str(len(v["won"][s])) for s in range(n)]),
+            ("Round so far", ["-" if v["round_scores"] is None else str(v["round_scores"][s])
+                              for s in range(n)])]
+
+
+def _round_columns(event: dict) -> list[Column]:
+    if not event.get("sore_cards"):
+        return []
+    return [("Sore card", [str(c) for c in event["sore_cards"]])]
+
+
+def _notes(v: dict, names: Sequence[str]) -> list[Note]:
+    if v["phase"] != "sore":
+        return []
+    return [Note("Lay one card face down: its suit is your sore suit this round "
+                 "(sore cards cost their number, all other cards won +1).")]
+
+
+DISPLAY = GameDisplay(
+    title="Wunder Punkt",
+    suits=(Suit("c", "clubs", "green"), Suit("d", "diamonds", "yellow"),
+           Suit("h", "hearts", "red"), Suit("s", "spades", "blue")),
+    winner_rule="the highest total wins",
+    ranks=("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"),
+    secret_kinds=frozenset({"sore"}),
+    reveal_keys=("sore_cards",),
+    option_docs={
+        "larger_hands": "3 players only: play with A-Q (16 cards each)",
+        "rounds": "rounds to play (empty: the full game)",
+        "first_dealer": "seat that deals the first round",
+    },
+    short_options={"rounds": 1},
+    seat_columns=_seat_columns,
+    round_columns=_round_columns,
+    notes=_notes,
+)

@@ -135,8 +135,8 @@ def test_warm_start_imitates_the_teacher():
     from sb3_contrib import MaskablePPO
 
     from stichzoo.policies.base import encoder_for
-    from stichzoo.training.config import game_of
     from stichzoo.policies.networks import policy_setup
+    from stichzoo.training.config import game_of
     from stichzoo.training.pretrain import collect, warm_start
     from stichzoo.training.sb3 import build_vec_env
 

@@ -95,6 +95,16 @@ def test_every_page_has_been_found():
     assert len(_blocks("python")) >= 5 + len(envs.GAMES)
 
 
+@pytest.mark.parametrize("game_name", envs.GAMES)
+def test_the_import_line_of_each_env_page_works(game_name):
+    """The Import row of each env docstring (its page's table) is a statement that runs."""
+    row = re.search(r"^\| Import \| `([^`]+)` \|$", GENERATED[f"envs/{game_name}.md"], re.M)
+    assert row, f"envs/{game_name}/env.py: its docstring's table has no Import row"
+    namespace: dict = {}
+    exec(row.group(1), namespace)
+    assert namespace[f"{game_name}_v0"].env().metadata["name"] == f"{game_name}_v0"
+
+
 def test_every_python_block_runs_or_is_a_fragment():
     """A fence that names anything besides the language must be the fragment marker."""
     odd = [f"{p}:{line} ```python {info}" for p, line, _code, info in _all_blocks("python")

@@ -177,3 +177,34 @@ def test_paths_named_in_commands_exist():
                     missing.append(f"{page}: {word}")
     assert not missing, missing
     assert len(_stichzoo_commands()) >= 8
+
+
+def test_the_readme_is_short():
+    """README.md is the front door (at most 200 lines); measurements live in docs/."""
+    assert len(PAGES["README.md"].splitlines()) <= 200
+
+
+@pytest.mark.parametrize("game_name", envs.GAMES)
+def test_the_readme_headlines_are_the_recorded_figures(game_name):
+    """Each game's README row quotes the ladder's recorded figures on the game's objective:
+    the shipped bot vs the heuristic, and PIMC vs the heuristic (policies/ladder.json and
+    the figures it reads from the manifests and the baselines)."""
+    from stichzoo.training import ladder
+
+    matches = ladder.rungs(ladder.load(), game_name)
+    rows = [line for line in PAGES["README.md"].splitlines()
+            if line.startswith("| ") and "evidence" in line]
+    row = next((r for r in rows if _row_game(r) == game_name), None)
+    assert row, f"README: no headline row for {game_name}"
+    key = ladder.objective(game_name)
+    digits = 3 if key == "win_rate_difference" else 2
+    for rung in ("network_vs_heuristic", "pimc_vs_heuristic"):
+        stat = matches[rung][key]
+        mean = f"{stat['mean']:+.{digits}f}"
+        interval = f"[{stat['lo']:+.{digits}f}, {stat['hi']:+.{digits}f}]"
+        assert f"**{mean}** {interval}" in row, f"README {game_name}: {rung} is {mean} {interval}"
+
+
+def _row_game(row: str) -> str:
+    """``| Hoch & Tief | ...`` -> ``hoch_tief``."""
+    return row.split("|")[1].strip().lower().replace(" & ", "_").replace(" ", "_")

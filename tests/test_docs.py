@@ -208,3 +208,25 @@ def test_the_readme_headlines_are_the_recorded_figures(game_name):
 def _row_game(row: str) -> str:
     """``| Hoch & Tief | ...`` -> ``hoch_tief``."""
     return row.split("|")[1].strip().lower().replace(" & ", "_").replace(" ", "_")
+
+
+def _slug(heading: str) -> str:
+    """The anchor MkDocs (and GitHub) give a heading: lower case, words joined by '-'."""
+    text = re.sub(r"[^\w\s-]", "", heading.strip().lower())
+    return re.sub(r"[\s]+", "-", text)
+
+
+def test_the_readme_links_land():
+    """Every relative link of README.md names a file that exists, and a heading in it."""
+    bad = []
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#([\w-]+))?\)", PAGES["README.md"]):
+        path, anchor = target
+        if "://" in path:
+            continue
+        if not (ROOT / path).exists():
+            bad.append(path)
+        elif anchor:
+            headings = re.findall(r"^#+ (.+)$", (ROOT / path).read_text(), re.M)
+            if anchor not in {_slug(h) for h in headings}:
+                bad.append(f"{path}#{anchor}")
+    assert not bad, f"README.md links to what is not there: {bad}"

@@ -1,4 +1,4 @@
-"""PettingZoo entry point for Hoch & Tief: ``from envs import hoch_tief_v0``.
+"""PettingZoo entry point for Hoch & Tief: ``from stichzoo.envs import hoch_tief_v0``.
 
 See envs/hoch_tief/env.py.
 """

@@ -1,4 +1,4 @@
-"""PettingZoo entry point for Wunder Punkt: ``from envs import wunder_punkt_v0``.
+"""PettingZoo entry point for Wunder Punkt: ``from stichzoo.envs import wunder_punkt_v0``.
 
 See envs/wunder_punkt/env.py for the docs page.
 """

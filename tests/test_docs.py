@@ -1,6 +1,12 @@
 """The README and docs/ cannot rot: their Python examples run, their commands parse.
 
-Every ```python block of README.md and docs/**/*.md is executed.  Blocks in
+Every ```python block of README.md, docs/**/*.md and the pages the docs build
+generates (scripts/docs_pages.py: one page per environment, the results
+tables) is executed, fences indented in a list item included.  A block that
+is deliberately not a whole program is marked a *fragment* in its opening
+fence - ```python title="fragment" - which MkDocs shows as the block's
+title and GitHub ignores; fragments are only counted, never run, and every
+other python block must run as it stands.  Blocks in
 a page about one game (docs/views/<game>.md) run with ``game``, ``state``
 and ``seat`` bound to a mid-game table of that game, the names their
 one-line examples use.  Every ``stichzoo ...`` command line in a ```bash
@@ -11,10 +17,12 @@ config and docs file a command names must exist.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import random
 import re
 import shlex
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -22,20 +30,50 @@ import pytest
 from stichzoo import envs
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 PLAYERS = {"silberne_ananas": 3}
-_BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.S | re.M)
+#: the opening fence of a block that is not meant to run on its own
+FRAGMENT = 'title="fragment"'
+_BLOCK = re.compile(r"^([ \t]*)```(\w+)([^\n]*)\n(.*?)^\1```[ \t]*$", re.S | re.M)
+
+
+def _generated() -> dict[str, str]:
+    """The pages the docs build generates (API reference aside), by path under docs/."""
+    spec = importlib.util.spec_from_file_location("docs_pages", ROOT / "scripts/docs_pages.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.pages(reference=False)
+
+
+GENERATED = _generated()
+
+
+def _pages() -> dict[str, str]:
+    """Every page's text by path: README, docs/ as the build sees it (generated ones filled)."""
+    pages = {"README.md": (ROOT / "README.md").read_text()}
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        pages[str(page.relative_to(ROOT))] = page.read_text()
+    pages.update({f"docs/{path}": text for path, text in GENERATED.items()})
+    return pages
+
+
+PAGES = _pages()
+
+
+def _all_blocks(lang: str) -> list[tuple[str, int, str, str]]:
+    """(page, line, code, info) of every block in ``lang``; ``info``: the rest of its fence."""
+    out = []
+    for page, text in PAGES.items():
+        for m in _BLOCK.finditer(text):
+            if m.group(2) == lang:
+                line = text.count("\n", 0, m.start()) + 1
+                code = textwrap.dedent(m.group(1) + m.group(4))
+                out.append((page, line, code, m.group(3).strip()))
+    return out
 
 
 def _blocks(lang: str) -> list[tuple[str, int, str]]:
-    out = []
-    for page in PAGES:
-        text = page.read_text()
-        for m in _BLOCK.finditer(text):
-            if m.group(1) == lang:
-                line = text.count("\n", 0, m.start()) + 1
-                out.append((str(page.relative_to(ROOT)), line, m.group(2)))
-    return out
+    """The blocks of ``lang`` meant to run (fragments left out)."""
+    return [(p, line, code) for p, line, code, info in _all_blocks(lang) if FRAGMENT not in info]
 
 
 def _table(game_name: str) -> dict:
@@ -50,9 +88,38 @@ def _table(game_name: str) -> dict:
 
 
 def test_every_page_has_been_found():
-    names = {p.name for p in PAGES}
-    assert {"README.md", "bots.md", "records.md", "wizard.md"} <= names
-    assert len(_blocks("python")) >= 5
+    names = {Path(p).name for p in PAGES}
+    assert {"README.md", "bots.md", "records.md", "wizard.md", "getting_started.md",
+            "results.md", "training.md"} <= names
+    assert {f"docs/envs/{g}.md" for g in envs.GAMES} <= set(PAGES)
+    assert len(_blocks("python")) >= 5 + len(envs.GAMES)
+
+
+@pytest.mark.parametrize("game_name", envs.GAMES)
+def test_the_import_line_of_each_env_page_works(game_name):
+    """The Import row of each env docstring (its page's table) is a statement that runs."""
+    row = re.search(r"^\| Import \| `([^`]+)` \|$", GENERATED[f"envs/{game_name}.md"], re.M)
+    assert row, f"envs/{game_name}/env.py: its docstring's table has no Import row"
+    namespace: dict = {}
+    exec(row.group(1), namespace)
+    assert namespace[f"{game_name}_v0"].env().metadata["name"] == f"{game_name}_v0"
+
+
+def test_every_python_block_runs_or_is_a_fragment():
+    """A fence that names anything besides the language must be the fragment marker."""
+    odd = [f"{p}:{line} ```python {info}" for p, line, _code, info in _all_blocks("python")
+           if info and info != FRAGMENT]
+    assert not odd, f"mark a fragment with ```python {FRAGMENT}; found {odd}"
+
+
+def test_every_docs_page_is_in_the_site():
+    """Every page under docs/ is reachable: in mkdocs.yml's nav, or in a folder the nav names."""
+    nav = (ROOT / "mkdocs.yml").read_text().split("\nnav:", 1)[1]
+    named = set(re.findall(r":\s*([\w/.-]+)\s*$", nav, re.M))
+    missing = [p for p in PAGES if p.startswith("docs/")
+               and p.removeprefix("docs/") not in named
+               and not any(p.removeprefix("docs/").startswith(d) for d in named if d.endswith("/"))]
+    assert not missing, f"pages outside the site's nav (mkdocs.yml): {missing}"
 
 
 @pytest.mark.parametrize("page,line,code", [pytest.param(*b, id=f"{b[0]}:{b[1]}")
@@ -110,3 +177,56 @@ def test_paths_named_in_commands_exist():
                     missing.append(f"{page}: {word}")
     assert not missing, missing
     assert len(_stichzoo_commands()) >= 8
+
+
+def test_the_readme_is_short():
+    """README.md is the front door (at most 200 lines); measurements live in docs/."""
+    assert len(PAGES["README.md"].splitlines()) <= 200
+
+
+@pytest.mark.parametrize("game_name", envs.GAMES)
+def test_the_readme_headlines_are_the_recorded_figures(game_name):
+    """Each game's README row quotes the ladder's recorded figures on the game's objective:
+    the shipped bot vs the heuristic, and PIMC vs the heuristic (policies/ladder.json and
+    the figures it reads from the manifests and the baselines)."""
+    from stichzoo.training import ladder
+
+    matches = ladder.rungs(ladder.load(), game_name)
+    rows = [line for line in PAGES["README.md"].splitlines()
+            if line.startswith("| ") and "evidence" in line]
+    row = next((r for r in rows if _row_game(r) == game_name), None)
+    assert row, f"README: no headline row for {game_name}"
+    key = ladder.objective(game_name)
+    digits = 3 if key == "win_rate_difference" else 2
+    for rung in ("network_vs_heuristic", "pimc_vs_heuristic"):
+        stat = matches[rung][key]
+        mean = f"{stat['mean']:+.{digits}f}"
+        interval = f"[{stat['lo']:+.{digits}f}, {stat['hi']:+.{digits}f}]"
+        assert f"**{mean}** {interval}" in row, f"README {game_name}: {rung} is {mean} {interval}"
+
+
+def _row_game(row: str) -> str:
+    """``| Hoch & Tief | ...`` -> ``hoch_tief``."""
+    return row.split("|")[1].strip().lower().replace(" & ", "_").replace(" ", "_")
+
+
+def _slug(heading: str) -> str:
+    """The anchor MkDocs (and GitHub) give a heading: lower case, words joined by '-'."""
+    text = re.sub(r"[^\w\s-]", "", heading.strip().lower())
+    return re.sub(r"[\s]+", "-", text)
+
+
+def test_the_readme_links_land():
+    """Every relative link of README.md names a file that exists, and a heading in it."""
+    bad = []
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#([\w-]+))?\)", PAGES["README.md"]):
+        path, anchor = target
+        if "://" in path:
+            continue
+        if not (ROOT / path).exists():
+            bad.append(path)
+        elif anchor:
+            headings = re.findall(r"^#+ (.+)$", (ROOT / path).read_text(), re.M)
+            if anchor not in {_slug(h) for h in headings}:
+                bad.append(f"{path}#{anchor}")
+    assert not bad, f"README.md links to what is not there: {bad}"

@@ -114,11 +114,19 @@ def test_the_cli_prints_the_ladder(capsys):
     assert "| game | bot | vs |" in capsys.readouterr().out
 
 
-def test_the_readme_shows_the_committed_ladder():
-    """README's table is ``stichzoo ladder --markdown`` of policies/ladder.json, verbatim."""
-    with open(os.path.join(os.path.dirname(ladder.LADDER_FILE), "..", "README.md")) as f:
-        readme = f.read()
-    marker = "<!-- ladder: stichzoo ladder --markdown -->\n"
-    start = readme.index(marker) + len(marker)
-    table = readme[start:readme.index("\n<!-- /ladder -->")]
-    assert table == ladder.markdown(ladder.load())
+def test_the_docs_show_the_committed_ladder():
+    """The results page's table is ``stichzoo ladder --markdown`` of policies/ladder.json,
+    verbatim: the docs build (scripts/docs_pages.py) puts it where the page's marker is."""
+    import importlib.util
+
+    root = os.path.join(os.path.dirname(__file__), "..")
+    with open(os.path.join(root, "docs", "results.md")) as f:
+        assert "\n<!-- generated: ladder -->\n" in f.read()
+    spec = importlib.util.spec_from_file_location(
+        "docs_pages", os.path.join(root, "scripts", "docs_pages.py"))
+    docs_pages = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(docs_pages)
+    page = docs_pages.pages(reference=False)["results.md"]
+    assert "<!-- generated:" not in page
+    table = ladder.markdown(ladder.load())
+    assert "\n" + table + "\n" in page

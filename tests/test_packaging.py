@@ -28,7 +28,7 @@ FOLDERS = {"configs": "stichzoo.configs", "envs": "stichzoo.envs",
            "policies": "stichzoo.policies", "training": "stichzoo.training"}
 _SKIP = shutil.ignore_patterns(".venv", ".venv-rllib", ".git", "runs", "build", "dist",
                                "*.egg-info", "__pycache__", ".pytest_cache", ".ruff_cache",
-                               "records")
+                               "records", "site")
 
 
 def _setuptools_config() -> dict:

@@ -1,4 +1,4 @@
-"""TensorBoard shows what the README says: every tag it names is in a short run's event files."""
+"""TensorBoard shows what the docs say: every tag docs/training.md names is in a short run."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from tests.conftest import tiny_config
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _readme_tags() -> list[str]:
-    text = (ROOT / "README.md").read_text()
+def _docs_tags() -> list[str]:
+    text = (ROOT / "docs" / "training.md").read_text()
     section = text.split("<!-- tensorboard-tags -->")[1].split("<!-- /tensorboard-tags -->")[0]
     return re.findall(r"`([a-z_<>]+(?:/[a-z_<>]+)+)`", section)
 
@@ -47,18 +47,18 @@ def short_run(tmp_path_factory) -> Path:
     return Path(run)
 
 
-def test_readme_names_the_tags():
-    tags = _readme_tags()
+def test_the_docs_name_the_tags():
+    tags = _docs_tags()
     assert len(tags) > 30 and "eval/vs_<opp>/score_diff_lo" in tags
     assert "final/vs_<opp>/win_rate_diff_hi" in tags
 
 
-def test_every_tag_the_readme_names_is_logged(short_run, capsys):
+def test_every_tag_the_docs_name_is_logged(short_run, capsys):
     game = tiny_config("wizard")["game"]
     opponents = tiny_config("wizard")["eval"]["opponents"]
     logged = _logged_tags(short_run / "tb")
     missing = []
-    for tag in _readme_tags():
+    for tag in _docs_tags():
         first = tag.split("/")[0]
         if first in envs.GAMES and first != game:
             continue  # an example from another game
@@ -70,7 +70,7 @@ def test_every_tag_the_readme_names_is_logged(short_run, capsys):
                     missing.append(want)
             elif want not in logged:
                 missing.append(want)
-    assert not missing, f"named in README.md but not logged: {missing}"
+    assert not missing, f"named in docs/training.md but not logged: {missing}"
 
 
 def test_final_evaluation_is_in_tensorboard(short_run):

@@ -2,7 +2,7 @@
 
 | | |
 |---|---|
-| Import | `from envs import geheimtrumpf_v0` |
+| Import | `from stichzoo.envs import geheimtrumpf_v0` |
 | Agents | `player_0` .. `player_{n-1}`, n = 3 or 4 |
 | Actions | `Discrete(105)`: play card, take card, draft task, choose task, check task |
 | Observation | `Dict(observation=Box(float32), action_mask=Box(int8))` |

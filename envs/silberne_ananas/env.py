@@ -2,7 +2,7 @@
 
 | | |
 |---|---|
-| Import | `from envs import silberne_ananas_v0` |
+| Import | `from stichzoo.envs import silberne_ananas_v0` |
 | Agents | `player_0`, `player_1`, `player_2` (exactly three) |
 | Actions | `Discrete(36)` |
 | Observation | `Dict(observation=Box(float32, (237,)), action_mask=Box(int8, (36,)))` |

@@ -2,7 +2,7 @@
 
 | | |
 |---|---|
-| Import | `from envs import wizard_v0` |
+| Import | `from stichzoo.envs import wizard_v0` |
 | Agents | `player_0` .. `player_{n-1}`, n = 3..6 |
 | Actions | `Discrete(60 + 60/n + 1 + 4)` |
 | Observation | `Dict(observation=Box(float32), action_mask=Box(int8))` |

@@ -2,7 +2,7 @@
 
 | | |
 |---|---|
-| Import | `from envs import wunder_punkt_v0` |
+| Import | `from stichzoo.envs import wunder_punkt_v0` |
 | Agents | `player_0` .. `player_{n-1}`, n = 3..6 |
 | Actions | `Discrete(104)`: 52 "play" + 52 "sore" |
 | Observation | `Dict(observation=Box(float32), action_mask=Box(int8))` |

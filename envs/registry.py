@@ -38,6 +38,14 @@ def env_module(name: str):
     return importlib.import_module(GAMES[name][0])
 
 
+def display_of(name: str):
+    """The display facts of a game (``envs/<game>/display.py``'s ``DISPLAY``, a
+    :class:`stichzoo.envs.core.display.GameDisplay`): what a frontend shows of it."""
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
+    return importlib.import_module(f"stichzoo.envs.{name}.display").DISPLAY
+
+
 def register_with_pettingzoo() -> None:
     from pettingzoo import aec_registry, register
 

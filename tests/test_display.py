@@ -15,7 +15,8 @@ from dataclasses import fields
 import pytest
 
 from stichzoo import envs
-from stichzoo.envs.core.display import GameDisplay, Grid, Note, display_of
+from stichzoo.envs.core.display import GameDisplay, Grid, Note
+from stichzoo.envs.registry import display_of
 
 
 def _views(game_name: str, games: int = 3):

@@ -193,7 +193,7 @@ def test_play_a_whole_game_by_clicking(server, page, game):
     table = server.store.get(table_id)
     assert table.game.name == game and table.human_seat == GAMES[game][1]
     # the title the game declares (envs/<game>/display.py), read from GET /tables/options
-    from stichzoo.envs.core.display import display_of
+    from stichzoo.envs.registry import display_of
 
     assert page.text_content("#table-title").startswith(display_of(game).title + " - ")
     rng = random.Random(GAMES[game][4])

@@ -106,7 +106,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    """A terminal table for one person and bots (:mod:`stichzoo.policies.terminal`)."""
+    """A terminal table for one person and bots (:mod:`stichzoo.policies.tables.terminal`)."""
     try:
         from stichzoo.policies.tables.terminal import play_from_args
     except ImportError as e:  # rich is in the play extra

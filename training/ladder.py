@@ -14,7 +14,7 @@ The rungs come from where they are measured, never typed in by hand:
 
 - heuristic vs random and pimc vs heuristic: the README's baseline
   tournaments (``bash scripts/repro/baselines.sh 400 200``, seeds 1 and 2), as
-  the bot server's levels read them (:data:`stichzoo.policies.levels.BASELINES`);
+  the bot server's levels read them (:data:`stichzoo.policies.serve.levels.BASELINES`);
 - the network vs the heuristic: the shipped bot's manifest (its run's final
   evaluation, 1,000 games, seed 104729);
 - the network vs pimc and the learned search vs pimc: :data:`MATCHES`,

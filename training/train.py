@@ -17,10 +17,8 @@ evaluate the same way (:mod:`stichzoo.training.run_eval`):
 
 from __future__ import annotations
 
-import importlib
-
 #: names this module held before the split -> the module that holds them now (still
-#: importable from here, loaded on first use)
+#: importable from here, loaded on first use: the SB3 loop imports torch)
 _MOVED = {
     "RunPaths": "runs", "new_run_dir": "runs",
     "evaluate_policy_file": "run_eval", "evaluation_line": "run_eval",
@@ -46,9 +44,18 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
 
 
 def __getattr__(name: str):
-    if name in _MOVED:
-        return getattr(importlib.import_module(f"stichzoo.training.{_MOVED[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    where = _MOVED.get(name)
+    if where == "runs":
+        from stichzoo.training import runs as module
+    elif where == "run_eval":
+        from stichzoo.training import run_eval as module
+    elif where == "sb3":
+        from stichzoo.training import sb3 as module
+    elif where == "config":
+        from stichzoo.training import config as module
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(module, name)
 
 
 __all__ = ["train"]

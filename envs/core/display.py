@@ -5,8 +5,8 @@ Each game has ``envs/<game>/display.py`` holding one :class:`GameDisplay`
 read a card name, which decisions are secret, what is revealed, how the game
 is won, what each option means, and the game's own lines of a table screen.
 The terminal table, the browser table and the bot server read them from
-there (:func:`display_of`), so a frontend has no ``if game == ...`` of its
-own.
+there (:func:`stichzoo.envs.registry.display_of`), so a frontend has no
+``if game == ...`` of its own.
 
 Pure data and small pure functions over player views and round-end events
 (``docs/views/<game>.md``, ``docs/records.md``): nothing here draws, and
@@ -16,7 +16,6 @@ nothing imports a frontend.  Styles are rich's style names (``"bold"``,
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -119,9 +118,4 @@ class GameDisplay:
             return 0
 
 
-def display_of(game_name: str) -> GameDisplay:
-    """The display facts of a game, by name (``envs/<game>/display.py``)."""
-    return importlib.import_module(f"stichzoo.envs.{game_name}.display").DISPLAY
-
-
-__all__ = ["Cards", "Column", "GameDisplay", "Grid", "Note", "Suit", "display_of", "round_of"]
+__all__ = ["Cards", "Column", "GameDisplay", "Grid", "Note", "Suit", "round_of"]

@@ -38,8 +38,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from stichzoo import envs
-from stichzoo.envs.core.display import display_of
 from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
+from stichzoo.envs.registry import display_of
 
 #: how long a table may sit untouched before a store forgets it (seconds)
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0

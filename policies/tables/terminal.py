@@ -27,7 +27,8 @@ from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from stichzoo.envs.core.display import Cards, Grid, display_of
+from stichzoo.envs.core.display import Cards, Grid
+from stichzoo.envs.registry import display_of
 from stichzoo.policies.specs import split_specs
 from stichzoo.policies.tables.table import Table, TableError, describe_event
 

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import MISSING, fields
 from typing import Any
 
-from stichzoo.envs.core.display import display_of
+from stichzoo.envs.registry import display_of
 from stichzoo.policies.onnx_bot import SHIPPED_BOTS
 from stichzoo.policies.serve.levels import KIND_LEVELS, trained_level, trained_strength
 from stichzoo.policies.serve.requests import (

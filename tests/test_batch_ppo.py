@@ -193,10 +193,13 @@ def test_the_logged_rate_decays_and_a_resume_takes_the_configs_rate(tmp_path):
     from stichzoo.training.train import train
 
     def rates(run):
+        # Two legs in one second write files whose names sort as text (".10" before ".9"),
+        # so read every file whole and order the points by step, not by file name.
         acc = EventAccumulator(os.path.join(RunPaths(run).tb, "batch_ppo"),
-                               size_guidance={"scalars": 0})
+                               size_guidance={"scalars": 0}, purge_orphaned_data=False)
         acc.Reload()
-        return [e.value for e in acc.Scalars("charts/learning_rate")]
+        return [e.value for e in sorted(acc.Scalars("charts/learning_rate"),
+                                        key=lambda e: e.step)]
 
     cfg = _tiny_batch_config()
     cfg["train"]["lr_schedule"] = "linear"

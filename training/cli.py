@@ -371,7 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
     lad = sub.add_parser("ladder", help="where every bot stands: random < heuristic < pimc < "
                                         "learned search, and the network alone")
     lad.add_argument("--run", help="a run folder whose final evaluation joins the table")
-    lad.add_argument("--markdown", action="store_true", help="the README's table")
+    lad.add_argument("--markdown", action="store_true",
+                     help="the ladder as markdown (docs/results.md)")
     lad.add_argument("--measure", action="store_true",
                      help="first play the matches not yet in policies/ladder.json")
     lad.add_argument("--games", action=_Items, choices=list(envs.GAMES), metavar="GAME",

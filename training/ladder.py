@@ -12,7 +12,7 @@ Ananas on the win rate, every other game on the score - with 95% intervals.
 
 The rungs come from where they are measured, never typed in by hand:
 
-- heuristic vs random and pimc vs heuristic: the README's baseline
+- heuristic vs random and pimc vs heuristic: the baseline
   tournaments (``bash scripts/repro/baselines.sh 400 200``, seeds 1 and 2), as
   the bot server's levels read them (:data:`stichzoo.policies.serve.levels.BASELINES`);
 - the network vs the heuristic: the shipped bot's manifest (its run's final
@@ -268,7 +268,7 @@ def show(data: dict, run_dir: str | None = None, run_game: str = "wizard") -> st
 
 
 def markdown(data: dict) -> str:
-    """The ladder as the README's table: every rung of every game, with its command."""
+    """The ladder as markdown (docs/results.md): every rung of every game, with its command."""
     rows = ["| game | bot | vs | games | score diff [95%] | win-rate diff [95%] | verdict | "
             "command |", "|---|---|---|---:|---|---|---|---|"]
     for game in PLAYERS:
@@ -291,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("show", help="print the ladder")
     s.add_argument("--run", help="a run folder whose final evaluation joins the table")
     s.add_argument("--file", default=LADDER_FILE)
-    s.add_argument("--markdown", action="store_true", help="the README's table instead")
+    s.add_argument("--markdown", action="store_true",
+                   help="the ladder as markdown (docs/results.md) instead")
     m = sub.add_parser("measure", help="play the ladder's matches and record them")
     m.add_argument("--games", nargs="+", default=list(PLAYERS), choices=list(PLAYERS))
     m.add_argument("--only", nargs="+", choices=[x.key for x in MATCHES])

@@ -9,8 +9,8 @@ alone, named ``<game>-<kind>`` (``wizard-random``, ``wizard-heuristic``,
 ``wizard-pimc``); the trained bots keep their folder's name (``wizard``).
 
 The figures are measured, never guessed: for the rule bots they are the
-README's baseline tables (``bash scripts/repro/baselines.sh 400 200``, duplicate
-tournaments, seeds 1 and 2), copied here so that the server need not run a
+baseline tables of docs/evaluation.md (``bash scripts/repro/baselines.sh 400 200``,
+duplicate tournaments, seeds 1 and 2), copied here so that the server need not run a
 tournament; for a trained bot they come from its manifest
 (``provenance.evaluation``, the run's final evaluation).
 """
@@ -28,12 +28,13 @@ DEFAULT_LEVELS = ("random", "heuristic", "pimc", "search")
 LADDER_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                            "ladder.json")
 
-BASELINE_SOURCE = ("README.md, baseline tournaments: bash scripts/repro/baselines.sh 400 200 "
+BASELINE_SOURCE = ("docs/evaluation.md, baseline tournaments: "
+                   "bash scripts/repro/baselines.sh 400 200 "
                    "(duplicate, seeds 1 and 2; pimc at its default budget)")
 
 # (players, games, score difference (mean, lo, hi), win-rate difference (mean, lo, hi))
 _Row = tuple[int, int, tuple[float, float, float], tuple[float, float, float]]
-#: game -> (heuristic vs random, pimc vs heuristic), as in README.md
+#: game -> (heuristic vs random, pimc vs heuristic), as in docs/evaluation.md
 BASELINES: dict[str, tuple[_Row, _Row]] = {
     "wizard": ((4, 400, (592.33, 581.38, 603.29), (1.000, 0.926, 1.000)),
                (4, 200, (113.12, 95.01, 131.22), (0.473, 0.372, 0.575))),
@@ -60,7 +61,8 @@ def _match(opponent: str, row: _Row) -> dict[str, Any]:
 
 
 def rule_strength(game: str, kind: str, measured: bool = True) -> list[dict[str, Any]]:
-    """The README's measured matches of a rule bot: the bot in one seat, the opponent in all others.
+    """The measured matches of a rule bot (docs/evaluation.md): the bot in one seat, the
+    opponent in all others.
 
     ``random`` is the floor every other bot is measured against, so it has
     no match of its own; a ``pimc`` with another budget than the default was

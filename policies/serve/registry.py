@@ -125,7 +125,7 @@ class RuleBot:
         self.spec = spec
         self.game_name = game_name
         self.level = KIND_LEVELS[kind]
-        # the README measured pimc at its default budget only
+        # the baseline tables measured pimc at its default budget only
         measured = kind not in ("pimc", "search") or kwargs in (
             {}, {"worlds": _default_worlds(game_name)})
         self.strength = rule_strength(game_name, kind, measured=measured)

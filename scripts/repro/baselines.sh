@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduce the README's baseline table: in every game, the heuristic against
+# Reproduce the baseline tables of docs/evaluation.md: in every game, the heuristic against
 # random and the search bot (PIMC) against the heuristic, in duplicate
 # tournaments on both cores.  Reports land in runs/eval/<game>_<a>_vs_<b>/.
 # Usage: bash scripts/repro/baselines.sh [GAMES_HEURISTIC_VS_RANDOM] [GAMES_PIMC_VS_HEURISTIC]

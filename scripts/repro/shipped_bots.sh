@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduce the README's table of the shipped bots (policies/bots/<game>, as
+# Reproduce the table of the shipped bots in docs/results.md (policies/bots/<game>, as
 # bot:<game>): each against random and against the heuristic, 1,000 duplicate
 # games on both cores, seed 104729 (the deals of the runs' final evaluation,
 # never used in training).  Reports land in runs/eval/<game>_bot_vs_<opp>/.

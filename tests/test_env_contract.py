@@ -338,6 +338,66 @@ def test_bad_options_raise_clear_errors(case):
         envs.env_module(game).env(**opts)
 
 
+# -- rewards ---------------------------------------------------------------------------------------
+
+#: (game, env options, seed) of the games whose score rewards must add up to the totals
+SCORE_CASES = [
+    ("wizard", {"num_players": 4}, 7),
+    ("wizard", {"num_players": 3, "rounds": [2, 3], "reward_scale": 0.01}, 4),
+    *[("wunder_punkt", {**opts, "reward_scale": 0.5}, 7) for opts in (
+        {"num_players": 3}, {"num_players": 4}, {"num_players": 5}, {"num_players": 6},
+        {"num_players": 3, "larger_hands": True})],
+    ("silberne_ananas", {}, 4),
+    ("silberne_ananas", {"match": False, "reward_scale": 0.01}, 4),
+    ("hoch_tief", {"num_players": 4}, 7),
+    ("hoch_tief", {"num_players": 3, "rounds": 2, "reward_scale": 0.01}, 4),
+    ("geheimtrumpf", {"num_players": 3}, 7),
+    ("geheimtrumpf", {"num_players": 4}, 8),
+    ("geheimtrumpf", {"num_players": 3, "reward_scale": 0.25}, 4),
+]
+
+
+@pytest.mark.parametrize("case", SCORE_CASES, ids=case_id)
+def test_score_rewards_sum_to_the_totals(case):
+    """A whole game's score rewards are its totals (times ``reward_scale``), exactly when 1."""
+    game, opts, seed = case
+    env = envs.env_module(game).env(**opts)
+    total = play_env(env, seed=seed)
+    s = env.unwrapped.state_
+    assert s.over if game not in CAN_TRUNCATE else s.over or s.truncated
+    rewards = [total[f"player_{i}"] for i in range(s.num_players)]
+    scale = opts.get("reward_scale", 1)
+    if scale == 1:
+        assert rewards == s.totals
+    else:
+        assert rewards == pytest.approx([scale * t for t in s.totals])
+
+
+#: (game, env options, seed) of the games whose win reward must go to the winners
+WIN_CASES = [
+    ("wizard", {"num_players": 3, "rounds": [2, 3]}, 4),
+    *[("wunder_punkt", {"num_players": 4}, seed) for seed in range(5)],
+    *[("silberne_ananas", opts, seed)
+      for opts in ({}, {"match": False}, {"alone_variant": True}) for seed in range(3)],
+    ("hoch_tief", {"num_players": 3, "rounds": 2}, 4),
+    ("geheimtrumpf", {"num_players": 4}, 4),
+]
+
+
+@pytest.mark.parametrize("case", WIN_CASES, ids=lambda c: f"{case_id(c)}-seed={c[2]}")
+def test_win_rewards_go_to_the_winners(case):
+    """The +1 of a won game, shared equally by the winners; nothing to anybody else."""
+    game, opts, seed = case
+    env = envs.env_module(game).env(reward="win", **opts)
+    total = play_env(env, seed=seed)
+    s = env.unwrapped.state_
+    win = s.winners()
+    assert s.over and win
+    assert total == {f"player_{i}": (1.0 / len(win) if i in win else 0.0)
+                     for i in range(s.num_players)}
+    assert sum(total.values()) == pytest.approx(1.0)
+
+
 # -- whole games -----------------------------------------------------------------------------------
 
 #: every player count a game allows

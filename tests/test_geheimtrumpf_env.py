@@ -253,27 +253,12 @@ def test_tricks_in_the_observation():
 # -- rewards, determinism, records ----------------------------------------------------------
 
 
-def test_score_rewards_sum_to_tasks_checked():
+def test_totals_are_the_tasks_checked():
     for n, seed in ((3, 7), (4, 8)):
         env = geheimtrumpf_v0.env(num_players=n)
-        rewards = play_env(env, seed=seed)
+        play_env(env, seed=seed)
         s = env.unwrapped.state_
-        assert [rewards[f"player_{i}"] for i in range(n)] == s.totals
         assert s.totals == [m.bit_count() for m in s.checked]
-
-
-def test_reward_scale_and_win_mode():
-    env = geheimtrumpf_v0.env(num_players=3, reward_scale=0.25)
-    rewards = play_env(env, seed=4)
-    totals = env.unwrapped.state_.totals
-    assert np.allclose([rewards[f"player_{i}"] for i in range(3)], np.array(totals) * 0.25)
-    env = geheimtrumpf_v0.env(num_players=4, reward="win")
-    rewards = play_env(env, seed=4)
-    s = env.unwrapped.state_
-    winners = s.winners()
-    assert s.over and winners and sum(rewards.values()) == pytest.approx(1.0)
-    for i in range(4):
-        assert rewards[f"player_{i}"] == pytest.approx(1 / len(winners) if i in winners else 0)
 
 
 def test_truncated_game_ends_for_all_without_win_reward():

@@ -163,25 +163,10 @@ def test_observations_stay_in_space_through_a_game():
     assert final[lay.slice("taken")].sum() == 75  # the last round's cards stay face up
 
 
-def test_env_rewards_sum_to_totals():
+def test_a_game_has_a_round_per_player():
     env = hoch_tief_v0.env(num_players=4)
-    rewards = play_env(env, seed=7)
-    totals = env.unwrapped.state_.totals
-    assert [rewards[f"player_{i}"] for i in range(4)] == totals
+    play_env(env, seed=7)
     assert len(env.unwrapped.state_.round_scores) == 4
-
-
-def test_reward_scale_and_win_mode():
-    env = hoch_tief_v0.env(num_players=3, rounds=2, reward_scale=0.01)
-    rewards = play_env(env, seed=4)
-    totals = env.unwrapped.state_.totals
-    assert np.allclose([rewards[f"player_{i}"] for i in range(3)], np.array(totals) * 0.01)
-    env = hoch_tief_v0.env(num_players=3, rounds=2, reward="win")
-    rewards = play_env(env, seed=4)
-    winners = env.unwrapped.state_.winners()
-    assert sum(rewards.values()) == pytest.approx(1.0)
-    for i in range(3):
-        assert rewards[f"player_{i}"] == pytest.approx(1 / len(winners) if i in winners else 0)
 
 
 def test_win_reward_is_shared_on_equal_totals():

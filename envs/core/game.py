@@ -46,6 +46,18 @@ def shuffle(rng: random.Random, cards: list) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
+def deal_hands(order: Sequence[int], num_players: int, dealer: int, count: int) -> list[int]:
+    """The hands, as bitmasks, of the first ``count`` cards of a deck ``order``.
+
+    Dealt as every rule book here says: one card at a time, clockwise,
+    starting left of the ``dealer``.
+    """
+    hands = [0] * num_players
+    for k in range(count):
+        hands[(dealer + 1 + k) % num_players] |= 1 << order[k]
+    return hands
+
+
 def win_share(winners: Sequence[int], num_players: int) -> list[float]:
     """The +1 the winners share, per seat (the ``win`` reward, the win-rate tally)."""
     share = [0.0] * num_players

@@ -49,7 +49,7 @@ import random
 from dataclasses import dataclass
 
 from stichzoo.envs.core.cards import Deck, bit_list, bits
-from stichzoo.envs.core.game import Game, GameState, Options, check_int, shuffle
+from stichzoo.envs.core.game import Game, GameState, Options, check_int, deal_hands, shuffle
 from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck ------------------------------------------------------------------
@@ -497,10 +497,7 @@ class HochTiefState(GameState):
         self.round_index = round_index
         self.dealer = (self.game.options.first_dealer + round_index) % n
         order = self.deck_orders[round_index]
-        hands = [0] * n
-        for k, c in enumerate(order):  # one at a time, starting left of the dealer
-            hands[(self.dealer + 1 + k) % n] |= 1 << c
-        self.hands = hands
+        self.hands = hands = deal_hands(order, n, self.dealer, len(order))  # every card
         self.taken = [0] * n
         self.voids = [0] * n
         self.tricks_played = 0

@@ -71,7 +71,7 @@ import random
 from dataclasses import dataclass
 
 from stichzoo.envs.core.cards import Deck, bit_list
-from stichzoo.envs.core.game import Game, GameState, Options, check_int, shuffle
+from stichzoo.envs.core.game import Game, GameState, Options, check_int, deal_hands, shuffle
 from stichzoo.envs.core.tricks import Trick, follow_mask
 from stichzoo.envs.silberne_ananas.standing import standing as match_standing
 
@@ -368,11 +368,7 @@ class SilberneAnanasState(GameState):
         n = NUM_PLAYERS
         self.deal_index = deal_index
         self.dealer = (self.game.options.first_dealer + deal_index) % n
-        order = self.deck_orders[deal_index]
-        hands = [0] * n
-        for k in range(DECK_SIZE):  # one card at a time, starting left of the dealer
-            hands[(self.dealer + 1 + k) % n] |= 1 << order[k]
-        self.hands = hands
+        self.hands = hands = deal_hands(self.deck_orders[deal_index], n, self.dealer, DECK_SIZE)
         self.tricks_won = [0] * n
         self.played = 0
         self.voids = [0] * n

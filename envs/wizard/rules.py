@@ -41,7 +41,7 @@ import random
 from dataclasses import dataclass
 
 from stichzoo.envs.core.cards import Deck, bit_list
-from stichzoo.envs.core.game import Game, GameState, Options, check_int, shuffle
+from stichzoo.envs.core.game import Game, GameState, Options, check_int, deal_hands, shuffle
 from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck ------------------------------------------------------------------
@@ -394,10 +394,7 @@ class WizardState(GameState):
         r = self.hand_size = g.round_sizes[round_index]
         self.dealer = (g.options.first_dealer + round_index) % n
         order = self.deck_orders[round_index]
-        hands = [0] * n
-        for k in range(n * r):  # one card at a time, starting left of the dealer
-            hands[(self.dealer + 1 + k) % n] |= 1 << order[k]
-        self.hands = hands
+        self.hands = hands = deal_hands(order, n, self.dealer, n * r)
         self.bids = [-1] * n
         self.tricks_won = [0] * n
         self.played = 0

@@ -69,7 +69,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from stichzoo.envs.core.cards import Deck, bit_list, bits
-from stichzoo.envs.core.game import Game, GameState, Options, check_int, shuffle
+from stichzoo.envs.core.game import Game, GameState, Options, check_int, deal_hands, shuffle
 from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck ------------------------------------------------------------------
@@ -377,10 +377,8 @@ class WunderPunktState(GameState):
         g, n = self.game, self.num_players
         self.round_index = round_index
         self.dealer = dealer = (g.options.first_dealer + round_index) % n
-        hands = [0] * n
-        for k, c in enumerate(self.deck_orders[round_index]):  # one at a time, left of dealer
-            hands[(dealer + 1 + k) % n] |= 1 << c
-        self.hands = hands
+        order = self.deck_orders[round_index]
+        self.hands = hands = deal_hands(order, n, dealer, len(order))  # every card
         self.sore_cards = [-1] * n
         self.won = [0] * n
         self.played = 0  # cards played this round (current trick included)

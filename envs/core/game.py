@@ -14,9 +14,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from stichzoo.envs.core.cards import Deck, bit_list
+from stichzoo.envs.core.tricks import Trick
 
 
 def shuffle(rng: random.Random, cards: list) -> None:
@@ -45,6 +46,18 @@ def shuffle(rng: random.Random, cards: list) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
+def deal_hands(order: Sequence[int], num_players: int, dealer: int, count: int) -> list[int]:
+    """The hands, as bitmasks, of the first ``count`` cards of a deck ``order``.
+
+    Dealt as every rule book here says: one card at a time, clockwise,
+    starting left of the ``dealer``.
+    """
+    hands = [0] * num_players
+    for k in range(count):
+        hands[(dealer + 1 + k) % num_players] |= 1 << order[k]
+    return hands
+
+
 def win_share(winners: Sequence[int], num_players: int) -> list[float]:
     """The +1 the winners share, per seat (the ``win`` reward, the win-rate tally)."""
     share = [0.0] * num_players
@@ -57,25 +70,74 @@ class IllegalActionError(ValueError):
     """An action that the rules do not allow in the current state."""
 
 
-class GameState:
-    """Base of every rules core's state.
+_State = TypeVar("_State", bound="GameState")
 
-    Subclasses set ``num_players``, ``current_player`` (-1 when nobody is
-    to act), ``over``, ``truncated``, ``totals`` (the running game score per
-    seat) and ``history`` (every decision as ``(seat, action)``), and
-    implement :meth:`legal_mask`, :meth:`apply` and :meth:`clone`.
+
+class GameState:
+    """Base of every rules core's state: the bookkeeping all five games keep alike.
+
+    Shared fields (slots, so a state stays small and quick to copy):
+    ``game``; ``num_players``; ``deck_orders`` (every shuffle, drawn up front
+    and never changed, so clones share them); ``totals`` (the running game
+    score per seat); ``history`` (every decision as ``(seat, action)``);
+    ``log`` (the game record's rounds, or None); ``over`` and ``truncated``;
+    ``last_deltas`` (the score change per seat caused by the last applied
+    action, None when it changed none); ``phase`` (an index into the game's
+    ``PHASE_NAMES``); ``current_player`` (-1 when nobody is to act); and
+    ``trick`` (the trick being played).
+
+    A game's state adds its own fields in its own ``__slots__``, sets them up
+    after ``super().__init__`` and copies them in :meth:`_copy_own`; it
+    implements :meth:`legal_mask` and :meth:`apply`.  What ends a round and
+    what follows it is the game's; counting a round's scores
+    (:meth:`count_scores`), dealing the next round (:meth:`next_round`) and
+    ending the game (:meth:`end_game`) are written here once.
     """
+
+    __slots__ = (
+        "current_player",
+        "deck_orders",
+        "game",
+        "history",
+        "last_deltas",
+        "log",
+        "num_players",
+        "over",
+        "phase",
+        "totals",
+        "trick",
+        "truncated",
+    )
 
     game: Game
     num_players: int
-    current_player: int
-    over: bool
-    truncated: bool
+    deck_orders: list
     totals: list
     history: list[tuple[int, int]]
     log: list[dict] | None
-    #: score change per seat caused by the last applied action (None: none)
-    last_deltas: list | None = None
+    over: bool
+    truncated: bool
+    last_deltas: list | None
+    phase: int
+    current_player: int
+    trick: Trick
+    #: the round being played (0-based); Silberne Ananas calls its rounds deals
+    round_index: int
+
+    #: the game's phase names, indexed by ``phase``; every game has "play" and "game_over"
+    PHASE_NAMES: ClassVar[tuple[str, ...]]
+
+    def __init__(self, game: Game, deck_orders: list, log: bool):
+        """The shared bookkeeping of a game not yet dealt: no scores, no decisions."""
+        self.game = game
+        self.num_players = game.num_players
+        self.deck_orders = deck_orders
+        self.totals = [0] * game.num_players
+        self.history = []
+        self.log = [] if log else None
+        self.over = False
+        self.truncated = False
+        self.last_deltas = None
 
     def legal_mask(self) -> int:  # pragma: no cover - abstract
         """Bitmask over action ids of the legal actions of ``current_player``."""
@@ -85,13 +147,80 @@ class GameState:
         """Apply a legal action of ``current_player`` (unchecked: the hot path)."""
         raise NotImplementedError
 
-    def clone(self) -> GameState:  # pragma: no cover - abstract
+    def start_round(self, round_index: int) -> None:  # pragma: no cover - abstract
+        """Deal round ``round_index`` and open it; totals and history stay."""
         raise NotImplementedError
+
+    # -- copying ------------------------------------------------------------------
+
+    def clone(self: _State) -> _State:
+        """An independent copy for search; the copy keeps no game log.
+
+        Search lives on this, so it is plain attribute copies, no generic
+        copying: lists are copied, immutable values (the deck orders, the
+        game) shared; the game copies its own fields in :meth:`_copy_own`.
+        """
+        cls = self.__class__
+        c = cls.__new__(cls)
+        c.game = self.game
+        c.num_players = self.num_players
+        c.deck_orders = self.deck_orders  # never changed: shared
+        c.totals = self.totals[:]
+        c.history = self.history[:]
+        c.log = None
+        c.over = self.over
+        c.truncated = self.truncated
+        c.last_deltas = self.last_deltas
+        c.phase = self.phase
+        c.current_player = self.current_player
+        c.trick = self.trick.copy()
+        self._copy_own(c)
+        return c
+
+    def _copy_own(self, c: GameState) -> None:  # pragma: no cover - abstract
+        """Copy this game's own fields into its fresh clone ``c``."""
+        raise NotImplementedError
+
+    # -- the end of a round ----------------------------------------------------------
+
+    def count_scores(self, scores: list[int]) -> None:
+        """Add a finished round's ``scores`` to the totals: the reward of the action that ended it.
+
+        The round's log entry gets the scores and the totals after them.
+        """
+        totals = self.totals
+        for s in range(self.num_players):
+            totals[s] += scores[s]
+        self.last_deltas = scores
+        if self.log is not None:
+            rec = self.log[-1]
+            rec["scores"] = scores
+            rec["totals"] = totals[:]
+
+    def next_round(self, rounds: int) -> None:
+        """Deal the next round of a game of ``rounds`` rounds; after the last, the game is over."""
+        if self.round_index + 1 < rounds:
+            self.start_round(self.round_index + 1)
+        else:
+            self.end_game()
+
+    def end_game(self, *, truncated: bool = False) -> None:
+        """The game has ended (or was cut off at a limit, ``truncated``): nobody is to act."""
+        if truncated:
+            self.truncated = True
+        else:
+            self.over = True
+        self.phase = self.PHASE_NAMES.index("game_over")
+        self.current_player = -1
 
     # -- shared behaviour -------------------------------------------------
 
     def legal_actions(self) -> list[int]:
         return bit_list(self.legal_mask())
+
+    def legal_cards(self) -> list[int]:
+        """The cards ``current_player`` may play; none outside the play phase."""
+        return bit_list(self.legal_mask()) if self.phase_name == "play" else []
 
     def step(self, action: int) -> None:
         """Apply ``action`` after checking it; an illegal one changes nothing."""
@@ -112,8 +241,8 @@ class GameState:
         self.apply(action)
 
     @property
-    def phase_name(self) -> str:  # pragma: no cover - overridden
-        return "?"
+    def phase_name(self) -> str:
+        return self.PHASE_NAMES[self.phase]
 
     def winners(self) -> list[int]:
         """Seats with the highest total; equal totals share the win."""

@@ -497,46 +497,28 @@ class GeheimtrumpfState(GameState):
     __slots__ = (
         "checked",
         "chosen",
-        "current_player",
-        "deck_orders",
         "draft_rows",
         "follow",
-        "game",
         "hands",
         "held",
-        "history",
-        "last_deltas",
         "last_winner",
         "layout",
-        "log",
-        "num_players",
-        "over",
-        "phase",
         "round_index",
         "row_cards",
         "row_winners",
         "rows",
         "start",
         "task_holders",
-        "totals",
-        "trick",
         "tricks",
         "tricks_won",
         "trumps",
-        "truncated",
         "won_cards",
     )
+    PHASE_NAMES = PHASE_NAMES
 
     def __init__(self, game: GeheimtrumpfGame, deck_orders: list[tuple[int, ...]], log: bool):
-        self.game = game
-        n = self.num_players = game.num_players
-        self.deck_orders = deck_orders
-        self.totals = [0] * n  # tasks checked
-        self.history: list[tuple[int, int]] = []
-        self.log: list[dict] | None = [] if log else None
-        self.over = False
-        self.truncated = False
-        self.last_deltas = None
+        super().__init__(game, deck_orders, log)  # totals: tasks checked
+        n = self.num_players
         self.held = [0] * n  # task bitmasks
         self.checked = [0] * n
         self.task_holders = [0] * NUM_TASKS
@@ -616,10 +598,6 @@ class GeheimtrumpfState(GameState):
         self.trumps = TRUMPS[(suit, value)]
 
     # -- the rules -------------------------------------------------------------------
-
-    @property
-    def phase_name(self) -> str:
-        return PHASE_NAMES[self.phase]
 
     @property
     def draft_row(self) -> int:
@@ -801,14 +779,11 @@ class GeheimtrumpfState(GameState):
             rec["checked"] = [[TASK_NAMES[t] for t in bit_list(m)] for m in self.checked]
             rec["totals"] = self.totals[:]
         if done:
-            self.over = True
+            self.end_game()
         elif self.round_index + 1 >= self.game.round_limit:
-            self.truncated = True
+            self.end_game(truncated=True)
         else:
             self.start_round(self.round_index + 1)
-            return
-        self.phase = GAME_OVER
-        self.current_player = -1
 
     def winners(self) -> list[int]:
         """Seats with all four tasks checked; nobody when the game was truncated."""
@@ -818,25 +793,12 @@ class GeheimtrumpfState(GameState):
 
     # -- copying ------------------------------------------------------------------------
 
-    def clone(self) -> GeheimtrumpfState:
-        """An independent copy for search; the copy keeps no game log."""
-        c = GeheimtrumpfState.__new__(GeheimtrumpfState)
-        c.game = self.game
-        c.num_players = self.num_players
-        c.deck_orders = self.deck_orders  # list of immutable tuples, never mutated
-        c.totals = self.totals[:]
-        c.history = self.history[:]
-        c.log = None
-        c.over = self.over
-        c.truncated = self.truncated
-        c.last_deltas = self.last_deltas
+    def _copy_own(self, c: GeheimtrumpfState) -> None:
         c.held = self.held[:]
         c.checked = self.checked[:]
         c.task_holders = self.task_holders[:]
         c.round_index = self.round_index
         c.start = self.start
-        c.phase = self.phase
-        c.current_player = self.current_player
         c.trumps = self.trumps
         c.rows = self.rows
         c.layout = self.layout
@@ -848,12 +810,5 @@ class GeheimtrumpfState(GameState):
         c.tricks_won = self.tricks_won[:]
         c.won_cards = self.won_cards[:]
         c.tricks = self.tricks[:]
-        c.trick = self.trick.copy()
         c.follow = self.follow
         c.last_winner = self.last_winner
-        return c
-
-    # -- views used by encoders, bots and tests -----------------------------------------
-
-    def legal_cards(self) -> list[int]:
-        return bit_list(self.legal_mask()) if self.phase == PLAY else []

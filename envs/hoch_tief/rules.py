@@ -49,7 +49,7 @@ import random
 from dataclasses import dataclass
 
 from stichzoo.envs.core.cards import Deck, bit_list, bits
-from stichzoo.envs.core.game import Game, GameState, Options, check_int, shuffle
+from stichzoo.envs.core.game import Game, GameState, Options, check_int, deal_hands, shuffle
 from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck ------------------------------------------------------------------
@@ -467,40 +467,21 @@ class HochTiefState(GameState):
     """
 
     __slots__ = (
-        "current_player",
         "dealer",
-        "deck_orders",
-        "game",
         "hands",
-        "history",
-        "last_deltas",
-        "log",
-        "num_players",
-        "over",
-        "phase",
         "round_index",
         "round_scores",
         "tables",
         "taken",
-        "totals",
-        "trick",
         "tricks_played",
-        "truncated",
         "voids",
     )
+    PHASE_NAMES = PHASE_NAMES
 
     def __init__(self, game: HochTiefGame, deck_orders: list[tuple[int, ...]], log: bool):
-        self.game = game
+        super().__init__(game, deck_orders, log)
         self.tables = game.tables
-        self.num_players = game.num_players
-        self.deck_orders = deck_orders
-        self.totals = [0] * self.num_players
         self.round_scores: list[list[int]] = []
-        self.history: list[tuple[int, int]] = []
-        self.log: list[dict] | None = [] if log else None
-        self.over = False
-        self.truncated = False
-        self.last_deltas = None
         self.phase = PLAY
         self.start_round(0)
 
@@ -516,10 +497,7 @@ class HochTiefState(GameState):
         self.round_index = round_index
         self.dealer = (self.game.options.first_dealer + round_index) % n
         order = self.deck_orders[round_index]
-        hands = [0] * n
-        for k, c in enumerate(order):  # one at a time, starting left of the dealer
-            hands[(self.dealer + 1 + k) % n] |= 1 << c
-        self.hands = hands
+        self.hands = hands = deal_hands(order, n, self.dealer, len(order))  # every card
         self.taken = [0] * n
         self.voids = [0] * n
         self.tricks_played = 0
@@ -534,10 +512,6 @@ class HochTiefState(GameState):
             })
 
     # -- the rules ------------------------------------------------------------
-
-    @property
-    def phase_name(self) -> str:
-        return PHASE_NAMES[self.phase]
 
     def led_suit(self) -> int:
         """Suit of the first card of the current trick, or -1 if none is led yet."""
@@ -606,53 +580,24 @@ class HochTiefState(GameState):
         t = self.tables
         scores = [score_taken(tk, t) for tk in self.taken]
         self.round_scores.append(scores)
-        totals = self.totals
-        for s in range(self.num_players):
-            totals[s] += scores[s]
-        self.last_deltas = scores
         if self.log is not None:
-            rec = self.log[-1]
-            rec["taken"] = [t.deck.format_mask(tk) for tk in self.taken]
-            rec["scores"] = scores
-            rec["totals"] = totals[:]
-        if self.round_index + 1 < self.game.num_rounds:
-            self.start_round(self.round_index + 1)
-        else:
-            self.phase = GAME_OVER
-            self.over = True
-            self.current_player = -1
+            self.log[-1]["taken"] = [t.deck.format_mask(tk) for tk in self.taken]
+        self.count_scores(scores)
+        self.next_round(self.game.num_rounds)
 
     # -- copying --------------------------------------------------------------
 
-    def clone(self) -> HochTiefState:
-        """An independent copy for search; the copy keeps no game log."""
-        c = HochTiefState.__new__(HochTiefState)
-        c.game = self.game
+    def _copy_own(self, c: HochTiefState) -> None:
         c.tables = self.tables
-        c.num_players = self.num_players
-        c.deck_orders = self.deck_orders  # immutable tuples: shared
-        c.totals = self.totals[:]
         c.round_scores = self.round_scores[:]
-        c.history = self.history[:]
-        c.log = None
-        c.over = self.over
-        c.truncated = self.truncated
-        c.last_deltas = self.last_deltas
-        c.phase = self.phase
         c.round_index = self.round_index
         c.dealer = self.dealer
         c.hands = self.hands[:]
         c.taken = self.taken[:]
         c.voids = self.voids[:]
         c.tricks_played = self.tricks_played
-        c.trick = self.trick.copy()
-        c.current_player = self.current_player
-        return c
 
     # -- views used by encoders, bots and tests ---------------------------------
-
-    def legal_cards(self) -> list[int]:
-        return bit_list(self.legal_mask())
 
     def taken_scores(self) -> list[int]:
         """What each seat's face-up cards would score if the round ended now (public)."""

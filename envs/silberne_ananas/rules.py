@@ -71,7 +71,7 @@ import random
 from dataclasses import dataclass
 
 from stichzoo.envs.core.cards import Deck, bit_list
-from stichzoo.envs.core.game import Game, GameState, Options, check_int, shuffle
+from stichzoo.envs.core.game import Game, GameState, Options, check_int, deal_hands, shuffle
 from stichzoo.envs.core.tricks import Trick, follow_mask
 from stichzoo.envs.silberne_ananas.standing import standing as match_standing
 
@@ -336,44 +336,25 @@ class SilberneAnanasState(GameState):
 
     __slots__ = (
         "bonus_seat",
-        "current_player",
         "deal_index",
         "deal_scores",
         "dealer",
-        "deck_orders",
-        "game",
         "hands",
-        "history",
         "joker_seat",
-        "last_deltas",
         "lead_suit",
-        "log",
         "no_joker",
-        "num_players",
-        "over",
-        "phase",
         "played",
-        "totals",
-        "trick",
         "tricks_won",
-        "truncated",
         "voids",
     )
+    PHASE_NAMES = PHASE_NAMES
 
     def __init__(self, game: SilberneAnanasGame, deck_orders: list[tuple[int, ...]], log: bool):
-        self.game = game
-        self.num_players = NUM_PLAYERS
-        self.deck_orders = deck_orders
-        self.totals = [0] * NUM_PLAYERS
+        super().__init__(game, deck_orders, log)
         #: per finished deal, the scores with the bonus
         self.deal_scores: list[list[int]] = []
         #: the seat that took the middle bonus in the last finished deal (-1: none yet)
         self.bonus_seat = -1
-        self.history: list[tuple[int, int]] = []
-        self.log: list[dict] | None = [] if log else None
-        self.over = False
-        self.truncated = False
-        self.last_deltas = None
         self.start_deal(0)
 
     # -- deal set-up --------------------------------------------------------
@@ -387,11 +368,7 @@ class SilberneAnanasState(GameState):
         n = NUM_PLAYERS
         self.deal_index = deal_index
         self.dealer = (self.game.options.first_dealer + deal_index) % n
-        order = self.deck_orders[deal_index]
-        hands = [0] * n
-        for k in range(DECK_SIZE):  # one card at a time, starting left of the dealer
-            hands[(self.dealer + 1 + k) % n] |= 1 << order[k]
-        self.hands = hands
+        self.hands = hands = deal_hands(self.deck_orders[deal_index], n, self.dealer, DECK_SIZE)
         self.tricks_won = [0] * n
         self.played = 0
         self.voids = [0] * n
@@ -410,10 +387,6 @@ class SilberneAnanasState(GameState):
             })
 
     # -- the rules ------------------------------------------------------------
-
-    @property
-    def phase_name(self) -> str:
-        return PHASE_NAMES[self.phase]
 
     def legal_mask(self) -> int:
         phase = self.phase
@@ -492,25 +465,18 @@ class SilberneAnanasState(GameState):
         scores[bonus] += MIDDLE_BONUS
         self.deal_scores.append(scores)
         self.bonus_seat = bonus
-        totals = self.totals
-        for s in range(NUM_PLAYERS):
-            totals[s] += scores[s]
-        self.last_deltas = scores
         if self.log is not None:
             rec = self.log[-1]
             rec["tricks_won"] = self.tricks_won[:]
             rec["base_scores"] = base
             rec["bonus_seat"] = bonus
-            rec["scores"] = scores
-            rec["totals"] = totals[:]
-        g = self.game
-        if g.options.match and max(totals) < g.options.target_score:
+        self.count_scores(scores)
+        opts = self.game.options
+        if opts.match and max(self.totals) < opts.target_score:
             # cannot run past the drawn orders: see max_deals in the module doc
             self.start_deal(self.deal_index + 1)
         else:
-            self.phase = GAME_OVER
-            self.over = True
-            self.current_player = -1
+            self.end_game()
 
     # -- the result -------------------------------------------------------------
 
@@ -534,20 +500,9 @@ class SilberneAnanasState(GameState):
 
     # -- copying --------------------------------------------------------------
 
-    def clone(self) -> SilberneAnanasState:
-        """An independent copy for search; the copy keeps no game log."""
-        c = SilberneAnanasState.__new__(SilberneAnanasState)
-        c.game = self.game
-        c.num_players = NUM_PLAYERS
-        c.deck_orders = self.deck_orders  # immutable tuples: shared
-        c.totals = self.totals[:]
+    def _copy_own(self, c: SilberneAnanasState) -> None:
         c.deal_scores = self.deal_scores[:]
         c.bonus_seat = self.bonus_seat
-        c.history = self.history[:]
-        c.log = None
-        c.over = self.over
-        c.truncated = self.truncated
-        c.last_deltas = self.last_deltas
         c.deal_index = self.deal_index
         c.dealer = self.dealer
         c.hands = self.hands[:]
@@ -555,12 +510,8 @@ class SilberneAnanasState(GameState):
         c.played = self.played
         c.voids = self.voids[:]
         c.no_joker = self.no_joker[:]
-        c.trick = self.trick.copy()
         c.lead_suit = self.lead_suit
         c.joker_seat = self.joker_seat
-        c.phase = self.phase
-        c.current_player = self.current_player
-        return c
 
     # -- views used by encoders, bots and tests ---------------------------------
 
@@ -568,6 +519,3 @@ class SilberneAnanasState(GameState):
     def round_index(self) -> int:
         """The deal number under the name every game's state shares (search horizons)."""
         return self.deal_index
-
-    def legal_cards(self) -> list[int]:
-        return bit_list(self.legal_mask()) if self.phase == PLAY else []

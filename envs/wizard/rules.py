@@ -41,7 +41,7 @@ import random
 from dataclasses import dataclass
 
 from stichzoo.envs.core.cards import Deck, bit_list
-from stichzoo.envs.core.game import Game, GameState, Options, check_int, shuffle
+from stichzoo.envs.core.game import Game, GameState, Options, check_int, deal_hands, shuffle
 from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck ------------------------------------------------------------------
@@ -362,42 +362,23 @@ class WizardState(GameState):
 
     __slots__ = (
         "bids",
-        "current_player",
         "dealer",
-        "deck_orders",
         "follow",
-        "game",
         "hand_size",
         "hands",
-        "history",
-        "last_deltas",
-        "log",
-        "num_players",
-        "over",
-        "phase",
         "played",
         "round_index",
         "round_scores",
-        "totals",
-        "trick",
         "tricks_won",
         "trump",
         "trump_card",
-        "truncated",
         "voids",
     )
+    PHASE_NAMES = PHASE_NAMES
 
     def __init__(self, game: WizardGame, deck_orders: list[tuple[int, ...]], log: bool):
-        self.game = game
-        self.num_players = game.num_players
-        self.deck_orders = deck_orders
-        self.totals = [0] * self.num_players
+        super().__init__(game, deck_orders, log)
         self.round_scores: list[list[int]] = []
-        self.history: list[tuple[int, int]] = []
-        self.log: list[dict] | None = [] if log else None
-        self.over = False
-        self.truncated = False
-        self.last_deltas = None
         self.start_round(0)
 
     # -- round set-up -------------------------------------------------------
@@ -413,10 +394,7 @@ class WizardState(GameState):
         r = self.hand_size = g.round_sizes[round_index]
         self.dealer = (g.options.first_dealer + round_index) % n
         order = self.deck_orders[round_index]
-        hands = [0] * n
-        for k in range(n * r):  # one card at a time, starting left of the dealer
-            hands[(self.dealer + 1 + k) % n] |= 1 << order[k]
-        self.hands = hands
+        self.hands = hands = deal_hands(order, n, self.dealer, n * r)
         self.bids = [-1] * n
         self.tricks_won = [0] * n
         self.played = 0
@@ -450,10 +428,6 @@ class WizardState(GameState):
             })
 
     # -- the rules ------------------------------------------------------------
-
-    @property
-    def phase_name(self) -> str:
-        return PHASE_NAMES[self.phase]
 
     def forbidden_bid(self) -> int:
         """The bid the dealer may not make under the restriction, else -1."""
@@ -539,37 +513,15 @@ class WizardState(GameState):
     def _score_round(self) -> None:
         scores = [round_score(b, t) for b, t in zip(self.bids, self.tricks_won)]
         self.round_scores.append(scores)
-        totals = self.totals
-        for s in range(self.num_players):
-            totals[s] += scores[s]
-        self.last_deltas = scores
         if self.log is not None:
-            rec = self.log[-1]
-            rec["tricks_won"] = self.tricks_won[:]
-            rec["scores"] = scores
-            rec["totals"] = totals[:]
-        if self.round_index + 1 < len(self.game.round_sizes):
-            self.start_round(self.round_index + 1)
-        else:
-            self.phase = GAME_OVER
-            self.over = True
-            self.current_player = -1
+            self.log[-1]["tricks_won"] = self.tricks_won[:]
+        self.count_scores(scores)
+        self.next_round(len(self.game.round_sizes))
 
     # -- copying --------------------------------------------------------------
 
-    def clone(self) -> WizardState:
-        """An independent copy for search; the copy keeps no game log."""
-        c = WizardState.__new__(WizardState)
-        c.game = self.game
-        c.num_players = self.num_players
-        c.deck_orders = self.deck_orders  # immutable tuples: shared
-        c.totals = self.totals[:]
+    def _copy_own(self, c: WizardState) -> None:
         c.round_scores = self.round_scores[:]
-        c.history = self.history[:]
-        c.log = None
-        c.over = self.over
-        c.truncated = self.truncated
-        c.last_deltas = self.last_deltas
         c.round_index = self.round_index
         c.hand_size = self.hand_size
         c.dealer = self.dealer
@@ -578,15 +530,6 @@ class WizardState(GameState):
         c.tricks_won = self.tricks_won[:]
         c.played = self.played
         c.voids = self.voids[:]
-        c.trick = self.trick.copy()
         c.follow = self.follow
         c.trump_card = self.trump_card
         c.trump = self.trump
-        c.phase = self.phase
-        c.current_player = self.current_player
-        return c
-
-    # -- views used by encoders, bots and tests ---------------------------------
-
-    def legal_cards(self) -> list[int]:
-        return bit_list(self.legal_mask()) if self.phase == PLAY else []

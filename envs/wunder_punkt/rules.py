@@ -69,7 +69,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from stichzoo.envs.core.cards import Deck, bit_list, bits
-from stichzoo.envs.core.game import Game, GameState, Options, check_int, shuffle
+from stichzoo.envs.core.game import Game, GameState, Options, check_int, deal_hands, shuffle
 from stichzoo.envs.core.tricks import Trick, follow_mask
 
 # -- the deck ------------------------------------------------------------------
@@ -350,39 +350,20 @@ class WunderPunktState(GameState):
     """
 
     __slots__ = (
-        "current_player",
         "dealer",
-        "deck_orders",
-        "game",
         "hands",
-        "history",
-        "last_deltas",
-        "log",
-        "num_players",
-        "over",
-        "phase",
         "played",
         "removed",
         "round_index",
         "round_scores",
         "sore_cards",
-        "totals",
-        "trick",
-        "truncated",
         "won",
     )
+    PHASE_NAMES = PHASE_NAMES
 
     def __init__(self, game: WunderPunktGame, deck_orders: list[tuple[int, ...]], log: bool):
-        self.game = game
-        self.num_players = game.num_players
-        self.deck_orders = deck_orders
-        self.totals = [0] * self.num_players
+        super().__init__(game, deck_orders, log)
         self.round_scores: list[list[int]] = []
-        self.history: list[tuple[int, int]] = []
-        self.log: list[dict] | None = [] if log else None
-        self.over = False
-        self.truncated = False
-        self.last_deltas = None
         self.start_round(0)
 
     # -- round set-up -------------------------------------------------------
@@ -396,10 +377,8 @@ class WunderPunktState(GameState):
         g, n = self.game, self.num_players
         self.round_index = round_index
         self.dealer = dealer = (g.options.first_dealer + round_index) % n
-        hands = [0] * n
-        for k, c in enumerate(self.deck_orders[round_index]):  # one at a time, left of dealer
-            hands[(dealer + 1 + k) % n] |= 1 << c
-        self.hands = hands
+        order = self.deck_orders[round_index]
+        self.hands = hands = deal_hands(order, n, dealer, len(order))  # every card
         self.sore_cards = [-1] * n
         self.won = [0] * n
         self.played = 0  # cards played this round (current trick included)
@@ -415,10 +394,6 @@ class WunderPunktState(GameState):
             })
 
     # -- the rules ------------------------------------------------------------
-
-    @property
-    def phase_name(self) -> str:
-        return PHASE_NAMES[self.phase]
 
     def sore_revealed(self) -> bool:
         """True once every player has picked: the picks are then public."""
@@ -486,38 +461,17 @@ class WunderPunktState(GameState):
     def _score_round(self) -> None:
         scores = [round_score(w, sc) for w, sc in zip(self.won, self.sore_cards)]
         self.round_scores.append(scores)
-        totals = self.totals
-        for s in range(self.num_players):
-            totals[s] += scores[s]
-        self.last_deltas = scores
         if self.log is not None:
             rec = self.log[-1]
             rec["won"] = [DECK.format_mask(w) for w in self.won]
             rec["removed"] = DECK.format_mask(self.removed)
-            rec["scores"] = scores
-            rec["totals"] = totals[:]
-        if self.round_index + 1 < self.game.num_rounds:
-            self.start_round(self.round_index + 1)
-        else:
-            self.phase = GAME_OVER
-            self.over = True
-            self.current_player = -1
+        self.count_scores(scores)
+        self.next_round(self.game.num_rounds)
 
     # -- copying --------------------------------------------------------------
 
-    def clone(self) -> WunderPunktState:
-        """An independent copy for search; the copy keeps no game log."""
-        c = WunderPunktState.__new__(WunderPunktState)
-        c.game = self.game
-        c.num_players = self.num_players
-        c.deck_orders = self.deck_orders  # immutable tuples: shared
-        c.totals = self.totals[:]
+    def _copy_own(self, c: WunderPunktState) -> None:
         c.round_scores = self.round_scores[:]
-        c.history = self.history[:]
-        c.log = None
-        c.over = self.over
-        c.truncated = self.truncated
-        c.last_deltas = self.last_deltas
         c.round_index = self.round_index
         c.dealer = self.dealer
         c.hands = self.hands[:]
@@ -525,10 +479,6 @@ class WunderPunktState(GameState):
         c.won = self.won[:]
         c.played = self.played
         c.removed = self.removed
-        c.trick = self.trick.copy()
-        c.phase = self.phase
-        c.current_player = self.current_player
-        return c
 
     # -- views used by encoders, bots and tests ---------------------------------
 

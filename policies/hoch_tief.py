@@ -58,7 +58,7 @@ class _Lookups:
     """Per-game lookups: numbers, suits, suit masks, per-card suit score helpers."""
 
     def __init__(self, game: HochTiefGame):
-        t = game.tables
+        t = game.lookups
         self.n = game.num_players
         self.m = t.numbers
         self.size = t.size

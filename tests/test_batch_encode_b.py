@@ -174,11 +174,11 @@ def test_bad_arguments_raise(name):
 def test_hoch_tief_suit_score_table():
     """The batch encoder's per-suit score table is ``score_taken`` of one suit's cards."""
     from stichzoo.envs.hoch_tief.encode import suit_scores
-    from stichzoo.envs.hoch_tief.rules import score_taken, tables
+    from stichzoo.envs.hoch_tief.rules import lookups, score_taken
 
     rng = random.Random(0)
     for n in (3, 4, 5, 6):
-        t = tables(n)
+        t = lookups(n)
         table = suit_scores(t.numbers)
         assert table.shape == (1 << t.numbers,)
         masks = range(1 << t.numbers) if n <= 4 else rng.sample(range(1 << t.numbers), 3000)

@@ -29,7 +29,7 @@ def _obs(enc, state, seat):
 
 
 def _void_mask(state, p):
-    t = state.tables
+    t = state.lookups
     return sum(t.suit_mask[s] for s in range(5) if state.voids[p] >> s & 1)
 
 
@@ -107,7 +107,7 @@ def test_determinize_after_the_game_is_a_plain_copy():
 
 
 def _small_case():
-    t = rules.tables(3)
+    t = rules.lookups(3)
     pool = sum(1 << c for c in (0, 1, 2, 9, 10, 18, 19))  # A1 A2 A3 B1 B2 C1 C2
     sizes = [2, 2, 3]
     banned = [t.suit_mask[0] & pool, (t.suit_mask[0] | t.suit_mask[1]) & pool, 0]
@@ -152,7 +152,7 @@ def test_exact_deal_gives_up_to_the_mixed_deal_when_counting_is_too_costly(monke
 
 
 def test_impossible_voids_are_refused():
-    t = rules.tables(3)
+    t = rules.lookups(3)
     pool = 0b11  # A1 A2 to a hand void in A
     with pytest.raises(ValueError, match="voids"):
         rules._exact_deal(pool, [2], [pool], t, random.Random(0))

@@ -17,8 +17,8 @@ from stichzoo.envs.hoch_tief.rules import (
     HochTiefGame,
     HochTiefOptions,
     high_low,
+    lookups,
     score_taken,
-    tables,
 )
 
 
@@ -27,7 +27,7 @@ def game(n: int = 3, **kw) -> HochTiefGame:
 
 
 def names(n: int, mask: int) -> set[str]:
-    return set(tables(n).deck.format_mask(mask))
+    return set(lookups(n).deck.format_mask(mask))
 
 
 def play_state(hands: list[str], leader: int = 0, trick: str = "", taken=None, **kw):
@@ -64,7 +64,7 @@ def legal_names(s) -> set[str]:
 
 @pytest.mark.parametrize("n", [3, 4, 5, 6])
 def test_deck_uses_numbers_1_to_3n_in_five_suits(n):
-    t = tables(n)
+    t = lookups(n)
     assert t.size == 5 * 3 * n == HAND_SIZE * n
     assert t.deck.names[0] == "A1"
     assert t.deck.names[-1] == f"E{3 * n}"
@@ -73,10 +73,10 @@ def test_deck_uses_numbers_1_to_3n_in_five_suits(n):
 
 
 def test_card_notation_depends_on_player_count():
-    assert tables(3).deck.parse("A9 E1") == [8, 36]
-    assert tables(4).deck.parse("A10 e12") == [9, 59]  # case-insensitive
+    assert lookups(3).deck.parse("A9 E1") == [8, 36]
+    assert lookups(4).deck.parse("A10 e12") == [9, 59]  # case-insensitive
     with pytest.raises(ValueError, match="A10"):
-        tables(3).deck.parse("A10")  # 3 players use 1..9 only
+        lookups(3).deck.parse("A10")  # 3 players use 1..9 only
 
 
 @pytest.mark.parametrize("n", [3, 4, 5, 6])
@@ -284,7 +284,7 @@ def test_taken_cards_accumulate_over_tricks():
 
 
 def score(n: int, cards: str) -> int:
-    t = tables(n)
+    t = lookups(n)
     return score_taken(t.deck.mask(cards), t)
 
 
@@ -487,11 +487,11 @@ def test_fuzz_round_log_matches_trick_rule():
             taken: list[set[str]] = [set() for _ in range(n)]
             assert len(rnd["tricks"]) == HAND_SIZE
             for tr in rnd["tricks"]:
-                nums = [g.tables.number[deck.parse_one(c)] for c in tr["cards"]]
+                nums = [g.lookups.number[deck.parse_one(c)] for c in tr["cards"]]
                 hi, lo = high_low(nums)
                 assert tr["high"] == tr["cards"][hi] and tr["low"] == tr["cards"][lo]
                 assert tr["high_seat"] == tr["seats"][hi] and tr["low_seat"] == tr["seats"][lo]
                 taken[tr["low_seat"]].add(tr["high"])
                 taken[tr["high_seat"]] |= set(tr["cards"]) - {tr["high"]}
             assert [set(t) for t in rnd["taken"]] == taken
-            assert rnd["scores"] == [score_taken(deck.mask(t), g.tables) for t in rnd["taken"]]
+            assert rnd["scores"] == [score_taken(deck.mask(t), g.lookups) for t in rnd["taken"]]

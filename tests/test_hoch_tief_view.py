@@ -345,7 +345,7 @@ def _find(n, pred):
 
 def test_error_hand_holds_a_suit_it_showed_out_of():
     def pred(s, q):
-        t = s.tables
+        t = s.lookups
         for si in range(5):
             if s.voids[q] >> si & 1 and s.hands[q]:
                 for p in range(s.num_players):
@@ -362,7 +362,7 @@ def test_error_hand_holds_a_suit_it_showed_out_of():
 
 def test_error_plays_a_suit_after_showing_out_of_it():
     def pred(s, q):
-        t = s.tables
+        t = s.lookups
         tr = s.trick
         for i in range(len(tr.cards)):
             p = tr.seat_of(i)
@@ -389,7 +389,7 @@ def test_error_plays_a_suit_after_showing_out_of_it():
 def test_error_no_deal_fits_the_voids():
     """Both other seats showed out of a suit, yet a card of it is unseen: impossible."""
     def pred(s, q):
-        t = s.tables
+        t = s.lookups
         o1, o2 = [p for p in range(3) if p != q]
         for si in range(5):
             both = s.voids[o1] & s.voids[o2]

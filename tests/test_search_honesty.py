@@ -88,7 +88,7 @@ def snapshot(state) -> dict:
     out = {}
     for cls in type(state).__mro__:
         for name in getattr(cls, "__slots__", ()):
-            if name in ("log", "game", "tables") or name in out:
+            if name in ("log", "game", "lookups") or name in out:
                 continue
             v = getattr(state, name)
             out[name] = tuple(tuple(o) for o in v) if name == "deck_orders" else _plain(v)

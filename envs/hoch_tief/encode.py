@@ -127,7 +127,7 @@ def observation_layout(n: int, size: int) -> Layout:
 class HochTiefEncoder:
     def __init__(self, game: HochTiefGame):
         self.game = game
-        n, size = game.num_players, game.tables.size
+        n, size = game.num_players, game.lookups.size
         self.size = size
         self.layout = observation_layout(n, size)
         self.state_layout = Layout([
@@ -144,7 +144,7 @@ class HochTiefEncoder:
         o = self._o
         n = s.num_players
         size = self.size
-        t = s.tables
+        t = s.lookups
         put_bits(out, o["hand"], s.hands[seat])
         out[o["phase"] + s.phase] = 1.0
         out[o["round_progress"]] = (s.round_index + (s.phase == GAME_OVER)) / self.game.num_rounds

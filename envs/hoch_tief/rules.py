@@ -64,7 +64,7 @@ PLAY, GAME_OVER = range(2)
 PHASE_NAMES = ("play", "game_over")
 
 
-class CardTables:
+class CardLookups:
     """Everything about one player count's deck, computed once.
 
     ``numbers = 3n`` numbers per suit; ``number[c]`` is the printed number
@@ -82,12 +82,12 @@ class CardTables:
                                                 for s in range(NUM_SUITS))
 
 
-_TABLES = {n: CardTables(n) for n in range(3, 7)}
+_LOOKUPS = {n: CardLookups(n) for n in range(3, 7)}
 
 
-def tables(num_players: int) -> CardTables:
-    """The shared card tables for ``num_players`` (3..6)."""
-    return _TABLES[num_players]
+def lookups(num_players: int) -> CardLookups:
+    """The shared card lookups for ``num_players`` (3..6)."""
+    return _LOOKUPS[num_players]
 
 
 # -- the pure rules --------------------------------------------------------------
@@ -111,7 +111,7 @@ def high_low(numbers: list[int]) -> tuple[int, int]:
     return hi, lo
 
 
-def score_taken(taken: int, t: CardTables) -> int:
+def score_taken(taken: int, t: CardLookups) -> int:
     """Round score of one player's taken cards (bitmask).
 
     Per suit: 1 or 2 cards score their printed numbers, 3 or more score one
@@ -136,7 +136,7 @@ def score_taken(taken: int, t: CardTables) -> int:
 _REJECTION_TRIES = 64
 
 
-def constrained_deal(pool: int, sizes: list[int], banned: list[int], t: CardTables,
+def constrained_deal(pool: int, sizes: list[int], banned: list[int], t: CardLookups,
                      rng: random.Random) -> list[int]:
     """Deal the cards of ``pool`` into hands of ``sizes``, hand ``j`` holding none of ``banned[j]``.
 
@@ -175,7 +175,7 @@ class _TooHard(Exception):
 _COUNT_BUDGET = 3000
 
 
-def _exact_deal(pool: int, sizes: list[int], banned: list[int], t: CardTables,
+def _exact_deal(pool: int, sizes: list[int], banned: list[int], t: CardLookups,
                 rng: random.Random) -> list[int]:
     """Exact uniform constrained deal by counting, suit by suit.
 
@@ -300,7 +300,7 @@ def _exact_deal(pool: int, sizes: list[int], banned: list[int], t: CardTables,
     return hands
 
 
-def _mixed_deal(pool: int, sizes: list[int], banned: list[int], t: CardTables,
+def _mixed_deal(pool: int, sizes: list[int], banned: list[int], t: CardLookups,
                 rng: random.Random) -> list[int]:
     """A random valid deal, then random card swaps between hands that keep it valid.
 
@@ -383,16 +383,16 @@ class HochTiefGame(Game):
     def __init__(self, options: HochTiefOptions):
         self.options = options
         self.num_players = n = options.num_players
-        self.tables = tables(n)
-        self.deck = self.tables.deck
+        self.lookups = lookups(n)
+        self.deck = self.lookups.deck
         self.num_rounds = options.rounds if options.rounds is not None else n
-        self.num_actions = self.tables.size
+        self.num_actions = self.lookups.size
 
     def deal(self, rng: random.Random) -> list[list[int]]:
-        return self.shuffles(rng, self.num_rounds, range(self.tables.size))
+        return self.shuffles(rng, self.num_rounds, range(self.lookups.size))
 
     def new_state(self, deck_orders, *, log: bool = False) -> HochTiefState:
-        orders = self.checked_orders(deck_orders, self.num_rounds, range(self.tables.size))
+        orders = self.checked_orders(deck_orders, self.num_rounds, range(self.lookups.size))
         return HochTiefState(self, orders, log)
 
     def action_label(self, action: int) -> str:
@@ -420,7 +420,7 @@ class HochTiefGame(Game):
         if s.phase != PLAY:
             return s
         n = self.num_players
-        t = self.tables
+        t = self.lookups
         others = [p for p in range(n) if p != seat]
         pool = 0
         for p in others:
@@ -469,9 +469,9 @@ class HochTiefState(GameState):
     __slots__ = (
         "dealer",
         "hands",
+        "lookups",
         "round_index",
         "round_scores",
-        "tables",
         "taken",
         "tricks_played",
         "voids",
@@ -480,7 +480,7 @@ class HochTiefState(GameState):
 
     def __init__(self, game: HochTiefGame, deck_orders: list[tuple[int, ...]], log: bool):
         super().__init__(game, deck_orders, log)
-        self.tables = game.tables
+        self.lookups = game.lookups
         self.round_scores: list[list[int]] = []
         self.phase = PLAY
         self.start_round(0)
@@ -507,7 +507,7 @@ class HochTiefState(GameState):
         if self.log is not None:
             self.log.append({
                 "round": round_index, "dealer": self.dealer,
-                "hands": [self.tables.deck.format_mask(h) for h in hands],
+                "hands": [self.lookups.deck.format_mask(h) for h in hands],
                 "tricks": [], "taken": None, "scores": None, "totals": None,
             })
 
@@ -516,7 +516,7 @@ class HochTiefState(GameState):
     def led_suit(self) -> int:
         """Suit of the first card of the current trick, or -1 if none is led yet."""
         cards = self.trick.cards
-        return self.tables.suit[cards[0]] if cards else -1
+        return self.lookups.suit[cards[0]] if cards else -1
 
     def legal_mask(self) -> int:
         if self.phase != PLAY:
@@ -525,7 +525,7 @@ class HochTiefState(GameState):
         cards = self.trick.cards
         if not cards:
             return hand
-        t = self.tables
+        t = self.lookups
         return follow_mask(hand, t.suit_mask[t.suit[cards[0]]])
 
     def apply(self, card: int) -> None:
@@ -535,7 +535,7 @@ class HochTiefState(GameState):
         self.hands[seat] ^= 1 << card
         trick = self.trick
         cards = trick.cards
-        t = self.tables
+        t = self.lookups
         if cards:
             led = t.suit[cards[0]]
             if t.suit[card] != led:
@@ -551,7 +551,7 @@ class HochTiefState(GameState):
         """Hand the finished trick's cards to the two seats it goes to."""
         cards = trick.cards
         n = self.num_players
-        number = self.tables.number
+        number = self.lookups.number
         hi, lo = high_low([number[c] for c in cards])
         high_card = cards[hi]
         high_seat = (trick.leader + hi) % n
@@ -564,7 +564,7 @@ class HochTiefState(GameState):
         self.taken[high_seat] |= rest  # same seat when all numbers are equal: whole trick
         self.tricks_played += 1
         if self.log is not None:
-            names = self.tables.deck.names
+            names = self.lookups.deck.names
             rec = trick.as_dict(names)
             rec.update({"high": names[high_card], "high_seat": high_seat,
                         "low": names[cards[lo]], "low_seat": low_seat,
@@ -577,7 +577,7 @@ class HochTiefState(GameState):
             self._score_round()
 
     def _score_round(self) -> None:
-        t = self.tables
+        t = self.lookups
         scores = [score_taken(tk, t) for tk in self.taken]
         self.round_scores.append(scores)
         if self.log is not None:
@@ -588,7 +588,7 @@ class HochTiefState(GameState):
     # -- copying --------------------------------------------------------------
 
     def _copy_own(self, c: HochTiefState) -> None:
-        c.tables = self.tables
+        c.lookups = self.lookups
         c.round_scores = self.round_scores[:]
         c.round_index = self.round_index
         c.dealer = self.dealer
@@ -601,7 +601,7 @@ class HochTiefState(GameState):
 
     def taken_scores(self) -> list[int]:
         """What each seat's face-up cards would score if the round ended now (public)."""
-        t = self.tables
+        t = self.lookups
         return [score_taken(tk, t) for tk in self.taken]
 
     def played_mask(self) -> int:

@@ -98,7 +98,7 @@ def to_view(state: HochTiefState, seat: int) -> dict:
     """What ``seat`` knows of ``state``, JSON-ready, in card names (see the module doc)."""
     g, n = state.game, state.num_players
     core.check_seat(g, seat)
-    deck, t = state.tables.deck, state.tables
+    deck, t = state.lookups.deck, state.lookups
     plays = _this_round_plays(state)
     led = state.led_suit()
     return {
@@ -132,13 +132,13 @@ def to_view(state: HochTiefState, seat: int) -> dict:
 def max_round_score(game: HochTiefGame) -> int:
     """The most one seat can score in a round: per suit, its two highest numbers
     (``2m - 1``) or, with three or more cards, one per card (at most ``m``)."""
-    m = game.tables.numbers
+    m = game.lookups.numbers
     return NUM_SUITS * max(2 * m - 1, m)
 
 
 def _spec(game: HochTiefGame) -> Obj:
     n, names, top = game.num_players, game.deck.names, max_round_score(game)
-    m = game.tables.numbers
+    m = game.lookups.numbers
     hint = f"A1..A{m}, B1..B{m}, C.., D.., E1..E{m} (with {n} players)"
     seat, per_seat = Seat(n), core.per_seat
 
@@ -202,7 +202,7 @@ def from_view(game: HochTiefGame, view: dict, rng: random.Random | None = None
     the state's own view (card sets in any order).
     """
     p = SCHEMA.parse(game, view)
-    n, t = game.num_players, game.tables
+    n, t = game.num_players, game.lookups
     seat, rnd = p["seat"], p["round"]
     over = p["phase"] == PHASE_NAMES[GAME_OVER]
     if over and rnd != game.num_rounds - 1:
@@ -290,7 +290,7 @@ def from_view(game: HochTiefGame, view: dict, rng: random.Random | None = None
 
 def action_to_view(game: HochTiefGame, action_id: int) -> dict:
     """An action in game terms: ``{"action": "A7", "action_id": 6, "kind": "card", ...}``."""
-    t = game.tables
+    t = game.lookups
     label = game.action_label(core.check_action(game, action_id))
     return {"action": label, "action_id": action_id, "kind": "card", "card": label,
             "suit": SUITS[t.suit[action_id]], "number": t.number[action_id]}
@@ -298,7 +298,7 @@ def action_to_view(game: HochTiefGame, action_id: int) -> dict:
 
 def action_from_label(game: HochTiefGame, label: str) -> int:
     """The action id of a label (a card name such as ``"A7"``); ``ValueError`` if unknown."""
-    m = game.tables.numbers
+    m = game.lookups.numbers
     return core.label_action(game, label, lambda _: None,
                              f"with {game.num_players} players the actions are the cards "
                              f"A1..A{m}, B1.., C.., D.., E1..E{m}")

@@ -119,13 +119,13 @@ def _suit_state():
         base_cls = HochTiefEncoder
 
         def piece_for(self, game):
-            n, size = game.num_players, game.tables.size
+            n, size = game.num_players, game.lookups.size
             return Piece("suit_state", n * NUM_SUITS * 5 + 2 * size + NUM_SUITS)
 
         def extra(self, s, seat, row):
             if s.phase == GAME_OVER:
                 return
-            tb, n = self.game.tables, s.num_players
+            tb, n = self.game.lookups, s.num_players
             k = 0
             for rel in range(n):
                 taken = s.taken[(seat + rel) % n]

@@ -32,8 +32,9 @@ def _notes(v: dict, names: Sequence[str]) -> list[Note]:
 DISPLAY = GameDisplay(
     title="Wizard",
     suits=(Suit("B", "blue", "blue"), Suit("R", "red", "red"), Suit("G", "green", "green"),
-           Suit("Y", "yellow", "yellow"), Suit("W", "Wizards", "bold magenta"),
-           Suit("N", "Jesters", "dim")),
+           Suit("Y", "yellow", "yellow"),
+           Suit("W", "Wizards", "bold magenta", card_name="Wizard"),
+           Suit("N", "Jesters", "dim", card_name="Jester")),
     winner_rule="the highest total wins",
     suit_first=True,
     option_docs={

@@ -59,7 +59,7 @@ function suitFacts(game, key) {
   return facts(game).suits.find(s => s.key === key) || {key, name: key, colour: ""};
 }
 
-// a display style ("red", "bold magenta", "dim") as CSS classes: c-red, c-bold c-magenta, c-dim
+// a display style as CSS classes, word by word: bold magenta is c-bold c-magenta
 function styleClass(style) {
   return (style || "").split(/\s+/).filter(Boolean).map(w => `c-${w}`).join(" ");
 }
@@ -345,7 +345,7 @@ async function play(moveId) {
   }
 }
 
-// "Wizard - round 2 of 5 - phase: bidding": where the game stands is the game's own line
+// "<title> - <where> - phase: <phase>": where the game stands is the game's own line
 function header(tv) {
   const where = tv.screen ? ` - ${tv.screen.where}` : "";
   return `${titleOf(tv.game)}${where} - phase: ${tv.view.phase.replace(/_/g, " ")}`;

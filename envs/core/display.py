@@ -2,11 +2,12 @@
 
 Each game has ``envs/<game>/display.py`` holding one :class:`GameDisplay`
 (``DISPLAY``): its title, its suits with their names and colours, how to
-read a card name, which decisions are secret, what is revealed, how the game
-is won, what each option means, and the game's own lines of a table screen.
-The terminal table, the browser table and the bot server read them from
-there (:func:`stichzoo.envs.registry.display_of`), so a frontend has no
-``if game == ...`` of its own.
+read a card name and draw its face, which decisions are secret, what is
+revealed, how the game is won, what each option means, and the game's own
+lines of a table screen.  The terminal table, the browser table and the bot
+server read them from there (:func:`stichzoo.envs.registry.display_of`; the
+browser page through the server's JSON, docs/web_table.md), so a frontend
+has no ``if game == ...`` of its own.
 
 Pure data and small pure functions over player views and round-end events
 (``docs/views/<game>.md``, ``docs/records.md``): nothing here draws, and

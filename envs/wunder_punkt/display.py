@@ -31,7 +31,7 @@ def _notes(v: dict, names: Sequence[str]) -> list[Note]:
     if v["phase"] != "sore":
         return []
     return [Note("Lay one card face down: its suit is your sore suit this round "
-                 "(sore cards cost their number, all other cards won +1).")]
+                 "(sore cards cost their number, all other cards won +1).", style="bold")]
 
 
 DISPLAY = GameDisplay(

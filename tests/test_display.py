@@ -100,3 +100,45 @@ def test_the_frontends_hold_no_game_branches():
         source = inspect.getsource(module)
         for name in envs.GAMES:
             assert f'== "{name}"' not in source, (module.__name__, name)
+
+
+def test_the_browser_page_holds_no_game_tables_or_branches():
+    """table.js renders generically: every game fact comes from the server (GET /tables/options,
+    the views' ``screen``), so the page names no game, no suit and no card reading of its own."""
+    import re
+    from pathlib import Path
+
+    from stichzoo.policies.tables.web import WEB_DIR
+
+    for file in ("table.js", "index.html"):
+        source = (Path(WEB_DIR) / file).read_text()
+        assert not re.search(r"\bgame\s*[!=]==?", source), file
+        for name in envs.GAMES:
+            assert name not in source, (file, name)
+            display = display_of(name)
+            assert display.title not in source, (file, display.title)
+            for suit in display.suits:
+                for word in (suit.name, suit.symbol, suit.card_name):
+                    if word:
+                        assert f'"{word}"' not in source and f"'{word}'" not in source, \
+                            (file, name, word)
+            if display.ranks:
+                assert re.search(", ".join(f'"{r}"' for r in display.ranks[:3]), source) is None
+        for table in ("SUITS", "RANKS", "SYMBOLS", "\\u2665", "\u2665"):
+            assert table not in source, (file, table)
+
+
+@pytest.mark.parametrize("name", envs.GAMES)
+def test_every_card_has_a_face(name):
+    """The face a page draws names the card in its words and shows its rank or its kind."""
+    display = display_of(name)
+    seen = {card for _, view in _views(name, games=1) for card in view["hand"]}
+    for card in seen:
+        face = display.face(card)
+        assert face.text, (name, card)
+        assert f"({card})" in face.title or face.title == card, (name, card, face)
+        suit = next(s for s in display.suits if s.key == display.suit_of(card))
+        if suit.symbol:
+            assert face.text.endswith(suit.symbol) and suit.name in face.title
+        elif suit.card_name:
+            assert face.title.startswith(suit.card_name)

@@ -29,7 +29,9 @@ httpx = pytest.importorskip("httpx")
 from fastapi import FastAPI  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
+from stichzoo.envs.core.display import Cards, Grid  # noqa: E402
 from stichzoo.envs.core.record import replay  # noqa: E402
+from stichzoo.envs.registry import display_of  # noqa: E402
 from stichzoo.policies.tables.table import NOT_FOUND, Table, TableStore  # noqa: E402
 from stichzoo.policies.tables.web import (  # noqa: E402
     STATIC_FILES,
@@ -83,6 +85,33 @@ def _public(v: dict) -> dict:
     return {k: x for k, x in v.items() if k not in ("table_id", "instance")}
 
 
+def _columns(columns) -> list[dict]:
+    return [{"title": title, "texts": texts} for title, texts in columns]
+
+
+def _check_screen(v: dict) -> None:
+    """The screen lines are the game's display functions on the seat's view, nothing else."""
+    display = display_of(v["game"])
+    names = ["You" if p["human"] else f"Seat {p['seat']}" for p in v["players"]]
+    screen = v["screen"]
+    assert set(screen) == {"where", "seat_columns", "notes"}
+    assert screen["where"] == display.where(v["view"])
+    assert screen["seat_columns"] == _columns(display.seat_columns(v["view"]))
+    notes = display.notes(v["view"], names)
+    assert len(screen["notes"]) == len(notes)
+    for sent, note in zip(screen["notes"], notes):
+        if isinstance(note, Grid):
+            assert sent == {"kind": "grid", "title": note.title, "columns": list(note.columns),
+                            "rows": [[{"cards": list(c.cards), "seats": None if c.seats is None
+                                       else list(c.seats)} if isinstance(c, Cards) else c
+                                      for c in row] for row in note.rows]}
+        else:
+            assert sent == {"kind": "note", "text": note.text, "style": note.style}
+    for e in v["events"]:
+        if e["type"] == "round_end":
+            assert e["columns"] == _columns(display.round_columns(e))
+
+
 # -- whole games ---------------------------------------------------------------------------
 
 
@@ -102,8 +131,9 @@ def test_a_whole_game_through_http(client, game):
     rng = random.Random(5)
     answers = 0
     while not v["over"]:
-        _check_no_leak(table, _public(v))
+        _check_no_leak(table, _public(v))  # the screen lines included
         assert all(e.get("text") for e in v["events"])
+        _check_screen(v)
         move = rng.choice(v["moves"])
         # half the moves by label, half by id: both are what the page may send
         r = client.post(f"/tables/{tid}/act",
@@ -112,12 +142,16 @@ def test_a_whole_game_through_http(client, game):
         v = r.json()
         answers += 1
     assert v["to_act"] is None and v["moves"] == [] and v["summary"]
+    _check_screen(v)
     _error(client.post(f"/tables/{tid}/act", json={"move": 0}), 409)
     record = client.get(f"/tables/{tid}/record").json()
     assert replay(record).totals == v["summary"]["totals"] == list(table._state.totals)
     assert record["decisions"][-1]["seat"] in range(players)
     events = client.get(f"/tables/{tid}/events", params={"after": -1}).json()["events"]
     assert [e["n"] for e in events] == list(range(len(events)))
+    ends = [e for e in events if e["type"] == "round_end"]
+    assert ends and all(e["columns"] == _columns(display_of(game).round_columns(e))
+                        for e in ends)
     assert events[-1]["type"] == "game_over" and events[-1]["text"].startswith("Game over")
     assert client.delete(f"/tables/{tid}").json() == {"closed": tid}
     assert _error(client.get(f"/tables/{tid}"), 404) == NOT_FOUND
@@ -328,6 +362,28 @@ def test_the_page_is_served_and_needs_nothing_from_outside(client):
         assert "@import" not in text and "@font-face" not in text
     js = (Path(WEB_DIR) / "table.js").read_text()
     assert "innerHTML" not in js  # the server's strings are text, never markup
+
+
+def test_options_carry_each_games_cards_from_its_display_facts(client):
+    """Suits and every card's suit, rank and face: what envs/<game>/display.py declares."""
+    games = client.get("/tables/options").json()["games"]
+    for game, g in games.items():
+        display = display_of(game)
+        assert g["title"] == display.title
+        assert g["suits"] == [{"key": s.key, "name": s.name, "colour": s.colour}
+                              for s in display.suits]
+        table = Table(game, options=g["short_options"], opponents="random", seed=1)
+        assert set(table.game.deck.names) <= set(g["cards"])
+        for card, facts in g["cards"].items():
+            face = display.face(card)
+            assert facts == {"suit": display.suit_of(card), "rank": display.rank(card),
+                             "text": face.text, "sub": face.sub, "title": face.title}
+            assert card in facts["title"] and facts["text"]
+    assert games["wizard"]["cards"]["W1"]["title"] == "Wizard (W1)"
+    assert games["wizard"]["cards"]["B7"] == {"suit": "B", "rank": 7, "text": "7",
+                                             "sub": "B", "title": "blue 7 (B7)"}
+    assert games["wunder_punkt"]["cards"]["10h"]["text"] == "10\u2665"
+    assert games["silberne_ananas"]["cards"]["Joker"]["suit"] == "Joker"
 
 
 def test_table_options_reads_the_shipped_bots_only(tmp_path):

@@ -167,6 +167,64 @@ def _click_move(page, rng: random.Random) -> None:
         "['your-turn', 'over'].includes(document.body.dataset.state)", arg=before)
 
 
+#: what the page shows of the game's screen lines: the title, the scoreboard's cells, each
+#: note's text (a card drawn as its name) and the hand's suit names
+SHOWN = """() => {
+  const text = node => {
+    const copy = node.cloneNode(true);
+    for (const c of copy.querySelectorAll('[data-card]')) c.replaceWith(c.dataset.card);
+    return copy.textContent;
+  };
+  const cells = sel => [...document.querySelectorAll(sel + ' tr')]
+    .map(tr => [...tr.children].filter(c => c.tagName !== 'CAPTION').map(text));
+  return {title: document.getElementById('table-title').textContent,
+          scoreboard: cells('#scoreboard'),
+          notes: [...document.querySelectorAll('#info > [data-testid^=note-]')].map(text),
+          suits: [...document.querySelectorAll('#hand .suit-name')].map(n => n.textContent),
+          rounds: Object.fromEntries([...document.querySelectorAll('#rounds table')]
+            .map(t => [t.dataset.testid, cells(`#rounds [data-testid=${t.dataset.testid}]`)]))};
+}"""
+
+
+def _check_screen(page, table) -> None:
+    """The page shows the game's screen lines (bids, sore cards, tasks, trump, led suit, the
+    Joker's gift, draft rows, open hands) as the server evaluates them for the person's seat,
+    and the hand under the suit names the game declares."""
+    from stichzoo.envs.registry import display_of
+    from stichzoo.policies.tables.web import page_view
+
+    tv = page_view(table.view())
+    screen, shown = tv["screen"], page.evaluate(SHOWN)
+    assert f" - {screen['where']} - " in shown["title"]
+    titles = [c["title"] for c in screen["seat_columns"]]
+    assert shown["scoreboard"][0] == ["", "Seat", "Player", *titles, "Total"]
+    for s, row in enumerate(shown["scoreboard"][1:]):
+        assert row[3:3 + len(titles)] == [c["texts"][s] for c in screen["seat_columns"]]
+    assert len(shown["notes"]) == len(screen["notes"])
+    for note, text in zip(screen["notes"], shown["notes"]):
+        if note["kind"] == "note":
+            assert text == note["text"]
+        else:  # a grid: its title, its column titles, one row per row
+            assert text.startswith(note["title"].rstrip(":"))
+            assert all(c in text for c in note["columns"])
+    assert set(shown["suits"]) <= {s.name for s in display_of(table.game.name).suits}
+    assert len(shown["suits"]) == len({s for s in map(display_of(table.game.name).suit_of,
+                                                       tv["view"]["hand"])})
+
+
+def _check_round_ends(page, events: list[dict]) -> None:
+    """Every round summary shows the game's round columns (bids, sore cards, tasks met, ...)."""
+    rounds = page.evaluate(SHOWN)["rounds"]
+    for e in events:
+        if e["type"] != "round_end":
+            continue
+        cells = rounds[f"round-{e['round']}"]
+        titles = [c["title"] for c in e["columns"]]
+        assert cells[0][1:1 + len(titles)] == titles
+        for s, row in enumerate(cells[1:]):
+            assert row[1:1 + len(titles)] == [c["texts"][s] for c in e["columns"]]
+
+
 def _mid_game(page) -> bool:
     """A good picture: three cards or more in hand and a card on the table."""
     return page.locator("#hand .card").count() >= 3 and page.locator("#trick .played").count() >= 1
@@ -199,6 +257,7 @@ def test_play_a_whole_game_by_clicking(server, page, game):
     rng = random.Random(GAMES[game][4])
     shot, clicks = False, 0
     while _state(page) != "over":
+        _check_screen(page, table)
         if not shot and _mid_game(page):
             # the highlighted cards are exactly the legal card moves
             legal = set(page.eval_on_selector_all("#hand button.card.legal",
@@ -215,6 +274,9 @@ def test_play_a_whole_game_by_clicking(server, page, game):
     shown = [int(page.text_content(f"[data-testid=final-total-{s}]")) for s in range(players)]
     with httpx.Client(base_url=server.url) as c:
         record = c.get(f"/tables/{table_id}/record").json()
+        events = c.get(f"/tables/{table_id}/events", params={"after": -1}).json()["events"]
+    _check_screen(page, table)
+    _check_round_ends(page, events)
     assert replay(json.loads(json.dumps(record))).totals == shown == record["totals"]
     assert page.get_attribute("#verdict", "data-winners") == ",".join(
         map(str, table.summary()["winners"]))

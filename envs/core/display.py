@@ -2,11 +2,12 @@
 
 Each game has ``envs/<game>/display.py`` holding one :class:`GameDisplay`
 (``DISPLAY``): its title, its suits with their names and colours, how to
-read a card name, which decisions are secret, what is revealed, how the game
-is won, what each option means, and the game's own lines of a table screen.
-The terminal table, the browser table and the bot server read them from
-there (:func:`stichzoo.envs.registry.display_of`), so a frontend has no
-``if game == ...`` of its own.
+read a card name and draw its face, which decisions are secret, what is
+revealed, how the game is won, what each option means, and the game's own
+lines of a table screen.  The terminal table, the browser table and the bot
+server read them from there (:func:`stichzoo.envs.registry.display_of`; the
+browser page through the server's JSON, docs/web_table.md), so a frontend
+has no ``if game == ...`` of its own.
 
 Pure data and small pure functions over player views and round-end events
 (``docs/views/<game>.md``, ``docs/records.md``): nothing here draws, and
@@ -26,11 +27,29 @@ Column = tuple[str, list[str]]
 
 @dataclass(frozen=True)
 class Suit:
-    """A suit as a hand shows it: the key in card names, the name shown, the colour."""
+    """A suit as a hand shows it: the key in card names, the name shown, the colour.
+
+    A card face shows a card's rank with the suit's ``symbol`` (``7\u2665``), or the
+    rank over the key when there is none; the cards of a suit named by ``card_name``
+    (Wizard's Wizards and Jesters) show the key alone: their numbers only tell them apart.
+    """
 
     key: str
     name: str
     colour: str
+    #: the suit's sign on a card face (``"\u2665"``); empty: the key
+    symbol: str = ""
+    #: what each card of this suit is called when its number is no rank (``"Wizard"``)
+    card_name: str = ""
+
+
+@dataclass(frozen=True)
+class Face:
+    """How a card face reads: the big text, a small text beside it, the words for it."""
+
+    text: str
+    sub: str
+    title: str
 
 
 @dataclass(frozen=True)
@@ -117,5 +136,18 @@ class GameDisplay:
         except ValueError:
             return 0
 
+    def face(self, card: str) -> Face:
+        """A card's face: ``7\u2665`` "7 of hearts (7h)", ``7`` over ``B`` "blue 7 (B7)"."""
+        key = self.suit_of(card)
+        suit = next((s for s in self.suits if s.key == key), None)
+        if suit is None or key == card:  # a card that is a suit of its own (the Joker)
+            return Face(card, "", card)
+        if suit.card_name:
+            return Face(key, "", f"{suit.card_name} ({card})")
+        number = card[len(key):] if self.suit_first else card[:-len(key)]
+        if suit.symbol:
+            return Face(number + suit.symbol, "", f"{number} of {suit.name} ({card})")
+        return Face(number, key, f"{suit.name} {number} ({card})")
 
-__all__ = ["Cards", "Column", "GameDisplay", "Grid", "Note", "Suit", "round_of"]
+
+__all__ = ["Cards", "Column", "Face", "GameDisplay", "Grid", "Note", "Suit", "round_of"]

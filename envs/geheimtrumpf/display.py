@@ -72,8 +72,8 @@ def _notes(v: dict, names: Sequence[str]) -> list[Note | Grid]:
 
 DISPLAY = GameDisplay(
     title="Geheimtrumpf",
-    suits=(Suit("H", "hearts", "red"), Suit("D", "diamonds", "yellow"),
-           Suit("S", "spades", "blue"), Suit("C", "clubs", "green")),
+    suits=(Suit("H", "hearts", "red", "\u2665"), Suit("D", "diamonds", "yellow", "\u2666"),
+           Suit("S", "spades", "blue", "\u2660"), Suit("C", "clubs", "green", "\u2663")),
     winner_rule="whoever checks off all four tasks wins",
     ranks=("A", "2", "3", "4", "5", "6", "7", "8", "9"),
     secret_kinds=frozenset({"choose_task"}),

@@ -41,8 +41,8 @@ def _notes(v: dict, names: Sequence[str]) -> list[Note]:
 
 DISPLAY = GameDisplay(
     title="Silberne Ananas",
-    suits=(Suit("h", "hearts", "red"), Suit("d", "diamonds", "yellow"),
-           Suit("s", "spades", "blue"), Suit("c", "clubs", "green"),
+    suits=(Suit("h", "hearts", "red", "\u2665"), Suit("d", "diamonds", "yellow", "\u2666"),
+           Suit("s", "spades", "blue", "\u2660"), Suit("c", "clubs", "green", "\u2663"),
            Suit("Joker", "Joker", "bold magenta")),
     winner_rule="the middle total wins (two equal top totals: the third wins)",
     ranks=("7", "8", "9", "10", "J", "Q", "K", "A"),

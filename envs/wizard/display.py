@@ -23,17 +23,22 @@ def _round_columns(event: dict) -> list[Column]:
 
 
 def _notes(v: dict, names: Sequence[str]) -> list[Note]:
-    trump = {None: "no trump", "pending": "the dealer is choosing"}.get(v["trump"], v["trump"])
+    suit = next((s.name for s in _SUITS if s.key == v["trump"]), None)
+    trump = {None: "no trump", "pending": "the dealer is choosing"}.get(
+        v["trump"], f"{suit} ({v['trump']})" if suit else v["trump"])
     turned = v["trump_card"] or "none (all cards dealt)"
     each = f"{v['hand_size']} card{'s' if v['hand_size'] != 1 else ''} each"
     return [Note(f"{each}. Turned card: {turned}   Trump: {trump}")]
 
 
+_SUITS = (Suit("B", "blue", "blue"), Suit("R", "red", "red"), Suit("G", "green", "green"),
+          Suit("Y", "yellow", "yellow"),
+          Suit("W", "Wizards", "bold magenta", card_name="Wizard"),
+          Suit("N", "Jesters", "dim", card_name="Jester"))
+
 DISPLAY = GameDisplay(
     title="Wizard",
-    suits=(Suit("B", "blue", "blue"), Suit("R", "red", "red"), Suit("G", "green", "green"),
-           Suit("Y", "yellow", "yellow"), Suit("W", "Wizards", "bold magenta"),
-           Suit("N", "Jesters", "dim")),
+    suits=_SUITS,
     winner_rule="the highest total wins",
     suit_first=True,
     option_docs={

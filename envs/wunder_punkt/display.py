@@ -31,13 +31,13 @@ def _notes(v: dict, names: Sequence[str]) -> list[Note]:
     if v["phase"] != "sore":
         return []
     return [Note("Lay one card face down: its suit is your sore suit this round "
-                 "(sore cards cost their number, all other cards won +1).")]
+                 "(sore cards cost their number, all other cards won +1).", style="bold")]
 
 
 DISPLAY = GameDisplay(
     title="Wunder Punkt",
-    suits=(Suit("c", "clubs", "green"), Suit("d", "diamonds", "yellow"),
-           Suit("h", "hearts", "red"), Suit("s", "spades", "blue")),
+    suits=(Suit("c", "clubs", "green", "\u2663"), Suit("d", "diamonds", "yellow", "\u2666"),
+           Suit("h", "hearts", "red", "\u2665"), Suit("s", "spades", "blue", "\u2660")),
     winner_rule="the highest total wins",
     ranks=("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"),
     secret_kinds=frozenset({"sore"}),

@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import MISSING, fields
 from typing import Any
 
+from stichzoo.envs.core.display import Cards, GameDisplay, Grid, Note
 from stichzoo.envs.registry import display_of
 from stichzoo.policies.onnx_bot import SHIPPED_BOTS
 from stichzoo.policies.serve.levels import KIND_LEVELS, trained_level, trained_strength
@@ -59,7 +60,7 @@ from stichzoo.policies.tables.table import (
 )
 
 __all__ = ["DEFAULT_TABLE_BODY_BYTES", "MAX_SEED", "STATIC_FILES", "WEB_DIR",
-           "mount_web_table", "table_options", "table_router"]
+           "card_facts", "mount_web_table", "page_view", "screen", "table_options", "table_router"]
 
 log = logging.getLogger("stichzoo.web_table")
 
@@ -131,10 +132,10 @@ def table_options(bots_root: str = SHIPPED_BOTS) -> dict:
     for name in envs.GAMES:
         cls = envs.game_class(name)
         display = display_of(name)  # title, option docs, short options: envs/<game>/display.py
-        counts = []
+        counts, cards = [], {}
         for n in range(2, 8):
             try:
-                build_game(name, n)
+                cards.update(dict.fromkeys(build_game(name, n).deck.names))
                 counts.append(n)
             except TableError:
                 pass
@@ -154,22 +155,90 @@ def table_options(bots_root: str = SHIPPED_BOTS) -> dict:
         games[name] = {"title": display.title, "players": counts,
                        "default_players": default_players, "options": options,
                        "short_options": dict(display.short_options), "opponents": opponents,
-                       "default_opponents": ["heuristic"]}
+                       "default_opponents": ["heuristic"], **card_facts(display, cards)}
     return {"games": games}
+
+
+def card_facts(display: GameDisplay, cards: Any) -> dict:
+    """How the page shows a game's cards, read from its display facts (envs/<game>/display.py).
+
+    ``suits``: the suits in the order a hand shows them (``key``, ``name``,
+    ``colour``: a style name such as ``"red"`` or ``"bold magenta"``);
+    ``cards``: every card name of the game with its ``suit`` key, its ``rank``
+    (its place in the suit, low to high) and its face (``text``, ``sub``,
+    ``title``).  The page applies them as data: it reads no card name itself.
+    """
+    suits = [{"key": s.key, "name": s.name, "colour": s.colour} for s in display.suits]
+    faces = {}
+    for card in cards:
+        face = display.face(card)
+        faces[card] = {"suit": display.suit_of(card), "rank": display.rank(card),
+                       "text": face.text, "sub": face.sub, "title": face.title}
+    return {"suits": suits, "cards": faces}
 
 
 # -- the answers ---------------------------------------------------------------------------
 
 
+def seat_names(view: dict) -> list[str]:
+    """Short names, as the terminal writes them: "You" for the person, "Seat k" for a bot."""
+    return ["You" if p["human"] else f"Seat {p['seat']}" for p in view["players"]]
+
+
 def with_texts(view: dict) -> dict:
-    """The view with a line of text per event (``text``, as the terminal prints it)."""
-    names = ["You" if p["human"] else f"Seat {p['seat']}" for p in view["players"]]
+    """The view with a line of text per event (``text``, as the terminal prints it).
+
+    A round end also gets the game's ``columns`` of the round summary
+    (``GameDisplay.round_columns``: bids, sore cards, tasks met, ...).
+    """
+    names = seat_names(view)
     for event in view.get("events", []):
         try:
             event["text"] = describe_event(event, names)
         except (KeyError, IndexError, TypeError, ValueError):  # a text is a courtesy
             event["text"] = event.get("type", "")
+        if event.get("type") == "round_end" and "game" in view:
+            event["columns"] = [{"title": title, "texts": texts} for title, texts
+                                in display_of(view["game"]).round_columns(event)]
     return view
+
+
+def screen(view: dict) -> dict:
+    """The game's own lines of the table screen for the human seat, as the terminal shows them.
+
+    Evaluated from the seat's view alone (:meth:`Table.view` holds no hidden
+    card) by the game's display facts: ``where`` ("round 2 of 5", "deal 1 of at
+    most 4"), ``seat_columns`` (``title`` and one text per seat: bids, sore
+    cards, tasks, ...) and ``notes`` (trump, led suit, the Joker's gift, the
+    draft rows; each a ``note`` with ``text`` and ``style``, or a ``grid``
+    with ``title``, ``columns`` and ``rows`` whose cells are texts or
+    ``{"cards": [...], "seats": [...] or null}``).
+    """
+    display = display_of(view["game"])
+    v = view["view"]
+    return {"where": display.where(v),
+            "seat_columns": [{"title": title, "texts": texts}
+                             for title, texts in display.seat_columns(v)],
+            "notes": [_note(note) for note in display.notes(v, seat_names(view))]}
+
+
+def _note(note: Note | Grid) -> dict:
+    if isinstance(note, Grid):
+        return {"kind": "grid", "title": note.title, "columns": list(note.columns),
+                "rows": [[_cell(c) for c in row] for row in note.rows]}
+    return {"kind": "note", "text": note.text, "style": note.style}
+
+
+def _cell(cell: str | Cards) -> str | dict:
+    if isinstance(cell, Cards):
+        return {"cards": list(cell.cards),
+                "seats": None if cell.seats is None else list(cell.seats)}
+    return cell
+
+
+def page_view(view: dict) -> dict:
+    """A view as the page gets it: event texts and the game's screen lines added."""
+    return {**with_texts(view), "screen": screen(view)}
 
 
 # -- the routes ---------------------------------------------------------------------------
@@ -252,14 +321,14 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
 
         def work() -> dict:
             table_id, _ = store.create(game, **kwargs)
-            return with_texts(store.view(table_id))
+            return page_view(store.view(table_id))
 
         return JSONResponse(status_code=201, content=await run_in_threadpool(work))
 
     @router.get("/tables/{table_id}", responses=on_table)
     def view(table_id: str):
         """What the human seat may know now, and its numbered legal moves."""
-        return with_texts(store.view(table_id))
+        return page_view(store.view(table_id))
 
     @router.post("/tables/{table_id}/act", responses=with_body,
                  openapi_extra={"requestBody": _body_doc(ACT_SCHEMA)})
@@ -267,15 +336,16 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
         """Play the human's move; the bots answer; the new view."""
         store.get(table_id)  # 404 before a byte of the body is read
         move = check_move(parse_json(await read_body(request, max_body_bytes)))
-        return with_texts(await run_in_threadpool(store.act, table_id, move))
+        return page_view(await run_in_threadpool(store.act, table_id, move))
 
     @router.get("/tables/{table_id}/events", responses=on_table)
     def events(table_id: str, after: str = "-1"):
         """Every public event numbered above ``after``: for a page that reloads."""
         after_n = check_event_number(after)
         table = store.get(table_id)
-        tv = {"players": [{"seat": s, "human": spec is None} for s, spec in
-                          enumerate(table.seating)], "events": table.events(after_n)}
+        tv = {"game": table.game.name, "events": table.events(after_n),
+              "players": [{"seat": s, "human": spec is None} for s, spec in
+                          enumerate(table.seating)]}
         return {"table_id": table_id, "instance": store.instance,
                 "events": with_texts(tv)["events"]}
 

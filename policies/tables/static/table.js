@@ -6,23 +6,6 @@
 // page is: loading, setup, busy, your-turn, over, gone, replay.
 "use strict";
 
-// per game: suit key -> [name, colour class], in the order a hand is shown (as the terminal)
-const SUITS = {
-  wizard: {B: ["blue", "c-blue"], R: ["red", "c-red"], G: ["green", "c-green"],
-           Y: ["yellow", "c-gold"], W: ["Wizards", "c-purple"], N: ["Jesters", "c-grey"]},
-  wunder_punkt: {c: ["clubs", "c-green"], d: ["diamonds", "c-orange"], h: ["hearts", "c-red"],
-                 s: ["spades", "c-blue"]},
-  silberne_ananas: {h: ["hearts", "c-red"], d: ["diamonds", "c-orange"], s: ["spades", "c-blue"],
-                    c: ["clubs", "c-green"], Joker: ["Joker", "c-purple"]},
-  hoch_tief: {A: ["suit A", "c-red"], B: ["suit B", "c-gold"], C: ["suit C", "c-green"],
-              D: ["suit D", "c-blue"], E: ["suit E", "c-purple"]},
-  geheimtrumpf: {H: ["hearts", "c-red"], D: ["diamonds", "c-orange"], S: ["spades", "c-blue"],
-                 C: ["clubs", "c-green"]},
-};
-const RANKS = {wunder_punkt: ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"],
-               silberne_ananas: ["7", "8", "9", "10", "J", "Q", "K", "A"],
-               geheimtrumpf: ["A", "2", "3", "4", "5", "6", "7", "8", "9"]};
-const SYMBOLS = {h: "\u2665", d: "\u2666", s: "\u2660", c: "\u2663"};
 const GONE_TEXT = "This table is gone (expired, or the server restarted).";
 
 const S = {choices: null, tableId: null, instance: null, tv: null, log: [], lastEvent: -1,
@@ -59,36 +42,32 @@ function seatNames(tv) {
 
 // -- cards -----------------------------------------------------------------------------------
 
-function suitOf(game, card) {
-  if (game === "wizard" || game === "hoch_tief") return card[0];
-  if (game === "silberne_ananas" && card === "Joker") return "Joker";
-  return card.slice(-1);
+// Every game's display facts come from the server (GET /tables/options, read from
+// envs/<game>/display.py): its suits (key, name, colour) in hand order and every card's suit,
+// rank and face.  The page applies them as data; it never reads a card name itself.
+
+function facts(game) {
+  const g = S.choices && S.choices.games && S.choices.games[game];
+  return {suits: (g && g.suits) || [], cards: (g && g.cards) || {}};
 }
 
-function rankOf(game, card) {
-  if (game === "wizard" || game === "hoch_tief") return parseInt(card.slice(1), 10) || 0;
-  const ranks = RANKS[game] || [];
-  const k = ranks.indexOf(card.slice(0, -1));
-  return k < 0 ? 0 : k;
+function cardFacts(game, card) {
+  return facts(game).cards[card] || {suit: card, rank: 0, text: card, sub: "", title: card};
+}
+
+function suitFacts(game, key) {
+  return facts(game).suits.find(s => s.key === key) || {key, name: key, colour: ""};
+}
+
+// a display style as CSS classes, word by word: bold magenta is c-bold c-magenta
+function styleClass(style) {
+  return (style || "").split(/\s+/).filter(Boolean).map(w => `c-${w}`).join(" ");
 }
 
 function cardFace(game, card) {
-  const suit = suitOf(game, card);
-  const [suitName, colour] = (SUITS[game] || {})[suit] || [suit, "c-black"];
-  let text = card;
-  let title = card;
-  let sub = "";
-  if (game === "wizard") {
-    if (suit === "W") { text = "W"; title = `Wizard (${card})`; }
-    else if (suit === "N") { text = "N"; title = `Jester (${card})`; }
-    else { text = card.slice(1); sub = suit; title = `${suitName} ${card.slice(1)} (${card})`; }
-  } else if (game === "wunder_punkt" || game === "silberne_ananas" || game === "geheimtrumpf") {
-    if (card !== "Joker") {
-      const sym = SYMBOLS[suit.toLowerCase()];
-      if (sym) { text = card.slice(0, -1) + sym; title = `${card.slice(0, -1)} of ${suitName} (${card})`; }
-    }
-  }
-  return {text, title, colour, sub};
+  const c = cardFacts(game, card);
+  return {text: c.text, title: c.title, sub: c.sub,
+          colour: styleClass(suitFacts(game, c.suit).colour) || "c-black"};
 }
 
 function cardNode(game, card, opts) {
@@ -114,10 +93,10 @@ function cardsNode(game, cards) {
 }
 
 function groupBySuit(game, hand) {
-  const order = Object.keys(SUITS[game] || {});
+  const order = facts(game).suits.map(s => s.key);
   const groups = new Map();
   for (const c of hand) {
-    const s = suitOf(game, c);
+    const s = cardFacts(game, c).suit;
     if (!groups.has(s)) groups.set(s, []);
     groups.get(s).push(c);
   }
@@ -125,7 +104,8 @@ function groupBySuit(game, hand) {
     const ia = order.indexOf(a), ib = order.indexOf(b);
     return (ia < 0 ? order.length : ia) - (ib < 0 ? order.length : ib);
   });
-  return keys.map(s => [s, groups.get(s).sort((a, b) => rankOf(game, a) - rankOf(game, b))]);
+  const rank = c => cardFacts(game, c).rank;
+  return keys.map(s => [s, groups.get(s).sort((a, b) => rank(a) - rank(b))]);
 }
 
 // -- talking to the server -------------------------------------------------------------------
@@ -365,12 +345,10 @@ async function play(moveId) {
   }
 }
 
-function header(game, v) {
-  let where;
-  if (game === "silberne_ananas") where = `deal ${v.deal + 1} of at most ${v.max_deals}`;
-  else if (game === "geheimtrumpf") where = `round ${v.round + 1} (limit ${v.options.round_limit})`;
-  else where = `round ${v.round + 1} of ${v.num_rounds}`;
-  return `${titleOf(game)} - ${where} - phase: ${v.phase.replace(/_/g, " ")}`;
+// "<title> - <where> - phase: <phase>": where the game stands is the game's own line
+function header(tv) {
+  const where = tv.screen ? ` - ${tv.screen.where}` : "";
+  return `${titleOf(tv.game)}${where} - phase: ${tv.view.phase.replace(/_/g, " ")}`;
 }
 
 // the game's title as the server declares it (envs/<game>/display.py, GET /tables/options)
@@ -379,39 +357,14 @@ function titleOf(game) {
   return (g && g.title) || game;
 }
 
-function scoreColumns(game, v) {
-  const show1 = x => (x === null || x === undefined ? "-" : String(x));
-  if (game === "wizard") {
-    return [["Bid", s => show1(v.bids[s])], ["Tricks", s => String(v.tricks_won[s])]];
-  }
-  if (game === "wunder_punkt") {
-    return [["Sore card", s => (v.sore_cards[s] !== null ? `${v.sore_cards[s]} (${v.sore_suits[s]})`
-                                                       : (v.picked[s] ? "face down" : "-"))],
-            ["Won", s => String(v.won[s].length)],
-            ["Round so far", s => (v.round_scores === null ? "-" : String(v.round_scores[s]))]];
-  }
-  if (game === "silberne_ananas") {
-    return [["Cards", s => String(v.hand_sizes[s])], ["Tricks", s => String(v.tricks_won[s])]];
-  }
-  if (game === "hoch_tief") {
-    return [["Cards", s => String(v.hand_sizes[s])],
-            ["Taken", s => (v.taken[s].join(" ") || "-")],
-            ["Would score", s => String(v.taken_score[s])]];
-  }
-  if (game === "geheimtrumpf") {
-    return [["Tasks (\u2714 checked off)", s => {
-              const done = new Set(v.checked[s]);
-              return v.tasks[s].map(t => (done.has(t) ? `\u2714${t}` : t)).join(", ") || "-";
-            }],
-            ["Chosen", s => (v.chosen[s] === null ? "-" : (v.chosen[s] === "secret" ? "(secret)" : v.chosen[s]))],
-            ["Tricks", s => String(v.tricks_won[s])]];
-  }
-  return [];
+// the game's columns of the scoreboard (bids, sore cards, tasks, ...): one text per seat
+function columns(list) {
+  return (list || []).map(c => [c.title, s => String(c.texts[s] ?? "")]);
 }
 
 function renderScoreboard(tv) {
-  const game = tv.game, v = tv.view, names = seatNames(tv);
-  const cols = scoreColumns(game, v);
+  const v = tv.view, names = seatNames(tv);
+  const cols = columns(tv.screen && tv.screen.seat_columns);
   const dealer = "dealer" in v ? v.dealer : v.start_player;
   const role = "dealer" in v ? "dealer" : "start";
   const tb = clear($("scoreboard"));
@@ -467,19 +420,20 @@ function renderTricks(tv) {
   else cur.append(el("span", {class: "small", text: "(no trick now)"}));
 }
 
-function legalByCard(tv, kinds) {
+// the legal moves that name a card (play it, lay it face down, take it), by card
+function legalByCard(tv) {
   const out = new Map();
-  for (const m of tv.moves) if (kinds.includes(m.kind) && m.card) out.set(m.card, m);
+  for (const m of tv.moves) if (m.card) out.set(m.card, m);
   return out;
 }
 
 function renderHand(tv) {
   const game = tv.game, v = tv.view;
-  const legal = legalByCard(tv, ["card", "sore"]);
+  const legal = legalByCard(tv);
   const box = clear($("hand"));
   if (!v.hand.length) { box.append(el("span", {class: "small", text: "(no cards)"})); return; }
   for (const [suit, cards] of groupBySuit(game, v.hand)) {
-    const name = ((SUITS[game] || {})[suit] || [suit])[0];
+    const name = suitFacts(game, suit).name;
     const line = el("div", {class: "suit-line"}, el("span", {class: "suit-name", text: name}));
     for (const c of cards) {
       const m = legal.get(c);
@@ -497,7 +451,7 @@ function renderMoves(tv) {
     const b = el("button", {type: "button", class: "move", "data-move-id": m.id,
                             "data-kind": m.kind, "data-testid": `move-${m.n}`},
                  el("span", {class: "n", text: `${m.n}:`}),
-                 m.kind === "card" || m.kind === "sore" || m.kind === "take"
+                 m.card
                    ? [m.kind === "card" ? "" : `${m.kind} `, cardNode(tv.game, m.card, {small: true})]
                    : m.label);
     b.disabled = S.busy;
@@ -507,85 +461,56 @@ function renderMoves(tv) {
   if (!tv.over && !tv.moves.length) box.append(el("span", {class: "small", text: "waiting for the bots"}));
 }
 
-function p(text, cls) { return el("p", {class: cls || null, text}); }
-
+// the lines only this game has (trump, led suit, the Joker's gift, draft rows, open hands):
+// the game's notes for this seat, evaluated by the server from the seat's view
 function renderInfo(tv) {
-  const game = tv.game, v = tv.view, names = seatNames(tv), n = names.length;
+  const names = seatNames(tv);
   const box = clear($("info"));
-  if (game === "wizard") {
-    const trump = v.trump === null ? "no trump"
-      : (v.trump === "pending" ? "the dealer is choosing" : `${SUITS.wizard[v.trump][0]} (${v.trump})`);
-    const line = el("p", {}, `${v.hand_size} card${v.hand_size !== 1 ? "s" : ""} each. Turned card: `,
-                    v.trump_card ? cardNode(game, v.trump_card, {small: true}) : "none (all cards dealt)",
-                    `   Trump: ${trump}`);
-    line.dataset.testid = "trump";
-    box.append(line);
-  } else if (game === "wunder_punkt" && v.phase === "sore") {
-    box.append(p("Lay one card face down: its suit is your sore suit this round (sore cards cost " +
-                 "their number, all other cards won +1).", "strong"));
-  } else if (game === "silberne_ananas") {
-    if (v.phase === "give_trick") {
-      const seat = v.to_act;
-      box.append(p(`Joker: ${names[seat]} decides who takes this trick - self, left ` +
-                   `(${names[(seat + 1) % n]}) or right (${names[(seat + n - 1) % n]}).`, "strong"));
-    }
-    if (v.deal_scores.length) {
-      const lastScores = v.deal_scores[v.deal_scores.length - 1];
-      box.append(p("Last deal: " + lastScores.map((x, s) => `${names[s]} ${x}`).join(", ") +
-                   (v.bonus_seat !== null ? ` (middle bonus: ${names[v.bonus_seat]})` : "")));
-    }
-  } else if (game === "hoch_tief" && v.led_suit) {
-    box.append(p(`Led suit: ${v.led_suit}`));
-  } else if (game === "geheimtrumpf") {
-    renderGeheimtrumpf(tv, box);
-  }
+  ((tv.screen && tv.screen.notes) || []).forEach((note, k) => {
+    if (note.kind === "grid") box.append(gridNode(tv.game, note, names, k));
+    else box.append(noteNode(tv, note, k));
+  });
 }
 
-function renderGeheimtrumpf(tv, box) {
-  const game = tv.game, v = tv.view, names = seatNames(tv), n = names.length;
-  const t = v.trumps;
-  if (t === null) box.append(p("Trumps: unknown to you (only the start player knows them until the draft ends)"));
-  else box.append(p(`Trumps: suit ${t.suit || "none"}, value ${t.value || "none"}`, "strong"));
-  if (v.draft.length && (v.phase === "card_draft" || v.phase === "task_choice")) {
-    box.append(el("h3", {text: "Draft rows and the announced row winners"}));
-    const tb = el("table", {class: "grid draft", "data-testid": "draft"});
-    tb.append(el("tr", {}, el("th", {text: "Row"}), el("th", {text: "Cards (in take order)"}),
-                 el("th", {text: "Winner"})));
-    for (const row of v.draft) {
-      const cards = el("td", {});
-      row.cards.forEach((c, k) => {
-        cards.append(el("span", {class: "played"}, cardNode(game, c, {small: true}), names[(row.first + k) % n]));
-      });
-      tb.append(el("tr", {}, el("td", {text: String(row.row + 1)}), cards,
-                   el("td", {text: row.winner === null ? "(in progress)" : names[row.winner]})));
-    }
-    box.append(tb);
+// a note's words, a card name drawn as its card: one a legal move names (a face-up card to
+// take) is a button, as in the hand
+function noteNode(tv, note, k) {
+  const line = el("p", {class: styleClass(note.style) || null, "data-testid": `note-${k}`});
+  const cards = facts(tv.game).cards, legal = legalByCard(tv);
+  for (const word of note.text.split(/(\s+)/)) {
+    if (!Object.hasOwn(cards, word)) { line.append(word); continue; }
+    const m = legal.get(word);
+    line.append(cardNode(tv.game, word, m ? {legal: !S.busy, moveId: m.id, onClick: () => play(m.id)}
+                                          : {small: true}));
   }
-  const takes = legalByCard(tv, ["take"]);
-  const rows = v.layout.map((r, i) => [i, r]).filter(([, r]) => r.length);
-  if (rows.length) {
-    box.append(el("h3", {text: "Face-up rows left"}));
-    for (const [i, r] of rows) {
-      const line = el("div", {class: "suit-line"}, el("span", {class: "suit-name", text: `row ${i + 1}`}));
-      for (const c of r) {
-        const m = takes.get(c);
-        line.append(cardNode(game, c, {legal: !!m && !S.busy, moveId: m ? m.id : null,
-                                       onClick: () => m && play(m.id), small: !m}));
-      }
-      box.append(line);
-    }
+  return line;
+}
+
+function gridNode(game, grid, names, k) {
+  const wrap = el("div", {"data-testid": `note-${k}`}, el("h3", {text: grid.title.replace(/:$/, "")}));
+  const tb = el("table", {class: "grid note-grid"});
+  tb.append(el("tr", {}, ...grid.columns.map(c => el("th", {text: c}))));
+  for (const row of grid.rows) {
+    tb.append(el("tr", {}, ...row.map(cell => el("td", {}, cellNode(game, cell, names)))));
   }
-  if (v.hands.some(h => h.length)) {
-    box.append(el("h3", {text: "Open hands (drafted cards lie face up)"}));
-    const tb = el("table", {class: "grid", "data-testid": "open-hands"});
-    v.hands.forEach((h, s) => tb.append(el("tr", {}, el("td", {text: names[s]}), el("td", {}, cardsNode(game, h)))));
-    box.append(tb);
-  }
+  wrap.append(tb);
+  return wrap;
+}
+
+// a grid cell: a text, or cards (each after the seat that played it when seats are given)
+function cellNode(game, cell, names) {
+  if (typeof cell === "string") return cell;
+  if (!cell.seats) return cardsNode(game, cell.cards);
+  const span = el("span", {});
+  cell.cards.forEach((c, k) => {
+    span.append(el("span", {class: "played"}, cardNode(game, c, {small: true}), names[cell.seats[k]]));
+  });
+  return span;
 }
 
 function render(tv) {
-  const game = tv.game, v = tv.view;
-  $("table-title").textContent = header(game, v);
+  const game = tv.game;
+  $("table-title").textContent = header(tv);
   $("table-sub").textContent = `You are seat ${tv.seat}; seed ${tv.seed} (the same seed deals the same cards). ` +
     `Decisions so far: ${tv.decisions}.`;
   $("table").dataset.decisions = String(tv.decisions);
@@ -599,26 +524,8 @@ function render(tv) {
 }
 
 function renderRoundEnd(tv, e) {
-  const game = tv.game, names = seatNames(tv), n = names.length;
-  const extra = [];
-  if (game === "wizard" && e.bids) {
-    const bids = {};
-    for (const b of e.bids) bids[b.seat] = b.bid;
-    extra.push(["Bid", s => String(bids[s] ?? "-")], ["Tricks", s => String(e.tricks_won[s])]);
-  } else if (game === "wunder_punkt" && e.sore_cards) {
-    extra.push(["Sore card", s => String(e.sore_cards[s])]);
-  } else if (game === "silberne_ananas") {
-    extra.push(["Tricks", s => String(e.tricks_won[s])],
-               ["Middle bonus", s => (s === e.bonus_seat ? "+10" : "")]);
-  } else if (game === "geheimtrumpf") {
-    extra.push(["Tricks", s => String((e.tricks_won || [])[s] ?? 0)],
-               ["Task", s => {
-                 const met = (e.met || [])[s];
-                 const chosen = (e.chosen || [])[s];
-                 if (met === null || met === undefined) return `start player: checked ${e.start_checks || "nothing"}`;
-                 return `${chosen}: ${met ? "met, checked off" : "missed"}`;
-               }]);
-  }
+  const names = seatNames(tv), n = names.length;
+  const extra = columns(e.columns);  // the game's columns of the round summary
   const hasScores = e.scores !== null && e.scores !== undefined;
   const tb = el("table", {class: "grid", "data-testid": `round-${e.round}`});
   tb.append(el("caption", {text: `End of round ${e.round + 1}`}));

@@ -21,6 +21,13 @@ the work it would have spread over every legal action on those few - more
 worlds each, so less sampling noise where it matters.
 The network costs one forward pass per decision; the think time stays that
 of plain PIMC at the same budget (``scripts/bench/search_time.py`` measures it).
+
+Every search also says what it thinks of each action: :meth:`PIMCPolicy.values`
+gives each legal action's mean value over its worlds with a standard error,
+and its difference to the chosen action paired world by world (the worlds
+are shared, so the deal's luck cancels).  ``act`` plays the action of
+exactly those values - one search, read two ways - and the bot server's
+hints (``POST /bots/{name}/hint``) are these values.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from __future__ import annotations
 import random
 import statistics
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.game import Game, GameState
@@ -47,6 +55,55 @@ def score_gain(root: GameState, end: GameState, seat: int) -> float:
     gains = [end.totals[i] - root.totals[i] for i in range(n)]
     others = (sum(gains) - gains[seat]) / (n - 1)
     return gains[seat] - others
+
+
+@dataclass(frozen=True)
+class ActionValue:
+    """What the search thinks of one legal action.
+
+    ``value`` is the mean of the search's value (``ValueFn``: by default the
+    seat's score margin over the rest of the round) over ``worlds`` sampled
+    worlds x the rollouts in each; ``stderr`` its standard error over the
+    worlds (a world is the unit: rollouts in one world share its deal).
+    ``difference`` is ``value`` minus the chosen action's value and
+    ``difference_stderr`` its standard error from the per-world differences:
+    every action was played in the same worlds, so this is much tighter
+    than the two ``stderr`` together would say.  An action the search did
+    not play (outside the guide's candidates, or a forced move) has
+    ``value`` None, ``worlds`` 0 and a ``reason``.  A standard error needs
+    two worlds: with one it is None.
+    """
+
+    action: int
+    value: float | None
+    stderr: float | None
+    worlds: int
+    difference: float | None
+    difference_stderr: float | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class SearchValues:
+    """One search: the action ``act`` plays, why, and every legal action's value (by id)."""
+
+    action: int
+    why: str
+    values: tuple[ActionValue, ...]
+
+    def of(self, action: int) -> ActionValue:
+        """The value of one legal action; KeyError for an action that is not legal."""
+        for v in self.values:
+            if v.action == action:
+                return v
+        raise KeyError(action)
+
+
+def _stderr(xs: list[float]) -> float | None:
+    """The standard error of the mean of ``xs`` (None for fewer than two)."""
+    if len(xs) < 2:
+        return None
+    return (statistics.variance(xs) / len(xs)) ** 0.5
 
 
 class PIMCPolicy:
@@ -111,32 +168,68 @@ class PIMCPolicy:
         return chosen, self.worlds * (len(legal) + 1) // (len(chosen) + 1), probs
 
     def act(self, decision: Decision) -> int:
+        return self.values(decision).action
+
+    def values(self, decision: Decision) -> SearchValues:
+        """Search the decision: the action to play and every legal action's value.
+
+        The same rollouts, in the same order and from the same RNG, as the
+        search has always played, so ``act`` (which is this method's
+        ``action``) plays what it did before values were reported.  A forced
+        move is not searched: its one action has no value.
+        """
         legal = decision.legal_actions
         if len(legal) == 1:
-            return legal[0]
-        legal, worlds, probs = self._candidates(decision, legal)
+            return SearchValues(legal[0], "the only legal action", (ActionValue(
+                legal[0], None, None, 0, None, None, "the only legal action: not searched"),))
+        searched, worlds, probs = self._candidates(decision, legal)
         seat = decision.seat
         root = decision.state
-        totals = [0.0] * len(legal)
-        # each world's value per action, kept only where trust will read it
-        trusting = self.trust and probs is not None and worlds > 1
-        per_world = [[0.0] * worlds for _ in legal] if trusting else None
+        totals = [0.0] * len(searched)
+        # each world's summed rollout values per action: the standard errors and trust read it
+        per_world = [[0.0] * worlds for _ in searched]
         for w in range(worlds):
             world = self.game.determinize(root, seat, self.rng)
-            for i, action in enumerate(legal):
+            for i, action in enumerate(searched):
                 for _ in range(self.rollouts):
                     s = world.clone()
                     s.apply(action)
                     self._play_out(s, root.round_index)
                     value = self.value(root, s, seat)
                     totals[i] += value
-                    if per_world is not None:
-                        per_world[i][w] += value
+                    per_world[i][w] += value
         # ties: the lowest action id, so the choice does not depend on rng state
         best = totals.index(max(totals))
-        if per_world is not None:
-            return legal[self._trusted(per_world, best, probs, legal)]
-        return legal[best]
+        chosen, why = best, "the best value"
+        if self.trust and probs is not None and worlds > 1:
+            chosen = self._trusted(per_world, best, probs, searched)
+            why = (f"the guide's favourite among the actions within trust={self.trust:g} "
+                   f"standard errors of the best")
+        return SearchValues(searched[chosen], why,
+                            self._action_values(legal, searched, totals, per_world, chosen))
+
+    def _action_values(self, legal: list[int], searched: list[int], totals: list[float],
+                       per_world: list[list[float]], chosen: int) -> tuple[ActionValue, ...]:
+        """Each legal action's :class:`ActionValue` from the rollouts of :meth:`values`."""
+        n = self.rollouts
+        worlds = len(per_world[chosen])
+        means = [[v / n for v in row] for row in per_world]
+        top = totals[chosen] / (worlds * n)
+        index = {a: i for i, a in enumerate(searched)}
+        out = []
+        for action in legal:
+            i = index.get(action)
+            if i is None:
+                out.append(ActionValue(action, None, None, 0, None, None,
+                                       f"not searched: outside the guide's {len(searched)} "
+                                       f"candidates"))
+                continue
+            value = totals[i] / (worlds * n)
+            diffs = [v - c for v, c in zip(means[i], means[chosen], strict=True)]
+            out.append(ActionValue(action, value, _stderr(means[i]), worlds,
+                                   0.0 if i == chosen else value - top,
+                                   0.0 if i == chosen else _stderr(diffs)))
+        return tuple(out)
 
     def _trusted(self, per_world: list[list[float]], best: int, probs, legal: list[int]) -> int:
         """The guide's favourite among the actions the search cannot tell from its best.

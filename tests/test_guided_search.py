@@ -57,7 +57,8 @@ class CountingGame:
 @pytest.mark.parametrize("trust", [0, 1])
 @pytest.mark.parametrize("name, opts", SHIPPED, ids=IDS)
 def test_guided_search_is_honest(name, opts, trust):
-    """Its action (fixed seed) must not change when what the seat cannot see is re-dealt."""
+    """Its action and values (fixed seed) must not change when what the seat cannot see is
+    re-dealt."""
     game = game_of(name, opts)
     rng = random.Random(3)
     checks = 0
@@ -68,6 +69,10 @@ def test_guided_search_is_honest(name, opts, trust):
         assert want in s.legal_actions()
         r = redeal(game, s, s.current_player, rng)
         assert guided(game, trust=trust).act(Decision(game, r)) == want, s.phase_name
+        # and so are the values behind it, the unsearched actions' missing ones included
+        values = guided(game, trust=trust).values(Decision(game, s))
+        assert values.action == want
+        assert guided(game, trust=trust).values(Decision(game, r)) == values, s.phase_name
         checks += 1
     assert checks >= 3
 

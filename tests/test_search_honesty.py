@@ -226,3 +226,21 @@ def test_geheimtrumpf_worlds_rewrite_the_secret_task_choices_in_the_history():
     # and the choices replay: the world's history gives the world's secret picks
     w = game.determinize(s, 2, random.Random(1))
     assert replay(game, w).chosen == w.chosen
+
+
+@pytest.mark.parametrize("name, opts, stride, limit", CASES, ids=IDS)
+def test_pimc_values_are_honest(name, opts, stride, limit):
+    """Every action's value and standard error (fixed seed) is unchanged by a re-deal of
+    what the seat cannot see: the values are played in the same sampled worlds."""
+    game = game_of(name, opts)
+    rng = random.Random(8)
+    checks = 0
+    for s in states(game, 24, stride, limit):
+        if len(s.legal_actions()) < 2:
+            continue
+        want = pimc(game).values(Decision(game, s))
+        assert all(v.value is not None for v in want.values)
+        r = redeal(game, s, s.current_player, rng)
+        assert pimc(game).values(Decision(game, r)) == want, s.phase_name
+        checks += 1
+    assert checks >= limit // 4

@@ -1,8 +1,10 @@
 """The bot server's OpenAPI document is a contract a generated client can trust.
 
-- ``POST /bots/{name}/act`` documents its body (each game's player view as a
-  JSON Schema), its typed answer and its 400/404/413/422 errors, all of the
-  one error shape ``{"error": "..."}``;
+- ``POST /bots/{name}/act`` and ``/hint`` document their body (each game's
+  player view as a JSON Schema), their typed answers and their
+  400/404/413/422 errors, all of the one error shape ``{"error": "..."}``;
+  real hints of every game's search bots pass schemathesis's checks against
+  the exact answer schema;
 - schemathesis, run in-process against the ASGI app (no network) with all
   its checks, finds no server error, no undocumented status, content type
   or header, and no answer outside its schema.  One setting is tuned, as
@@ -97,3 +99,42 @@ def test_bot_list_is_typed():
           suppress_health_check=list(HealthCheck))
 def test_schemathesis_all_checks(case):
     case.call_and_validate()
+
+
+def test_hint_documents_body_answer_and_errors():
+    doc = _doc()
+    op = doc["paths"]["/bots/{name}/hint"]["post"]
+    act = doc["paths"]["/bots/{name}/act"]["post"]
+    assert op["requestBody"] == act["requestBody"]  # the same player view
+    for status in ("400", "404", "413", "422"):
+        schema = op["responses"][status]["content"]["application/json"]["schema"]
+        assert schema["$ref"] == "#/components/schemas/ErrorAnswer"
+    assert "without values" in op["responses"]["422"]["description"]
+    answer = op["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    assert answer.endswith("/HintAnswer")
+    components = doc["components"]["schemas"]
+    hint = components["HintAnswer"]
+    assert set(components["ActAnswer"]["properties"]) | {"why", "values"} == set(
+        hint["properties"])
+    item = hint["properties"]["values"]["items"]["$ref"].removeprefix("#/components/schemas/")
+    value = components[item]
+    assert value["additionalProperties"] is False
+    assert set(value["required"]) == set(value["properties"]) == {
+        "action", "action_id", "kind", "value", "stderr", "worlds", "difference",
+        "difference_stderr", "reason"}
+    assert [p["name"] for p in op["parameters"]] == ["name", "seed"]
+
+
+def test_real_hints_fit_the_documented_answer():
+    """Schemathesis's checks on real answers of every game's search bots: 200 and in schema."""
+    from tests.test_serve_hint import hint_views
+
+    app = create_app(SHIPPED_BOTS, levels=("pimc:worlds=2", "search:worlds=2"), web_table=False)
+    op = schemathesis.openapi.from_asgi("/openapi.json", app, config=CONFIG)[
+        "/bots/{name}/hint"]["POST"]
+    for game in envs.GAMES:
+        _, view = hint_views(game, 1, seed=3)[0]
+        for kind in ("pimc", "search"):
+            case = op.Case(path_parameters={"name": f"{game}-{kind}"}, query={"seed": 5},
+                           body=view, media_type="application/json")
+            assert case.call_and_validate().status_code == 200

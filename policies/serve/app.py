@@ -9,6 +9,9 @@ sends a *player view* - exactly what one seat knows, in card notation (see
     POST /bots/wizard/act   {"game": "wizard", "seat": 2, "to_act": 2, "hand": [...], ...}
     -> {"bot": "wizard", "seat": 2, "action": "R7", "action_id": 19, "kind": "card",
         "card": "R7", "probability": 0.83}
+    POST /bots/wizard-pimc/hint  (the same view)
+    -> the move as above, plus "why" and "values": every legal action's value,
+       standard error and difference to the move (search bots only)
 
 Every bad request gets a 4xx answer ``{"error": "..."}`` that names the
 problem, and the server keeps serving; the contract, limits and timeouts
@@ -124,7 +127,38 @@ def _models():
         probability: float | None = Field(
             description="the network's probability of the action; null for rule bots")
 
-    return ErrorAnswer, BotList, BotInfo, ActAnswer
+    class ActionValueAnswer(BaseModel):
+        """One legal action as the search rates it (null value: not searched, see reason)."""
+
+        model_config = ConfigDict(extra="forbid")
+        action: str = Field(description="the action's label, e.g. 'R7', 'bid 2'")
+        action_id: int
+        kind: str = Field(description="card, bid, trump, sore, give, take, ... (per game)")
+        value: float | None = Field(
+            description="mean value over the worlds searched (the search's value: by default "
+                        "the seat's score margin over the rest of the round); null: not "
+                        "searched")
+        stderr: float | None = Field(
+            description="standard error of value over the worlds (null: fewer than 2 worlds "
+                        "or not searched)")
+        worlds: int = Field(description="sampled worlds the action was played in (0: none)")
+        difference: float | None = Field(
+            description="value minus the chosen action's value (0 for the chosen; negative: "
+                        "worse)")
+        difference_stderr: float | None = Field(
+            description="standard error of difference, paired world by world (every action "
+                        "is played in the same worlds)")
+        reason: str | None = Field(description="why the action has no value; null if it has")
+
+    class HintAnswer(ActAnswer):
+        """The move (as /act gives it for the same view and seed) and every legal action's
+        value from the search that chose it."""
+
+        why: str = Field(description="why the search chose the action, e.g. 'the best value'")
+        values: list[ActionValueAnswer] = Field(
+            description="every legal action, in action-id order")
+
+    return ErrorAnswer, BotList, BotInfo, ActAnswer, HintAnswer
 
 
 def _view_schemas() -> dict[str, dict]:
@@ -193,7 +227,7 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
     if max_body_bytes < 1:
         raise ValueError(f"max body size {max_body_bytes}: use a number of bytes >= 1")
     registry = registry or BotRegistry(root, tuple(levels))
-    ErrorAnswer, BotList, BotInfo, ActAnswer = _models()
+    ErrorAnswer, BotList, BotInfo, ActAnswer, HintAnswer = _models()
     app = FastAPI(title="stichzoo bots", version="1",
                   description="Send a player view, get the bot's move in game terms. Every "
                               'error is {"error": "..."}; see docs/bots.md.')
@@ -276,6 +310,21 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
         raw = await read_body(request, max_body_bytes)
         return await run_in_threadpool(
             lambda: registry.act(name, parse_json(raw), sample=sample, seed=seed))
+
+    hint_errors = {**errors, 422: {"model": ErrorAnswer, "description":
+                                   "a bot without values (not a search), an invalid view or "
+                                   "parameter"}}
+
+    @app.post("/bots/{name}/hint", response_model=HintAnswer, responses=hint_errors,
+              openapi_extra=body_doc)
+    async def hint(name: Name, request: Request, seed: Seed = 0):
+        """What the search bot would play for the player view in the body, and how much worse
+        each alternative is: every legal action's value with its standard error. Only search
+        bots (pimc, search) have values; within the same limits as a move."""
+        registry.hint_bot(name)  # 404 or 422 before a byte of the body is read
+        raw = await read_body(request, max_body_bytes)
+        return await run_in_threadpool(
+            lambda: registry.hint(name, parse_json(raw), seed=seed))
 
     def openapi() -> dict:
         if app.openapi_schema is None:

@@ -8,6 +8,9 @@ per game and policy kind (``wizard-random``, ``wizard-heuristic``,
 ``wizard-pimc``, see :mod:`stichzoo.policies.serve.levels`), built from the
 player view alone: the game (player count, rule options) comes from the
 view, the hidden cards are dealt by ``from_view`` with the request's seed.
+The search levels (``pimc``, ``search``) also give *hints*
+(:meth:`BotRegistry.hint`): the move with every legal action's value and
+standard error, from the one search that chose it.
 
 Everything a request can get wrong is a :class:`~stichzoo.policies.serve.requests.RequestError`
 (also known as ``BotError``) with the HTTP
@@ -34,6 +37,7 @@ import numpy as np
 from stichzoo import envs
 from stichzoo.policies.base import Decision
 from stichzoo.policies.onnx_bot import InferenceError, OnnxPolicy
+from stichzoo.policies.search import SearchValues
 from stichzoo.policies.serve.levels import (
     DEFAULT_LEVELS,
     KIND_LEVELS,
@@ -170,12 +174,23 @@ class RuleBot:
                 self._games.popitem(last=False)
         return game
 
-    def choose(self, decision: Decision, sample: bool, seed: int) -> tuple[int, float | None]:
+    @property
+    def gives_values(self) -> bool:
+        """Whether it rates every action (a search: ``pimc``, ``search``) - a hint needs it."""
+        return self.kind in ("pimc", "search")
+
+    def _policy(self, game, seed: int):
         try:
-            policy = self._build_policy(decision.game, seed)
+            return self._build_policy(game, seed)
         except ValueError as e:  # the learned search's network fits one game only
             raise RequestError(f"{self.name} cannot sit at this table: {e}") from None
-        return policy.act(decision), None
+
+    def choose(self, decision: Decision, sample: bool, seed: int) -> tuple[int, float | None]:
+        return self._policy(decision.game, seed).act(decision), None
+
+    def values(self, decision: Decision, seed: int) -> SearchValues:
+        """The search's move and every legal action's value (:meth:`PIMCPolicy.values`)."""
+        return self._policy(decision.game, seed).values(decision)
 
     def summary(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "level": self.level, "spec": self.spec,
@@ -252,11 +267,26 @@ class BotRegistry:
                            f"{', '.join(self.bots) or 'none'}", status=404)
         return self.bots[name]
 
-    def act(self, name: str, view: Any, sample: Any = False, seed: Any = None) -> dict:
-        """The bot's move for a player view (a dict); RequestError for what is not right."""
+    def hint_bot(self, name: str) -> RuleBot:
+        """A bot that can give a hint: 404 for an unknown name, 422 for a bot without values.
+
+        Only a search rates every action; a network's probabilities or a rule
+        bot's choice are not values, so a hint to them is refused (naming
+        the bots of that game that can give one) rather than answered with
+        empty values.
+        """
         bot = self.get(name)
-        sample = check_sample(sample)
-        seed = check_seed(seed)
+        if not getattr(bot, "gives_values", False):
+            searchers = [n for n, b in self.bots.items()
+                         if b.game_name == bot.game_name and getattr(b, "gives_values", False)]
+            raise RequestError(f"bot {name!r} ({bot.kind}) gives no values, so no hint: only "
+                               f"the search bots (pimc, search) rate every action; for "
+                               f"{bot.game_name} this server has "
+                               f"{', '.join(searchers) or 'none (serve the pimc level)'}")
+        return bot
+
+    def _decision(self, bot: TrainedBot | RuleBot, name: str, view: Any, seed: int):
+        """The player view as a decision of the seat to act, and the game's view module."""
         if not isinstance(view, dict):
             raise RequestError("the request body must be a JSON object: a player view")
         if view.get("game") != bot.game_name:
@@ -279,6 +309,20 @@ class BotRegistry:
                            f"{None if state.over else state.current_player})")
         decision = Decision(game, state, seat,
                             encoder=bot.policy.encoder if isinstance(bot, TrainedBot) else None)
+        return decision, views
+
+    @staticmethod
+    def _check_legal(name: str, decision: Decision, action: int) -> None:
+        if not (decision.state.legal_mask() >> action) & 1:  # a bug, never the client's fault
+            raise RequestError(f"bot {name!r} chose action {action}, which is not legal here; "
+                           f"no answer is given", status=500)
+
+    def act(self, name: str, view: Any, sample: Any = False, seed: Any = None) -> dict:
+        """The bot's move for a player view (a dict); RequestError for what is not right."""
+        bot = self.get(name)
+        sample = check_sample(sample)
+        seed = check_seed(seed)
+        decision, views = self._decision(bot, name, view, seed)
         try:
             action, probability = bot.choose(decision, sample, seed)
         except InferenceError as e:
@@ -286,8 +330,34 @@ class BotRegistry:
         except OverflowError:
             raise RequestError("invalid view: a number in it is beyond what any game reaches"
                            ) from None
-        if not (state.legal_mask() >> action) & 1:  # a bug, never the client's fault
-            raise RequestError(f"bot {name!r} chose action {action}, which is not legal here; "
-                           f"no answer is given", status=500)
-        answer = views.action_to_view(game, action)
-        return {"bot": name, "seat": seat, **answer, "probability": probability}
+        self._check_legal(name, decision, action)
+        answer = views.action_to_view(decision.game, action)
+        return {"bot": name, "seat": decision.seat, **answer, "probability": probability}
+
+    def hint(self, name: str, view: Any, seed: Any = None) -> dict:
+        """What a search bot would play for a player view, and how much worse each alternative is.
+
+        The answer is the move's (as :meth:`act` gives it, the same action
+        for the same view and seed) plus ``why`` and ``values``: every legal
+        action with its value, standard error and difference to the chosen
+        action, from the one search that chose it (docs/bots.md).
+        """
+        bot = self.hint_bot(name)
+        seed = check_seed(seed)
+        decision, views = self._decision(bot, name, view, seed)
+        try:
+            result = bot.values(decision, seed)
+        except OverflowError:
+            raise RequestError("invalid view: a number in it is beyond what any game reaches"
+                           ) from None
+        self._check_legal(name, decision, result.action)
+        game = decision.game
+        values = []
+        for v in result.values:
+            face = views.action_to_view(game, v.action)
+            values.append({"action": face["action"], "action_id": v.action, "kind": face["kind"],
+                           "value": v.value, "stderr": v.stderr, "worlds": v.worlds,
+                           "difference": v.difference,
+                           "difference_stderr": v.difference_stderr, "reason": v.reason})
+        return {"bot": name, "seat": decision.seat, **views.action_to_view(game, result.action),
+                "probability": None, "why": result.why, "values": values}

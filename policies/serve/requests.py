@@ -1,6 +1,6 @@
 """Reading and checking request bodies: one place for every endpoint of the server.
 
-The bot protocol (``POST /bots/{name}/act``, JSON lines) and the table API
+The bot protocol (``POST /bots/{name}/act`` and ``/hint``, JSON lines) and the table API
 (``POST /tables``, ``POST /tables/{id}/act``) read their bodies here, so a
 body is refused the same way - with the same status and message - wherever
 it is sent:
@@ -35,7 +35,7 @@ MAX_TABLE_SEED = 2**53 - 1
 #: Python refuses to convert longer integer strings (sys.get_int_max_str_digits)
 MAX_INT_DIGITS = 4300
 #: the keys of one JSON-lines request
-STDIO_KEYS = ("id", "bot", "view", "sample", "seed")
+STDIO_KEYS = ("id", "bot", "view", "sample", "seed", "hint")
 #: the keys of a new table (``POST /tables``)
 CREATE_KEYS = ("game", "players", "options", "opponents", "seat", "seed")
 
@@ -168,10 +168,11 @@ def check_seed(value: Any, where: str = "seed") -> int:
 
 
 def check_bot_line(request: Any) -> dict:
-    """A JSON-lines request: ``{"bot": NAME, "view": {...}}`` with optional id, sample, seed."""
+    """A JSON-lines request: ``{"bot": NAME, "view": {...}}`` with optional id, sample, seed
+    and hint (true: the search's values too, as ``POST /bots/{name}/hint``)."""
     if not isinstance(request, dict) or "bot" not in request or "view" not in request:
         raise RequestError('a request is {"bot": NAME, "view": {...}} (optional "id", '
-                           '"sample", "seed")', status=400)
+                           '"sample", "seed", "hint")', status=400)
     unknown = sorted(set(request) - set(STDIO_KEYS))
     if unknown:
         raise RequestError(f"unknown key(s) {', '.join(map(repr, unknown))}; a request has "
@@ -179,6 +180,7 @@ def check_bot_line(request: Any) -> dict:
     if not isinstance(request["bot"], str):
         raise RequestError(f"bot must be a string (a bot's name), got "
                            f"{type(request['bot']).__name__}", status=400)
+    check_sample(request.get("hint", False), "hint")
     return request
 
 

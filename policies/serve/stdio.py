@@ -4,6 +4,8 @@
 
     {"id": 7, "bot": "wizard", "view": {...}, "sample": false, "seed": 0}
     -> {"id": 7, "bot": "wizard", "seat": 2, "action": "R7", ...}
+    {"id": 8, "bot": "wizard-pimc", "view": {...}, "hint": true}
+    -> {"id": 8, ..., "action": "R7", ..., "why": "the best value", "values": [...]}
 
 A bad line gets an error line (``{"id", "error", "status"}``, the status as
 HTTP would send it) and the next line is read; the lines are checked as the
@@ -24,6 +26,7 @@ from stichzoo.policies.serve.requests import (
     DEFAULT_MAX_BODY_BYTES,
     RequestError,
     check_bot_line,
+    check_sample,
     parse_json,
     peek_id,
 )
@@ -46,8 +49,12 @@ def _answer_line(registry: BotRegistry, line: str | bytes) -> dict:
         if isinstance(request, dict):
             request_id = request.get("id")
         check_bot_line(request)
-        answer = registry.act(request["bot"], request["view"],
-                              sample=request.get("sample", False), seed=request.get("seed"))
+        if request.get("hint", False):
+            check_sample(request.get("sample", False))
+            answer = registry.hint(request["bot"], request["view"], seed=request.get("seed"))
+        else:
+            answer = registry.act(request["bot"], request["view"],
+                                  sample=request.get("sample", False), seed=request.get("seed"))
         return {"id": request_id, **answer}
     except RequestError as e:
         return {"id": request_id, "error": str(e), "status": e.status}

@@ -67,8 +67,9 @@ class ActionValue:
     worlds (a world is the unit: rollouts in one world share its deal).
     ``difference`` is ``value`` minus the chosen action's value and
     ``difference_stderr`` its standard error from the per-world differences:
-    every action was played in the same worlds, so this is much tighter
-    than the two ``stderr`` together would say.  An action the search did
+    every action was played in the same worlds, so the luck of a deal that
+    lifts or sinks both actions cancels (usually tighter than the two
+    ``stderr`` together would say).  An action the search did
     not play (outside the guide's candidates, or a forced move) has
     ``value`` None, ``worlds`` 0 and a ``reason``.  A standard error needs
     two worlds: with one it is None.

@@ -101,10 +101,16 @@ class SearchValues:
 
 
 def _stderr(xs: list[float]) -> float | None:
-    """The standard error of the mean of ``xs`` (None for fewer than two)."""
-    if len(xs) < 2:
+    """The standard error of the mean of ``xs`` (None for fewer than two).
+
+    Plain floats, not ``statistics.variance`` (exact fractions, ~50x
+    slower): every move computes these, and they must not add think time.
+    """
+    n = len(xs)
+    if n < 2:
         return None
-    return (statistics.variance(xs) / len(xs)) ** 0.5
+    mean = sum(xs) / n
+    return (sum((x - mean) ** 2 for x in xs) / ((n - 1) * n)) ** 0.5
 
 
 class PIMCPolicy:
@@ -214,7 +220,7 @@ class PIMCPolicy:
         """Each legal action's :class:`ActionValue` from the rollouts of :meth:`values`."""
         n = self.rollouts
         worlds = len(per_world[chosen])
-        means = [[v / n for v in row] for row in per_world]
+        means = per_world if n == 1 else [[v / n for v in row] for row in per_world]
         top = totals[chosen] / (worlds * n)
         index = {a: i for i, a in enumerate(searched)}
         out = []

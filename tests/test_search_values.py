@@ -111,3 +111,22 @@ def test_the_learned_search_values_its_candidates_only(trust):
             assert best.difference <= trust * best.difference_stderr + 1e-9
         seen += 1
     assert seen >= 3
+
+
+def test_standard_error_is_that_of_the_mean_over_worlds():
+    from stichzoo.policies.search import _stderr
+
+    xs = [1.0, 2.5, -3.0, 4.0, 0.5]
+    assert _stderr(xs) == pytest.approx(statistics.stdev(xs) / len(xs) ** 0.5)
+    assert _stderr([2.0, 2.0, 2.0]) == 0.0
+    assert _stderr([1.0]) is None
+
+
+def test_several_rollouts_per_world_average_within_the_world():
+    game = game_of("wunder_punkt", dict(num_players=4))
+    for d in decisions(game, 45, 3):
+        values = make_policy("pimc", game, seed=2, worlds=3, rollouts=2).values(d)
+        assert values.action == make_policy("pimc", game, seed=2, worlds=3, rollouts=2).act(d)
+        chosen = values.of(values.action)
+        for v in values.values:
+            assert v.worlds == 3 and v.stderr >= 0 and v.value <= chosen.value

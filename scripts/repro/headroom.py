@@ -3,7 +3,7 @@ rollout player - the ceilings every search lever is measured against (issue 29).
 
     .venv/bin/python scripts/repro/headroom.py [--games wizard hoch_tief] [--deals 48] \
         [--seed 424242] [--workers 2] [--worlds-factor 4] \
-        [--variants true_deal worlds random heuristic network] \
+        [--variants true_deal worlds random heuristic] \
         [--markdown table.md] [--json results.json]
 
 Per game one round (Silberne Ananas: one deal) is played in duplicate: every
@@ -24,9 +24,10 @@ The variants of the probe seat:
   worlds, more of them.
 * ``rollout: random`` / ``rollout: heuristic`` - PIMC whose rollouts are played
   by uniform random moves or by the game's full heuristic instead of the
-  game's default rollout player (a variant equal to the default is left out);
-  with ``--variants ... network`` also by the shipped network (``bot:<game>``;
-  one forward pass per rollout move, so slow; not run by default).
+  game's default rollout player (a variant equal to the default is left out).
+  The shipped network (``bot:<game>``) as rollout player is not offered: its
+  manifest pins the full game's rule options, so it refuses these one-round
+  tables.
 
 The measure per game: points per round (Wizard, Wunder Punkt, Hoch & Tief),
 tasks checked in the round (Geheimtrumpf), win share of the deal under the
@@ -59,7 +60,7 @@ from stichzoo.envs.core.game import Game, GameState, win_share
 from stichzoo.envs.registry import game_class
 from stichzoo.policies import make_policy
 from stichzoo.policies.base import Decision, Policy
-from stichzoo.policies.specs import build_policy, game_policy_module
+from stichzoo.policies.specs import game_policy_module
 from stichzoo.training.report import format_interval
 from stichzoo.training.stats import paired_test
 
@@ -122,11 +123,6 @@ def _rollout_heuristic(game: Game, seed: int) -> Policy:
     return make_policy("pimc", game, seed=seed, rollout=heuristic)
 
 
-def _rollout_network(game: Game, seed: int) -> Policy:
-    network = build_policy(f"bot:{game.name}", game, seed=seed, cache=False)
-    return make_policy("pimc", game, seed=seed, rollout=network)
-
-
 def default_rollout(game: Game) -> str:
     """Which player the game's PIMC rolls out with: random, heuristic or a rollout player."""
     module = game_policy_module(game.name)
@@ -139,7 +135,7 @@ def default_rollout(game: Game) -> str:
 
 
 #: the variants' names on the command line (``--variants``), in the table's order
-VARIANTS = ("true_deal", "worlds", "random", "heuristic", "network")
+VARIANTS = ("true_deal", "worlds", "random", "heuristic")
 
 
 def variants(game: Game, worlds_factor: int,
@@ -158,8 +154,6 @@ def variants(game: Game, worlds_factor: int,
         out["rollout: random"] = _rollout_random
     if "heuristic" in chosen and default != "heuristic":
         out["rollout: heuristic"] = _rollout_heuristic
-    if "network" in chosen:
-        out[f"rollout: network (bot:{game.name})"] = _rollout_network
     return out
 
 
@@ -212,7 +206,7 @@ def play_deal(task: tuple[str, int, int, int, tuple[str, ...]]) -> dict:
 
 
 def probe(name: str, deals: int, seed: int, workers: int, worlds_factor: int = 4,
-          chosen: tuple[str, ...] = VARIANTS[:-1]) -> dict:
+          chosen: tuple[str, ...] = VARIANTS) -> dict:
     """Every deal of one game (over ``workers`` processes), summarised per variant."""
     tasks = [(name, seed, d, worlds_factor, tuple(chosen)) for d in range(deals)]
     if workers > 1:
@@ -285,9 +279,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--workers", type=int, default=2, help="processes, one deal each at a time")
     ap.add_argument("--worlds-factor", type=int, default=4)
-    ap.add_argument("--variants", nargs="+", default=list(VARIANTS[:-1]), choices=VARIANTS,
-                    help="the probe seat's variants (network: rollouts by bot:<game>, slow; "
-                         "not run by default)")
+    ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS,
+                    help="the probe seat's variants")
     ap.add_argument("--markdown", help="write the docs table here")
     ap.add_argument("--json", help="write the full results here")
     args = ap.parse_args(argv)

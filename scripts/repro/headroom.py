@@ -42,7 +42,7 @@ compare them within a run.  Results (not times) are deterministic for a seed
 and a number of deals, whatever the number of workers.
 
 The default seed, 424242, is used by no training config (they all use 0) and
-nowhere else in the project.
+by no other measurement in the project.
 """
 
 from __future__ import annotations
@@ -73,7 +73,6 @@ TABLES = {
     "geheimtrumpf": ({"num_players": 4, "round_limit": 1}, "tasks"),
 }
 DEFAULT_SEED = 424242
-BASELINE = "pimc (defaults)"
 
 
 def make_game(name: str) -> Game:
@@ -101,8 +100,10 @@ def true_deal_pimc(game: Game, seed: int) -> Policy:
     The search gets a copy of the game whose ``determinize`` hands back the
     true state, cloned, instead of re-dealing what the seat cannot see; the
     number of worlds stays the default, so the rollouts' noise is averaged as
-    in the baseline and only the inference differs.  Never a bot: it reads
-    the hidden hands.
+    in the baseline and only the inference differs - unless the rollout
+    player is deterministic (Wunder Punkt's heuristic): then every world is
+    played out alike, one line per action, and the probe is no ceiling
+    (docs/headroom.md).  Never a bot: it reads the hidden hands.
     """
     policy = make_policy("pimc", game, seed=seed)
     seeing = copy.copy(game)

@@ -25,6 +25,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
+import weakref
 from typing import Any
 
 import numpy as np
@@ -255,6 +257,57 @@ def verify_bot(bot_dir: str, game=None):
     return manifest, game, session
 
 
+class LoadedModel:
+    """One verified model: its manifest, the game it was checked against, its session.
+
+    Shared by every :class:`OnnxPolicy` that plays the same model file, so a
+    server with many tables holds one onnxruntime session per bot, not one
+    per seat (``InferenceSession.run`` is thread-safe).  What differs per seat
+    - the random generator for sampling - stays on the policy.
+    """
+
+    __slots__ = ("__weakref__", "game", "manifest", "session")
+
+    def __init__(self, manifest: dict, game, session):
+        self.manifest = manifest
+        self.game = game
+        self.session = session
+
+
+#: the loaded models, held only while a policy plays them: a model whose last table
+#: went is freed (no cache outlives its users)
+_MODELS: weakref.WeakValueDictionary[tuple, LoadedModel] = weakref.WeakValueDictionary()
+_MODELS_LOCK = threading.Lock()
+
+
+def load_model(bot_dir: str, game=None) -> LoadedModel:
+    """The bot folder's model, verified, shared with every other live policy that plays it.
+
+    The first load runs :func:`verify_bot`; later loads of the same files
+    (the same manifest and a model file with the same SHA-256 - hashed every
+    time, so a changed file is never served from memory) only check that the
+    manifest fits ``game``, with :func:`check_manifest`'s refusal.
+    """
+    manifest = read_manifest(bot_dir)
+    path = model_path(bot_dir, manifest)
+    key = (path, file_sha256(path), json.dumps(manifest, sort_keys=True))
+    with _MODELS_LOCK:  # one load per model even when many tables start at once
+        model = _MODELS.get(key)
+        if model is not None:
+            if game is not None:
+                check_manifest(model.manifest, game, bot_dir)
+            return model
+        model = LoadedModel(*verify_bot(bot_dir, game))
+        _MODELS[key] = model
+        return model
+
+
+def loaded_models() -> int:
+    """How many distinct models are in memory now (shared by all the policies playing them)."""
+    with _MODELS_LOCK:
+        return len(_MODELS)
+
+
 class OnnxPolicy:
     """An exported bot as a :class:`~stichzoo.policies.base.Policy`."""
 
@@ -269,13 +322,21 @@ class OnnxPolicy:
         self.rng = np.random.default_rng(seed)
         self.source = source
         self.encoder = encoder_for(game)
+        self._model: LoadedModel | None = None  # set by load: the shared model it plays
 
     @classmethod
     def load(cls, bot_dir: str, game=None, deterministic: bool = True,
              seed: int | None = None) -> OnnxPolicy:
-        """Load and verify ``bot_dir``; with ``game=None`` the game is built from the manifest."""
-        manifest, game, session = verify_bot(bot_dir, game)
-        return cls(session, manifest, game, deterministic, seed, source=bot_dir)
+        """Load and verify ``bot_dir``; with ``game=None`` the game is built from the manifest.
+
+        The session is shared (:func:`load_model`); the policy's own random
+        generator is not.
+        """
+        model = load_model(bot_dir, game)
+        policy = cls(model.session, model.manifest, model.game if game is None else game,
+                     deterministic, seed, source=bot_dir)
+        policy._model = model  # keeps the shared model alive while this policy plays
+        return policy
 
     def reseed(self, seed: int | None) -> None:
         self.rng = np.random.default_rng(seed)

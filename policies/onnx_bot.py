@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import threading
 import weakref
@@ -44,6 +45,14 @@ REQUIRED_KEYS = (
     "model.file", "model.sha256", "model.inputs", "model.outputs",
 )
 _ORT_TYPES = {"float32": "tensor(float)"}
+#: the manifest fields ``manifest_sha256`` covers: the game the bot plays (env id and
+#: versions, rule options, players), how it reads and answers (the observation and action
+#: layouts), and the model file's own checksum, which binds them to the network
+CHECKSUM_KEYS = ("game", "env", "env_version", "encoder_version", "options", "num_players",
+                 "observation", "actions", "model.sha256")
+
+log = logging.getLogger("stichzoo.bots")
+_UNSTAMPED_WARNED: set[str] = set()  # folders already warned about a missing manifest_sha256
 
 #: The bots shipped inside the package (``policies/bots/<game>`` in the
 #: repository, ``stichzoo/policies/bots/<game>`` in an installed wheel).
@@ -92,6 +101,43 @@ def read_manifest(bot_dir: str) -> dict:
                 raise ValueError(f"bot {bot_dir}: manifest.json lacks key {key!r}")
             node = node[part]
     return manifest
+
+
+def manifest_checksum(manifest: dict) -> str:
+    """SHA-256 of the canonical JSON (sorted keys, no spaces, ASCII) of :data:`CHECKSUM_KEYS`."""
+    covered = {}
+    for key in CHECKSUM_KEYS:
+        node: Any = manifest
+        for part in key.split("."):
+            node = node[part]
+        covered[key] = node
+    text = json.dumps(covered, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def check_manifest_checksum(manifest: dict, source: str) -> None:
+    """``manifest_sha256`` matches the manifest's rule fields, else ValueError.
+
+    A manifest without it (exported before it existed) loads, with one warning
+    per folder: add it with ``python scripts/bot_checksum.py FOLDER`` (docs/bots.md).
+    """
+    stated = manifest.get("manifest_sha256")
+    if stated is None:
+        if source not in _UNSTAMPED_WARNED:
+            _UNSTAMPED_WARNED.add(source)
+            log.warning("bot %s: manifest.json has no manifest_sha256, so its rule options "
+                        "are not covered by a checksum; add it with: python "
+                        "scripts/bot_checksum.py %s", source, source)
+        return
+    try:
+        actual = manifest_checksum(manifest)
+    except (ValueError, TypeError):  # NaN or the like in the covered fields: nothing matches
+        actual = "not hashable"
+    if stated != actual:
+        raise ValueError(f"bot {source}: manifest_sha256 is {str(stated)[:12]}..., the "
+                         f"manifest's game, rule options, players and layouts hash to "
+                         f"{actual[:12]}... - manifest.json was changed after export")
 
 
 def check_manifest(manifest: dict, game, source: str) -> None:
@@ -254,6 +300,7 @@ def verify_bot(bot_dir: str, game=None):
     if probs.shape != (1, game.num_actions) or not np.all(np.isfinite(probs)):
         raise ValueError(f"bot {bot_dir}: the model's dry run gives probabilities of shape "
                          f"{probs.shape} (finite: {bool(np.all(np.isfinite(probs)))})")
+    check_manifest_checksum(manifest, bot_dir)  # last: every other refusal names its field
     return manifest, game, session
 
 

@@ -23,11 +23,16 @@ BOT_TABLE = {"game": "geheimtrumpf", "players": 4,
              "opponents": ["bot:geheimtrumpf"], "seat": 0}
 
 
-def test_a_network_is_loaded_once_for_every_seat_and_table():
+def test_a_network_is_loaded_once_for_every_seat_and_table(tmp_path):
+    import shutil
+
+    folder = tmp_path / "bot"  # a copy no other test holds loaded
+    shutil.copytree(shipped_bot("geheimtrumpf"), folder)
+    spec = f"onnx:path={folder}"
     gc.collect()
     before = loaded_models()
-    a = Table("geheimtrumpf", opponents=["bot:geheimtrumpf"], seed=1)
-    b = Table("geheimtrumpf", opponents=["bot:geheimtrumpf"], seed=2)
+    a = Table("geheimtrumpf", opponents=[spec], seed=1)
+    b = Table("geheimtrumpf", opponents=[spec], seed=2)
     sessions = {id(p.session) for t in (a, b) for p in t._bots.values()}
     assert len(a._bots) >= 2 and len(sessions) == 1
     assert loaded_models() == before + 1

@@ -181,7 +181,7 @@ class Table:
         for seat, spec in enumerate(self.seating):
             if spec is None:
                 continue
-            try:  # a fresh policy per table: tables share no bot (nor its random state)
+            try:  # a fresh policy per seat (its own random state); a network is shared
                 self._bots[seat] = build_policy(spec, self.game, _mix(seed, seat), cache=False)
             except ValueError as e:
                 raise TableError(f"opponent {spec!r}: {e}") from None

@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import threading
+import weakref
 from typing import Any
 
 import numpy as np
@@ -42,6 +45,14 @@ REQUIRED_KEYS = (
     "model.file", "model.sha256", "model.inputs", "model.outputs",
 )
 _ORT_TYPES = {"float32": "tensor(float)"}
+#: the manifest fields ``manifest_sha256`` covers: the game the bot plays (env id and
+#: versions, rule options, players), how it reads and answers (the observation and action
+#: layouts), and the model file's own checksum, which binds them to the network
+CHECKSUM_KEYS = ("game", "env", "env_version", "encoder_version", "options", "num_players",
+                 "observation", "actions", "model.sha256")
+
+log = logging.getLogger("stichzoo.bots")
+_UNSTAMPED_WARNED: set[str] = set()  # folders already warned about a missing manifest_sha256
 
 #: The bots shipped inside the package (``policies/bots/<game>`` in the
 #: repository, ``stichzoo/policies/bots/<game>`` in an installed wheel).
@@ -90,6 +101,43 @@ def read_manifest(bot_dir: str) -> dict:
                 raise ValueError(f"bot {bot_dir}: manifest.json lacks key {key!r}")
             node = node[part]
     return manifest
+
+
+def manifest_checksum(manifest: dict) -> str:
+    """SHA-256 of the canonical JSON (sorted keys, no spaces, ASCII) of :data:`CHECKSUM_KEYS`."""
+    covered = {}
+    for key in CHECKSUM_KEYS:
+        node: Any = manifest
+        for part in key.split("."):
+            node = node[part]
+        covered[key] = node
+    text = json.dumps(covered, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def check_manifest_checksum(manifest: dict, source: str) -> None:
+    """``manifest_sha256`` matches the manifest's rule fields, else ValueError.
+
+    A manifest without it (exported before it existed) loads, with one warning
+    per folder: add it with ``python scripts/bot_checksum.py FOLDER`` (docs/bots.md).
+    """
+    stated = manifest.get("manifest_sha256")
+    if stated is None:
+        if source not in _UNSTAMPED_WARNED:
+            _UNSTAMPED_WARNED.add(source)
+            log.warning("bot %s: manifest.json has no manifest_sha256, so its rule options "
+                        "are not covered by a checksum; add it with: python "
+                        "scripts/bot_checksum.py %s", source, source)
+        return
+    try:
+        actual = manifest_checksum(manifest)
+    except (ValueError, TypeError):  # NaN or the like in the covered fields: nothing matches
+        actual = "not hashable"
+    if stated != actual:
+        raise ValueError(f"bot {source}: manifest_sha256 is {str(stated)[:12]}..., the "
+                         f"manifest's game, rule options, players and layouts hash to "
+                         f"{actual[:12]}... - manifest.json was changed after export")
 
 
 def check_manifest(manifest: dict, game, source: str) -> None:
@@ -252,7 +300,59 @@ def verify_bot(bot_dir: str, game=None):
     if probs.shape != (1, game.num_actions) or not np.all(np.isfinite(probs)):
         raise ValueError(f"bot {bot_dir}: the model's dry run gives probabilities of shape "
                          f"{probs.shape} (finite: {bool(np.all(np.isfinite(probs)))})")
+    check_manifest_checksum(manifest, bot_dir)  # last: every other refusal names its field
     return manifest, game, session
+
+
+class LoadedModel:
+    """One verified model: its manifest, the game it was checked against, its session.
+
+    Shared by every :class:`OnnxPolicy` that plays the same model file, so a
+    server with many tables holds one onnxruntime session per bot, not one
+    per seat (``InferenceSession.run`` is thread-safe).  What differs per seat
+    - the random generator for sampling - stays on the policy.
+    """
+
+    __slots__ = ("__weakref__", "game", "manifest", "session")
+
+    def __init__(self, manifest: dict, game, session):
+        self.manifest = manifest
+        self.game = game
+        self.session = session
+
+
+#: the loaded models, held only while a policy plays them: a model whose last table
+#: went is freed (no cache outlives its users)
+_MODELS: weakref.WeakValueDictionary[tuple, LoadedModel] = weakref.WeakValueDictionary()
+_MODELS_LOCK = threading.Lock()
+
+
+def load_model(bot_dir: str, game=None) -> LoadedModel:
+    """The bot folder's model, verified, shared with every other live policy that plays it.
+
+    The first load runs :func:`verify_bot`; later loads of the same files
+    (the same manifest and a model file with the same SHA-256 - hashed every
+    time, so a changed file is never served from memory) only check that the
+    manifest fits ``game``, with :func:`check_manifest`'s refusal.
+    """
+    manifest = read_manifest(bot_dir)
+    path = model_path(bot_dir, manifest)
+    key = (path, file_sha256(path), json.dumps(manifest, sort_keys=True))
+    with _MODELS_LOCK:  # one load per model even when many tables start at once
+        model = _MODELS.get(key)
+        if model is not None:
+            if game is not None:
+                check_manifest(model.manifest, game, bot_dir)
+            return model
+        model = LoadedModel(*verify_bot(bot_dir, game))
+        _MODELS[key] = model
+        return model
+
+
+def loaded_models() -> int:
+    """How many distinct models are in memory now (shared by all the policies playing them)."""
+    with _MODELS_LOCK:
+        return len(_MODELS)
 
 
 class OnnxPolicy:
@@ -269,13 +369,21 @@ class OnnxPolicy:
         self.rng = np.random.default_rng(seed)
         self.source = source
         self.encoder = encoder_for(game)
+        self._model: LoadedModel | None = None  # set by load: the shared model it plays
 
     @classmethod
     def load(cls, bot_dir: str, game=None, deterministic: bool = True,
              seed: int | None = None) -> OnnxPolicy:
-        """Load and verify ``bot_dir``; with ``game=None`` the game is built from the manifest."""
-        manifest, game, session = verify_bot(bot_dir, game)
-        return cls(session, manifest, game, deterministic, seed, source=bot_dir)
+        """Load and verify ``bot_dir``; with ``game=None`` the game is built from the manifest.
+
+        The session is shared (:func:`load_model`); the policy's own random
+        generator is not.
+        """
+        model = load_model(bot_dir, game)
+        policy = cls(model.session, model.manifest, model.game if game is None else game,
+                     deterministic, seed, source=bot_dir)
+        policy._model = model  # keeps the shared model alive while this policy plays
+        return policy
 
     def reseed(self, seed: int | None) -> None:
         self.rng = np.random.default_rng(seed)

@@ -261,3 +261,43 @@ def test_answers_stay_inside_the_mask(wizard_bot):
             a = wizard_bot.choose(p, d.action_mask, sample, rng)
             assert (state.legal_mask() >> a) & 1
         state.step(int(rng.choice(state.legal_actions())))
+
+
+# -- the manifest's checksum covers its rule options (issue 31) ---------------------------
+
+
+@pytest.mark.parametrize("game", list(envs.GAMES))
+def test_shipped_manifests_carry_their_checksum(game):
+    from stichzoo.policies.onnx_bot import manifest_checksum, read_manifest
+
+    manifest = read_manifest(shipped_bot(game))
+    assert manifest["manifest_sha256"] == manifest_checksum(manifest)
+
+
+@pytest.mark.parametrize("change", [
+    lambda m: m["options"].__setitem__("dealer_bid_restriction", True),
+    lambda m: m["options"].__setitem__("rounds", [1, 2]),
+    lambda m: m["model"].__setitem__("opset", 99) or m.__setitem__("manifest_sha256", "0" * 64),
+], ids=["option", "rounds", "stamp"])
+def test_rule_options_edited_after_export_are_refused(tmp_path, change):
+    folder = _copy(tmp_path, "wizard")
+    _edit(folder, change)
+    assert "manifest_sha256" in _refusal(folder) and "changed after export" in _refusal(folder)
+
+
+def test_a_manifest_without_a_checksum_loads_with_a_warning(tmp_path, caplog):
+    import subprocess
+    import sys
+
+    folder = _copy(tmp_path, "wizard")
+    _edit(folder, lambda m: m.pop("manifest_sha256"))
+    with caplog.at_level("WARNING", logger="stichzoo.bots"):
+        OnnxPolicy.load(str(folder))
+    assert "no manifest_sha256" in caplog.text and "scripts/bot_checksum.py" in caplog.text
+    script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "scripts", "bot_checksum.py")
+    check = [sys.executable, str(script), "--check", str(folder)]
+    assert subprocess.run(check, capture_output=True).returncode == 1
+    subprocess.run([sys.executable, str(script), str(folder)], check=True, capture_output=True)
+    assert subprocess.run(check, capture_output=True).returncode == 0
+    assert OnnxPolicy.load(str(folder)).manifest["manifest_sha256"]

@@ -250,3 +250,57 @@ def test_a_record_does_not_share_the_game_log(game):
     before = copy.deepcopy(rec)
     raw.step(raw.legal_actions()[0])
     assert rec == before  # a record is a snapshot, not a view of the running game
+
+
+# -- partial records: a record that stops inside a trick says so (issue 31) --------------
+
+
+def _inside_a_trick(game: str, cards: int = 2) -> dict:
+    """A seeded random game recorded mid-game with ``cards`` cards of a trick on the table."""
+    raw = env_module(game).raw_env()
+    raw.reset(seed=7)
+    rng = random.Random(7)
+    while not (len(raw.state_.trick.cards) == cards and raw.state_.phase_name == "play"
+               and len(raw.state_.history) > 20):
+        raw.step(rng.choice(raw.legal_actions()))
+    return json.loads(json.dumps(raw.record()))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_written_records_say_whether_they_are_partial(game):
+    assert record(game)["partial"] is False
+    assert record(game, 0.6)["partial"] is True
+    rec = _inside_a_trick(game)
+    assert rec["partial"] is True
+    replay(rec)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_record_that_stops_inside_a_trick_must_say_it_is_partial(game):
+    rec = _inside_a_trick(game)
+    for bad in ({**rec, "partial": False}, {k: v for k, v in rec.items() if k != "partial"}):
+        refused(bad, r"record: the record stops inside a trick: .* 2 of the trick's cards")
+    # the battery's case: the last card of the trick in progress cut off - rounds unchanged
+    cut = {k: v for k, v in rec.items() if k != "partial"}
+    cut["decisions"] = cut["decisions"][:-1]
+    refused(cut, "stops inside a trick")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_partial_is_a_bool_and_never_on_a_finished_game(game):
+    rec = record(game)
+    refused({**rec, "partial": True}, "partial is True, but the record states a finished game")
+    refused({**rec, "partial": 1}, "record: partial must be bool")
+    old = {k: v for k, v in rec.items() if k != "partial"}  # records before the field
+    replay(old)
+
+
+def test_silberne_ananas_waiting_for_the_joker_gift_is_inside_a_trick():
+    raw = env_module("silberne_ananas").raw_env()
+    raw.reset(seed=3)
+    rng = random.Random(3)
+    while raw.state_.phase_name != "give_trick":
+        raw.step(rng.choice(raw.legal_actions()))
+    rec = json.loads(json.dumps(raw.record()))
+    replay(rec)
+    refused({**rec, "partial": False}, "3 of the trick's cards")

@@ -241,6 +241,16 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     return 0
 
 
+def _table_store(args: argparse.Namespace):
+    """The web table's store with the serve options' limits (0 turns a per-client one off)."""
+    from stichzoo.policies.tables.table import TableStore
+
+    return TableStore(idle_timeout=args.idle_timeout, max_tables=args.max_tables,
+                      max_tables_per_client=args.max_tables_per_client or None,
+                      creations_per_minute=args.creations_per_minute or None,
+                      max_memory_mb=args.max_memory_mb or None)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Check the limits, load (and verify) the bots, then serve; limits: docs/bots.md."""
     from stichzoo.policies.serve import create_app, serve_stdio, server_config
@@ -248,15 +258,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
     for flag, value in (("--max-body-bytes", args.max_body_bytes),
                         ("--request-timeout", args.request_timeout),
                         ("--keep-alive", args.keep_alive),
-                        ("--limit-concurrency", args.limit_concurrency)):
+                        ("--limit-concurrency", args.limit_concurrency),
+                        ("--idle-timeout", args.idle_timeout),
+                        ("--max-tables", args.max_tables)):
         if value <= 0:
             raise ValueError(f"{flag} {value}: use a number > 0")
+    for flag, value in (("--max-tables-per-client", args.max_tables_per_client),
+                        ("--creations-per-minute", args.creations_per_minute),
+                        ("--max-memory-mb", args.max_memory_mb)):
+        if value < 0:
+            raise ValueError(f"{flag} {value}: use a number >= 0 (0: no limit)")
     if args.stdio:
         return serve_stdio(args.bots, levels=args.levels, max_line_bytes=args.max_body_bytes)
     import uvicorn
 
     app = create_app(args.bots, levels=args.levels, max_body_bytes=args.max_body_bytes,
-                     cors_origins=args.cors_origin)
+                     cors_origins=args.cors_origin, web_table=not args.no_tables,
+                     table_store=None if args.no_tables else _table_store(args))
     uvicorn.Server(server_config(app, args.host, args.port,
                                  request_timeout=args.request_timeout,
                                  keep_alive=args.keep_alive,
@@ -367,6 +385,25 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--limit-concurrency", type=int,
                    default=serve_mod.DEFAULT_LIMIT_CONCURRENCY,
                    help="connections and requests at once, beyond it 503 (default: 1000)")
+    from stichzoo.policies.tables import table as table_mod
+
+    v.add_argument("--no-tables", action="store_true",
+                   help="no browser table (/, /tables): the bot API alone")
+    v.add_argument("--max-tables", type=int, default=table_mod.DEFAULT_MAX_TABLES,
+                   help="tables open at once, beyond it 503 (default: %(default)s)")
+    v.add_argument("--max-tables-per-client", type=int,
+                   default=table_mod.DEFAULT_MAX_TABLES_PER_CLIENT,
+                   help="tables one client (remote address) may hold open, beyond it 429 "
+                        "(default: %(default)s; 0: no limit)")
+    v.add_argument("--creations-per-minute", type=int,
+                   default=table_mod.DEFAULT_CREATIONS_PER_MINUTE,
+                   help="tables one client may create per minute, beyond it 429 (default: "
+                        "%(default)s; 0: no limit)")
+    v.add_argument("--max-memory-mb", type=float, default=table_mod.DEFAULT_MAX_MEMORY_MB,
+                   help="no new table while the server holds more resident memory (MiB), "
+                        "503 instead (default: %(default)s; 0: no limit)")
+    v.add_argument("--idle-timeout", type=float, default=table_mod.DEFAULT_IDLE_TIMEOUT,
+                   help="seconds an untouched table is kept (default: %(default)s)")
     v.set_defaults(func=cmd_serve)
     lad = sub.add_parser("ladder", help="where every bot stands: random < heuristic < pimc < "
                                         "learned search, and the network alone")

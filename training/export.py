@@ -30,7 +30,7 @@ import warnings
 import torch as th
 from torch import nn
 
-from stichzoo.policies.onnx_bot import file_sha256
+from stichzoo.policies.onnx_bot import file_sha256, manifest_checksum
 
 MANIFEST_SCHEMA = "stichzoo.bot/1"
 INPUTS = ("observation", "action_mask")
@@ -112,6 +112,7 @@ def export_bot(policy_path: str, out_dir: str, provenance: dict | None = None,
                           if k not in ("options", "policy_class")},
                        "policy_file": os.path.basename(policy_path), **(provenance or {})},
     }
+    manifest["manifest_sha256"] = manifest_checksum(manifest)  # covers the rule options
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     return out_dir

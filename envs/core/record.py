@@ -43,6 +43,8 @@ FIELDS: dict[str, tuple[type, ...]] = {
     "truncated": (bool,),
     "winners": (list,),
 }
+#: fields a record may leave out: ``partial`` (records before it replay as whole ones)
+OPTIONAL_FIELDS: dict[str, tuple[type, ...]] = {"partial": (bool,)}
 DECISION_FIELDS: dict[str, type] = {"seat": int, "action": int, "label": str}
 
 
@@ -78,6 +80,8 @@ def build_record(game: Game, state: GameState, *, seed: int | None = None,
         "over": state.over,
         "truncated": state.truncated,
         "winners": _winners(state),
+        # the game so far, not a whole game: it may stop anywhere, even inside a trick
+        "partial": not (state.over or state.truncated),
     }
 
 
@@ -88,12 +92,15 @@ def to_json(record: dict, **kwargs: Any) -> str:
 def replay(record: dict) -> GameState:
     """Rebuild a game from its record and check that it is the game recorded.
 
-    Every field is checked, in the order of :data:`FIELDS`: presence and
+    Every field is checked, in the order of :data:`FIELDS` (then ``partial``): presence and
     type, the game and its env id, options and ``num_players``, the deck
     orders (and that ``seed``, when given, deals them), each decision's
     seat, action and label, then the replayed ``rounds``, ``totals``,
     ``over``, ``truncated`` and ``winners``.  A finished record must hold
-    every decision; a mid-game one must match the game after its last.
+    every decision; a mid-game one must match the game after its last, and
+    a record that stops inside a trick (cards played, the trick not yet
+    taken) must say ``"partial": true`` - otherwise its missing last cards
+    could not be told from a whole record, as the rounds log whole tricks only.
     Raises :class:`RecordError` (a ``ValueError``) naming the first field
     that is missing, of the wrong type or different from the replay.
     """
@@ -105,6 +112,16 @@ def replay(record: dict) -> GameState:
         field = "over" if record["over"] else "truncated"
         raise RecordError(f"{field} is True, but after its {len(record['decisions'])} "
                           f"decisions the replayed game is still running: decisions are missing")
+    partial = record.get("partial", False)
+    if partial and (record["over"] or record["truncated"]):
+        raise RecordError("partial is True, but the record states a finished game (over or "
+                          "truncated is True): a finished game is whole")
+    inside = _cards_inside_trick(game, state)
+    if inside and not partial:
+        raise RecordError(f"the record stops inside a trick: after its "
+                          f"{len(record['decisions'])} decisions {inside} of the trick's cards "
+                          f"are played and the trick is not taken, so its last decisions are "
+                          f'missing; a record of a game in progress says "partial": true')
     replayed = {"rounds": state.log, "totals": list(state.totals), "over": state.over,
                 "truncated": state.truncated, "winners": _winners(state)}
     for field, value in replayed.items():
@@ -114,6 +131,20 @@ def replay(record: dict) -> GameState:
 
 def _winners(state: GameState) -> list[int]:
     return state.winners() if (state.over or state.truncated) else []
+
+
+def _cards_inside_trick(game: Game, state: GameState) -> int:
+    """Cards of a trick played but not yet taken at the end of the replay (0: none).
+
+    A taken trick is the last one logged in its round; a complete trick still
+    waiting (Silberne Ananas' Joker gift) is inside a trick too.
+    """
+    cards = state.trick.cards
+    if state.over or state.truncated or not cards:
+        return 0
+    logged = (state.log[-1].get("tricks") if state.log else None) or []
+    names = [game.deck.names[c] for c in cards]
+    return 0 if logged and logged[-1].get("cards") == names else len(names)
 
 
 # -- the parts of replay ------------------------------------------------------------
@@ -130,10 +161,13 @@ def _check_header(record: Any) -> Game:
         if field not in record:
             raise RecordError(f"field {field!r} is missing")
         _check_type(field, record[field], types)
-    unknown = sorted(set(record) - set(FIELDS), key=str)
+    for field, types in OPTIONAL_FIELDS.items():
+        if field in record:
+            _check_type(field, record[field], types)
+    unknown = sorted(set(record) - set(FIELDS) - set(OPTIONAL_FIELDS), key=str)
     if unknown:
         raise RecordError(f"unknown field(s) {', '.join(map(repr, unknown))}; "
-                          f"known: {', '.join(FIELDS)}")
+                          f"known: {', '.join([*FIELDS, *OPTIONAL_FIELDS])}")
     try:
         cls = game_class(record["game"])
     except ValueError as e:

@@ -209,12 +209,14 @@ def _embed(schema: dict, name: str, components: dict) -> None:
 def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
                max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                cors_origins: Iterable[str] = (), registry: BotRegistry | None = None,
-               web_table: bool = True):
+               web_table: bool = True, table_store: Any = None):
     """The FastAPI app serving every bot below ``root`` and the rule-bot ``levels``.
 
     ``cors_origins``: origins a browser page may call from (none by default;
     ``"*"`` for any).  ``web_table``: also serve the browser table at ``/``
-    (tables kept on the server, the engine as referee).  The app is returned
+    (tables kept on the server, the engine as referee; ``table_store``: a
+    :class:`~stichzoo.policies.tables.table.TableStore` with the server's
+    limits, else one with the defaults).  The app is returned
     for other routers to join (the error handlers then apply to them too).
     """
     from fastapi import FastAPI, Path, Query, Request
@@ -340,7 +342,7 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
     if web_table:  # the browser table at / (policies/tables/web.py; docs/web_table.md)
         from stichzoo.policies.tables.web import mount_web_table
 
-        mount_web_table(app, bots_root=root)
+        mount_web_table(app, table_store, bots_root=root)
     return app
 
 

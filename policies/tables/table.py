@@ -31,9 +31,12 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
+import math
+import os
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -45,6 +48,12 @@ from stichzoo.envs.registry import display_of
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0
 #: the most tables a store keeps at once
 DEFAULT_MAX_TABLES = 200
+#: the most live tables one client (remote address) may hold
+DEFAULT_MAX_TABLES_PER_CLIENT = 20
+#: the most tables one client may create per minute
+DEFAULT_CREATIONS_PER_MINUTE = 30
+#: above this resident memory of the server process (MiB) no table is created
+DEFAULT_MAX_MEMORY_MB = 4096
 #: what a store says for an id it does not hold
 NOT_FOUND = "table not found (expired, or the server restarted)"
 
@@ -62,13 +71,16 @@ class TableError(ValueError):
 
     422: a bad move or argument (as the bot protocol answers a view that does
     not add up; 400 is left for bodies that are not JSON); 404: no such table;
-    409: not possible now (the game is over, or not yet over); 503: the store
-    is full.
+    409: not possible now (the game is over, or not yet over); 429: the
+    client is over one of its own limits; 503: the server is full.  With
+    ``retry_after`` (seconds) a web layer sends the ``Retry-After`` header.
     """
 
-    def __init__(self, message: str, status: int = 422):
+    def __init__(self, message: str, status: int = 422, retry_after: float | None = None):
         super().__init__(message)
         self.status = status
+        self.headers = (None if retry_after is None
+                        else {"Retry-After": str(max(1, math.ceil(retry_after)))})
 
 
 def _mix(*parts: int) -> int:
@@ -169,7 +181,7 @@ class Table:
         for seat, spec in enumerate(self.seating):
             if spec is None:
                 continue
-            try:  # a fresh policy per table: tables share no bot (nor its random state)
+            try:  # a fresh policy per seat (its own random state); a network is shared
                 self._bots[seat] = build_policy(spec, self.game, _mix(seed, seat), cache=False)
             except ValueError as e:
                 raise TableError(f"opponent {spec!r}: {e}") from None
@@ -414,19 +426,39 @@ class Table:
 
 
 class _Entry:
-    __slots__ = ("last_used", "table")
+    __slots__ = ("client", "last_used", "table")
 
-    def __init__(self, table: Table, now: float):
+    def __init__(self, table: Table, now: float, client: str | None):
         self.table = table
         self.last_used = now
+        self.client = client
+
+
+def resident_mb() -> float | None:
+    """The resident memory of this process in MiB, or None where it cannot be read (not Linux)."""
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 class TableStore:
-    """Many tables at once, for a server: ids, expiry, a bound, one lock per table.
+    """Many tables at once, for a server: ids, expiry, bounds, one lock per table.
 
     A table is forgotten after ``idle_timeout`` seconds without a request
-    (default 30 minutes); at most ``max_tables`` live at once (creating one
-    more is refused with status 503 after expired ones are swept). Ids are
+    (default 30 minutes); at most ``max_tables`` live at once, and none is
+    created while the process holds more than ``max_memory_mb`` of resident
+    memory (both refused with status 503 and a ``Retry-After`` after expired
+    ones are swept).  Per ``client`` (a web layer passes the remote address):
+    at most ``max_tables_per_client`` live tables and
+    ``creations_per_minute`` creations in any 60 seconds, else 429 with
+    ``Retry-After``; so one client cannot lock the others out.  ``None``
+    turns a limit off; a table created without a client counts for the
+    total only.  Bot networks are shared between tables
+    (:func:`stichzoo.policies.onnx_bot.load_model`), so a table costs its
+    game state, not a network.  Ids are
     ``secrets.token_urlsafe``: knowing one id tells nothing of another. The
     store keeps tables in memory only: a restarted server has none, so an old
     id gets :data:`NOT_FOUND` (404), and :attr:`instance` changes, which a
@@ -435,17 +467,42 @@ class TableStore:
 
     def __init__(self, *, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
                  max_tables: int = DEFAULT_MAX_TABLES,
-                 clock: Callable[[], float] = time.monotonic):
-        if not idle_timeout > 0:
+                 max_tables_per_client: int | None = DEFAULT_MAX_TABLES_PER_CLIENT,
+                 creations_per_minute: int | None = DEFAULT_CREATIONS_PER_MINUTE,
+                 max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB,
+                 clock: Callable[[], float] = time.monotonic,
+                 memory: Callable[[], float | None] = resident_mb):
+        if isinstance(idle_timeout, bool) or not isinstance(idle_timeout, (int, float)) \
+                or not idle_timeout > 0:
             raise ValueError(f"idle_timeout must be positive seconds, not {idle_timeout!r}")
-        if isinstance(max_tables, bool) or not isinstance(max_tables, int) or max_tables < 1:
-            raise ValueError(f"max_tables must be a positive integer, not {max_tables!r}")
+        for name, value in (("max_tables", max_tables),
+                            ("max_tables_per_client", max_tables_per_client),
+                            ("creations_per_minute", creations_per_minute)):
+            if value is None and name != "max_tables":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, not {value!r}")
+        if max_memory_mb is not None and (isinstance(max_memory_mb, bool) or not isinstance(
+                max_memory_mb, (int, float)) or not max_memory_mb > 0):
+            raise ValueError(f"max_memory_mb must be positive MiB or None, not {max_memory_mb!r}")
         self.idle_timeout = float(idle_timeout)
         self.max_tables = max_tables
+        self.max_tables_per_client = max_tables_per_client
+        self.creations_per_minute = creations_per_minute
+        self.max_memory_mb = max_memory_mb
         self.clock = clock
+        self.memory = memory
         self.instance = secrets.token_urlsafe(8)
         self._tables: dict[str, _Entry] = {}
+        self._pending: dict[str, int] = {}  # per client: tables being built now
+        self._created: dict[str, deque] = {}  # per client: times of the creations this minute
         self._lock = threading.Lock()
+
+    def limits(self) -> dict[str, Any]:
+        """The store's limits, as ``GET /tables/options`` lists them (None: off)."""
+        return {"max_tables": self.max_tables, "max_tables_per_client": self.max_tables_per_client,
+                "creations_per_minute": self.creations_per_minute,
+                "max_memory_mb": self.max_memory_mb, "idle_timeout": self.idle_timeout}
 
     def __len__(self) -> int:
         with self._lock:
@@ -466,26 +523,88 @@ class TableStore:
             return self._sweep()
 
     def _full(self) -> TableError:
-        return TableError(f"too many tables are open (at most {self.max_tables}); try again "
-                          f"later", status=503)
+        """The refusal at the total cap (the store lock is held)."""
+        return TableError(f"the server is full: too many tables are open (at most "
+                          f"{self.max_tables}, max_tables); try again later", status=503,
+                          retry_after=self._next_expiry())
 
-    def create(self, game_name: str, **kwargs: Any) -> tuple[str, Table]:
-        """A new table (arguments as :class:`Table`) and its id; the bots have moved already."""
-        with self._lock:
-            self._sweep()
-            if len(self._tables) >= self.max_tables:
-                raise self._full()
+    def _next_expiry(self) -> float:
+        """Seconds until the next idle table expires (the store lock is held)."""
+        now = self.clock()
+        left = [self.idle_timeout - (now - e.last_used) for e in self._tables.values()]
+        return min(left, default=1.0)
+
+    def _check_room(self, client: str | None) -> None:
+        """Refuse a creation over a limit (the store lock is held; expired tables swept)."""
+        self._sweep()
+        pending = sum(self._pending.values())
+        if len(self._tables) + pending >= self.max_tables:
+            raise self._full()
+        if client is None:
+            return
+        live = sum(1 for e in self._tables.values() if e.client == client)
+        live += self._pending.get(client, 0)
+        cap = self.max_tables_per_client
+        if cap is not None and live >= cap:
+            raise TableError(f"too many tables: max_tables_per_client ({cap}) tables of yours "
+                             f"are open; close one (DELETE /tables/ID) or let one expire",
+                             status=429, retry_after=60)
+        rate = self.creations_per_minute
+        if rate is not None:
+            times = self._created.get(client)
+            if times is not None and len(times) >= rate:
+                raise TableError(f"too many new tables: creations_per_minute ({rate}) for "
+                                 f"one client; wait a little", status=429,
+                                 retry_after=times[0] + 60.0 - self.clock())
+
+    def _forget_old_creations(self) -> None:
+        """Drop creation times older than a minute, and clients with none (the lock is held)."""
+        start = self.clock() - 60.0
+        for client in list(self._created):
+            times = self._created[client]
+            while times and times[0] <= start:
+                times.popleft()
+            if not times:
+                del self._created[client]
+
+    def _check_memory(self) -> None:
+        mb = None if self.max_memory_mb is None else self.memory()
+        if mb is not None and mb > self.max_memory_mb:
+            raise TableError(f"the server is full: it holds {mb:.0f} MiB, over max_memory_mb "
+                             f"({self.max_memory_mb:g}); try again later", status=503,
+                             retry_after=60)
+
+    def create(self, game_name: str, *, client: str | None = None,
+               **kwargs: Any) -> tuple[str, Table]:
+        """A new table (arguments as :class:`Table`) and its id; the bots have moved already.
+
+        ``client`` (e.g. the remote address) is who the per-client limits count against.
+        """
         try:  # a web layer passes what a page sent: an unknown argument is the page's error
             inspect.signature(Table).bind(game_name, **kwargs)
         except TypeError as e:
             raise TableError(f"bad table arguments: {e}") from None
-        table = Table(game_name, **kwargs)  # outside the store lock: bots may take a while
+        self._check_memory()
+        with self._lock:
+            self._forget_old_creations()
+            self._check_room(client)
+            if client is not None:  # counted now, so a burst of parallel requests cannot pass
+                self._pending[client] = self._pending.get(client, 0) + 1
+                self._created.setdefault(client, deque()).append(self.clock())
+        try:
+            table = Table(game_name, **kwargs)  # outside the store lock: bots may take a while
+        finally:
+            if client is not None:
+                with self._lock:
+                    self._pending[client] -= 1
+                    if not self._pending[client]:
+                        del self._pending[client]
         with self._lock:
             self._sweep()
-            if len(self._tables) >= self.max_tables:
+            if len(self._tables) + sum(self._pending.values()) >= self.max_tables:
                 raise self._full()
             table_id = secrets.token_urlsafe(16)
-            self._tables[table_id] = _Entry(table, self.clock())
+            self._tables[table_id] = _Entry(table, self.clock(), client)
         return table_id, table
 
     def get(self, table_id: Any) -> Table:
@@ -590,5 +709,6 @@ def describe_event(event: dict, names: Sequence[str]) -> str:
     return str(event)
 
 
-__all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_TABLES", "NOT_FOUND", "Table", "TableError",
-           "TableStore", "build_game", "describe_event", "seating"]
+__all__ = ["DEFAULT_CREATIONS_PER_MINUTE", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_MEMORY_MB",
+           "DEFAULT_MAX_TABLES", "DEFAULT_MAX_TABLES_PER_CLIENT", "NOT_FOUND", "Table",
+           "TableError", "TableStore", "build_game", "describe_event", "resident_mb", "seating"]

@@ -305,22 +305,25 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
     err = _error_responses()
     on_table = {k: err[k] for k in (404, 422, 500)}
     with_body = {k: err[k] for k in (400, 404, 409, 413, 422, 500, 503)}
+    on_create = {**with_body, 429: err[429]}
 
     @router.get("/tables/options", responses={500: err[500]})
     def options():
         """The games, their options and the opponents a page may seat; the store's limits."""
         return {**choices, "idle_timeout": store.idle_timeout, "max_tables": store.max_tables,
-                "instance": store.instance}
+                "limits": store.limits(), "instance": store.instance}
 
-    @router.post("/tables", status_code=201, responses=with_body,
+    @router.post("/tables", status_code=201, responses=on_create,
                  openapi_extra={"requestBody": _body_doc(CREATE_SCHEMA)})
     async def create(request: Request):
         """A new table; the answer is the human seat's view (the bots before it have moved)."""
         body = parse_json(await read_body(request, max_body_bytes))
         game, kwargs = create_arguments(body, choices["games"])
 
+        client = request.client.host if request.client else None  # the per-client limits
+
         def work() -> dict:
-            table_id, _ = store.create(game, **kwargs)
+            table_id, _ = store.create(game, client=client, **kwargs)
             return page_view(store.view(table_id))
 
         return JSONResponse(status_code=201, content=await run_in_threadpool(work))
@@ -402,7 +405,10 @@ def _error_responses() -> dict[int, dict]:
            404: "no such table (expired, or the server restarted)",
            409: "not possible now (e.g. the record before the end)",
            413: "body over the limit", 422: "a bad argument or an illegal move, named",
-           500: "a bug: one line, no traceback", 503: "the store is full"}
+           429: "a per-client limit (live tables, creations per minute); Retry-After says "
+                "when to try again",
+           500: "a bug: one line, no traceback",
+           503: "the server is full (max_tables, max_memory_mb); Retry-After says when"}
     return {code: {"description": text, "content": {"application/json": {"schema": shape}}}
             for code, text in why.items()}
 

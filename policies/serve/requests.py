@@ -262,10 +262,13 @@ def check_move(body: Any) -> Any:
     return move
 
 
-def check_event_number(after: str) -> int:
+def check_event_number(after: Any) -> int:
     """``after`` of ``GET /tables/{id}/events``: an event number (query text)."""
-    if not (after.lstrip("-").isascii() and after.lstrip("-").isdigit() and len(after) <= 12):
-        raise RequestError(f"after must be an event number (integer), not {after[:30]!r}")
+    if isinstance(after, int) and not isinstance(after, bool):
+        return after
+    digits = after.lstrip("-") if isinstance(after, str) else ""
+    if not (digits.isascii() and digits.isdigit() and len(after) <= 12):
+        raise RequestError(f"after must be an event number (integer), not {quote(after)}")
     return int(after)
 
 
@@ -276,16 +279,21 @@ CREATE_SCHEMA = {
     "properties": {
         "game": {"type": "string", "enum": ["wizard", "wunder_punkt", "silberne_ananas",
                                             "hoch_tief", "geheimtrumpf"]},
-        "players": {"type": ["integer", "null"], "description": "seats at the table"},
+        "players": {"type": ["integer", "null"], "minimum": 1, "maximum": 64,
+                    "description": "seats at the table"},
         "options": {"type": ["object", "null"], "description": "game options, as in eval"},
-        "opponents": {"type": "array", "items": {"type": "string"},
-                      "description": "policy specs from GET /tables/options"},
-        "seat": {"type": "integer", "description": "the human's seat"},
-        "seed": {"type": ["integer", "null"], "description": "0..2**53-1"},
+        "opponents": {"oneOf": [
+            {"type": "array", "minItems": 1, "items": {"type": "string"}},
+            {"type": "string"}],
+            "description": "policy specs from GET /tables/options (one name: every seat)"},
+        "seat": {"type": ["integer", "null"], "minimum": 0, "maximum": 63,
+                 "description": "the human's seat"},
+        "seed": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_TABLE_SEED,
+                 "description": "0..2**53-1"},
     },
 }
 ACT_SCHEMA = {
     "type": "object", "additionalProperties": False, "required": ["move"],
-    "properties": {"move": {"type": ["integer", "string"],
+    "properties": {"move": {"type": ["integer", "string"], "maxLength": 100,
                             "description": "a legal move's action id or label"}},
 }

@@ -38,6 +38,7 @@ from typing import Any
 from stichzoo.envs.core.display import Cards, GameDisplay, Grid, Note
 from stichzoo.envs.registry import display_of
 from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+from stichzoo.policies.serve.answers import AsciiJSONResponse, error_answer
 from stichzoo.policies.serve.levels import KIND_LEVELS, trained_level, trained_strength
 from stichzoo.policies.serve.requests import (
     ACT_SCHEMA,
@@ -251,14 +252,10 @@ def _error_route_class():
     are the table's answers in any app.
     """
     from fastapi.exceptions import RequestValidationError
-    from fastapi.responses import JSONResponse
     from fastapi.routing import APIRoute
     from starlette.exceptions import HTTPException
 
-    def answer(status: int, message: str, headers: dict | None = None) -> JSONResponse:
-        headers = {**({"Connection": "close"} if status == 413 else {}), **(headers or {})}
-        return JSONResponse(status_code=status, content={"error": message},
-                            headers=headers or None)
+    answer = error_answer  # ASCII JSON, no server paths: the same as the bot API's
 
     class ErrorRoute(APIRoute):
         def get_route_handler(self) -> Callable:
@@ -273,7 +270,8 @@ def _error_route_class():
                     parts = []
                     for err in e.errors():
                         loc = ".".join(str(x) for x in err.get("loc", ()))
-                        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+                        msg = str(err.get('msg', 'invalid')).removeprefix('Value error, ')
+                        parts.append(f"{loc}: {msg}")
                     return answer(422, "; ".join(parts) or "invalid request")
                 except HTTPException as e:
                     return answer(e.status_code, str(e.detail))
@@ -293,15 +291,21 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
     Request work (building a table, the bots' moves) runs in a worker thread,
     never on the event loop, so slow bots at one table do not hold up others.
     """
-    from fastapi import APIRouter, Request
-    from fastapi.responses import JSONResponse
+    from typing import Annotated
+
+    from fastapi import APIRouter, Query, Request
+    from pydantic import BeforeValidator
     from starlette.concurrency import run_in_threadpool
+
+    EventNumber = Annotated[int, Query(description="an event number (n); -1: every event"),
+                            BeforeValidator(check_event_number)]
 
     if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) \
             or max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be a positive integer, not {max_body_bytes!r}")
     choices = table_options(bots_root)
-    router = APIRouter(route_class=_error_route_class(), tags=["tables"])
+    router = APIRouter(route_class=_error_route_class(), tags=["tables"],
+                       default_response_class=AsciiJSONResponse)
     err = _error_responses()
     on_table = {k: err[k] for k in (404, 422, 500)}
     with_body = {k: err[k] for k in (400, 404, 409, 413, 422, 500, 503)}
@@ -323,7 +327,7 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
             table_id, _ = store.create(game, **kwargs)
             return page_view(store.view(table_id))
 
-        return JSONResponse(status_code=201, content=await run_in_threadpool(work))
+        return AsciiJSONResponse(status_code=201, content=await run_in_threadpool(work))
 
     @router.get("/tables/{table_id}", responses=on_table)
     def view(table_id: str):
@@ -339,9 +343,9 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
         return page_view(await run_in_threadpool(store.act, table_id, move))
 
     @router.get("/tables/{table_id}/events", responses=on_table)
-    def events(table_id: str, after: str = "-1"):
+    def events(table_id: str, after: EventNumber = -1):
         """Every public event numbered above ``after``: for a page that reloads."""
-        after_n = check_event_number(after)
+        after_n = after
         table = store.get(table_id)
         tv = {"game": table.game.name, "events": table.events(after_n),
               "players": [{"seat": s, "human": spec is None} for s, spec in

@@ -41,6 +41,7 @@ from stichzoo.policies.tables.web import (  # noqa: E402
 )
 from tests.test_table import _check_no_leak  # noqa: E402
 
+JSON = {"Content-Type": "application/json"}
 #: a short game of each, the person's seat, the bots
 SHORT = {
     "wizard": ({"rounds": [1, 2]}, 4, 1, ["heuristic", "random"]),
@@ -287,9 +288,10 @@ def test_bad_moves_and_ids_are_refused_and_change_nothing(client):
                 and type(body["move"]) in (int, str) and len(str(body["move"])) <= 100:
             assert "legal moves" in message
     for raw in (b"{", b"", b'{"move": NaN}', b"\x80", b'{"move": 1}{"move": 2}'):
-        _error(client.post(url, content=raw), 400)
-    _error(client.post(url, content=b'{"move": "' + b"a" * 40_000 + b'"}'), 413)
-    _error(client.post(url, content=b"1", headers={"Content-Length": "99999999"}), 413)
+        _error(client.post(url, content=raw, headers=JSON), 400)
+    _error(client.post(url, content=b'{"move": "' + b"a" * 40_000 + b'"}', headers=JSON), 413)
+    _error(client.post(url, content=b"1",
+                       headers={**JSON, "Content-Length": "99999999"}), 413)
     assert client.get(f"/tables/{tid}").json() == before  # nothing changed
     # unknown, malformed and absurd table ids: 404 with the documented message
     for bad in ("nope", "x" * 300, "%00", "a.b", "' OR 1=1 --", tid.upper() if tid.upper() != tid
@@ -299,7 +301,8 @@ def test_bad_moves_and_ids_are_refused_and_change_nothing(client):
         assert _error(client.get(f"/tables/{bad}/record"), 404) == NOT_FOUND
         assert _error(client.delete(f"/tables/{bad}"), 404) == NOT_FOUND
     # 404 before a byte of the body: even a huge one
-    assert _error(client.post("/tables/nope/act", content=b"{" * 40_000), 404) == NOT_FOUND
+    assert _error(client.post("/tables/nope/act", content=b"{" * 40_000, headers=JSON),
+                  404) == NOT_FOUND
     # the other endpoints and methods answer in the same shape
     _error(client.get(f"/tables/{tid}/events", params={"after": "abc"}), 422)
     _error(client.get(f"/tables/{tid}/events", params={"after": "1" * 40}), 422)
@@ -407,7 +410,7 @@ def test_mounts_beside_the_bot_server():
         v = c.post("/tables", json=_create_body("geheimtrumpf")).json()
         assert v["to_act"] == 0
         assert _error(c.post(f"/tables/{v['table_id']}/act", json={"move": True}), 422)
-        assert _error(c.post("/tables", content=b"{"), 400)
+        assert _error(c.post("/tables", content=b"{", headers=JSON), 400)
 
 
 # -- many tables at once, on a real server ----------------------------------------------------
@@ -504,8 +507,8 @@ def test_bodies_that_are_not_json_are_refused_alike_by_both_apis():
     with TestClient(app, raise_server_exceptions=False) as c:
         for raw in (b"", b"  ", b"\xff\xfe{}", b"{", b"NaN", b'{"a": Infinity}', b"[" * 10_000,
                     b'{"move": 1}{"move": 2}'):
-            bot = _error(c.post("/bots/wizard-random/act", content=raw), 400)
-            table = _error(c.post("/tables", content=raw), 400)
+            bot = _error(c.post("/bots/wizard-random/act", content=raw, headers=JSON), 400)
+            table = _error(c.post("/tables", content=raw, headers=JSON), 400)
             assert bot == table and bot.startswith("malformed JSON"), (raw[:20], bot, table)
-        bot = _error(c.post("/bots/wizard-random/act", content=b"1" * 5000), 422)
-        assert bot == _error(c.post("/tables", content=b"1" * 5000), 422)
+        bot = _error(c.post("/bots/wizard-random/act", content=b"1" * 5000, headers=JSON), 422)
+        assert bot == _error(c.post("/tables", content=b"1" * 5000, headers=JSON), 422)

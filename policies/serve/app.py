@@ -31,6 +31,7 @@ from stichzoo.policies.serve.answers import (
     hide_folder,
     without_paths,
 )
+from stichzoo.policies.serve.guard import Guard
 from stichzoo.policies.serve.levels import DEFAULT_LEVELS
 from stichzoo.policies.serve.registry import BotRegistry
 from stichzoo.policies.serve.requests import (
@@ -181,11 +182,15 @@ def _embed(schema: dict, name: str, components: dict) -> None:
 def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
                max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                cors_origins: Iterable[str] = (), registry: BotRegistry | None = None,
-               web_table: bool = True):
+               web_table: bool = True, allowed_hosts: Iterable[str] | None = None):
     """The FastAPI app serving every bot below ``root`` and the rule-bot ``levels``.
 
     ``cors_origins``: origins a browser page may call from (none by default;
-    ``"*"`` for any).  ``web_table``: also serve the browser table at ``/``
+    ``"*"`` for any).  ``allowed_hosts``: the names the ``Host`` header may
+    carry besides IP addresses (``"localhost:8000"``, ``"cards.example.org"``;
+    None: no Host check - ``stichzoo serve`` always gives a list); the
+    Origin and Content-Type checks always apply
+    (:mod:`stichzoo.policies.serve.guard`).  ``web_table``: also serve the browser table at ``/``
     (tables kept on the server, the engine as referee).  The app is returned
     for other routers to join (the error handlers then apply to them too).
     """
@@ -209,10 +214,12 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
                                   and "/" not in origin.split("://", 1)[1]):
             raise ValueError(f"CORS origin {origin!r}: use scheme://host[:port] (no path), "
                              f"or '*'")
-    if origins:
+    app.add_middleware(Guard, hosts=allowed_hosts, origins=origins)  # inside CORS: its
+    if origins:  # refusals carry the CORS headers an allowed page needs to read them
         from starlette.middleware.cors import CORSMiddleware
 
-        app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"],
+        app.add_middleware(CORSMiddleware, allow_origins=origins,
+                           allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=["Content-Type"], max_age=600)
 
     error = error_answer  # ASCII JSON: a lone surrogate in a quoted value is no 500
@@ -243,7 +250,8 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
 
     errors = {status: {"model": ErrorAnswer, "description": text} for status, text in {
         400: "malformed JSON or body", 404: "unknown bot", 413: "body over the size limit",
-        422: "invalid view or parameter", 500: "a bug: no answer is given"}.items()}
+        415: "the body is not sent as application/json", 422: "invalid view or parameter",
+        500: "a bug: no answer is given"}.items()}
     schemas = _view_schemas()
     body_doc = {"requestBody": {
         "required": True,

@@ -308,7 +308,8 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
                        default_response_class=AsciiJSONResponse)
     err = _error_responses()
     on_table = {k: err[k] for k in (404, 422, 500)}
-    with_body = {k: err[k] for k in (400, 404, 409, 413, 422, 500, 503)}
+    closing = {k: err[k] for k in (403, 404, 422, 500)}
+    with_body = {k: err[k] for k in (400, 403, 404, 409, 413, 415, 422, 500, 503)}
 
     @router.get("/tables/options", responses={500: err[500]})
     def options():
@@ -359,7 +360,7 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
         hand)."""
         return store.record(table_id)
 
-    @router.delete("/tables/{table_id}", responses=on_table)
+    @router.delete("/tables/{table_id}", responses=closing)
     def close(table_id: str):
         """Forget the table now."""
         store.close(table_id)
@@ -405,7 +406,9 @@ def _error_responses() -> dict[int, dict]:
     why = {400: "the body is not JSON (empty, not UTF-8, malformed, nested too deep)",
            404: "no such table (expired, or the server restarted)",
            409: "not possible now (e.g. the record before the end)",
-           413: "body over the limit", 422: "a bad argument or an illegal move, named",
+           403: "a page of another origin may not change tables (docs/web_table.md)",
+           413: "body over the limit", 415: "the body is not sent as application/json",
+           422: "a bad argument or an illegal move, named",
            500: "a bug: one line, no traceback", 503: "the store is full"}
     return {code: {"description": text, "content": {"application/json": {"schema": shape}}}
             for code, text in why.items()}

@@ -338,10 +338,13 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
     @router.post("/tables/{table_id}/act", responses=with_body,
                  openapi_extra={"requestBody": _body_doc(ACT_SCHEMA)})
     async def act(table_id: str, request: Request):
-        """Play the human's move; the bots answer; the new view."""
+        """Play the human's move for the decision it names; the bots answer; the new view.
+
+        A move for any other decision than the table's (stale, repeated, or
+        the second of two sent at once) is refused with 409 and not played."""
         store.get(table_id)  # 404 before a byte of the body is read
-        move = check_move(parse_json(await read_body(request, max_body_bytes)))
-        return page_view(await run_in_threadpool(store.act, table_id, move))
+        move, decisions = check_move(parse_json(await read_body(request, max_body_bytes)))
+        return page_view(await run_in_threadpool(store.act, table_id, move, decisions))
 
     @router.get("/tables/{table_id}/events", responses=on_table)
     def events(table_id: str, after: EventNumber = -1):
@@ -405,7 +408,7 @@ def _error_responses() -> dict[int, dict]:
              "properties": {"error": {"type": "string"}}}
     why = {400: "the body is not JSON (empty, not UTF-8, malformed, nested too deep)",
            404: "no such table (expired, or the server restarted)",
-           409: "not possible now (e.g. the record before the end)",
+           409: "not possible now: a stale or repeated move, the record before the end",
            403: "a page of another origin may not change tables (docs/web_table.md)",
            413: "body over the limit", 415: "the body is not sent as application/json",
            422: "a bad argument or an illegal move, named",

@@ -151,3 +151,29 @@ def test_cors_origins_may_change_tables_and_close_them():
                                                        "Content-Type": "text/plain"})
     assert r.status_code == 415 and r.headers["access-control-allow-origin"] == page
     _error(client.post("/tables", json=NEW, headers={"Origin": "http://evil.example"}), 403)
+
+
+def test_the_table_id_stays_a_secret(client):
+    """The id is the capability: not in a Referer (the page says no-referrer), not in an error
+    message, not in the server's log (no access log)."""
+    from stichzoo.policies.serve import server_config
+
+    page = client.get("/")
+    assert page.headers["referrer-policy"] == "no-referrer"
+    assert '<meta name="referrer" content="no-referrer">' in page.text
+    assert client.get("/static/table.js").headers["referrer-policy"] == "no-referrer"
+    view = client.post("/tables", json=NEW).json()
+    tid = view["table_id"]
+    answers = [
+        client.get(f"/tables/{tid}/nothing"), client.post(f"/tables/{tid}/nothing", json={}),
+        client.post(f"/tables/{tid}/act", json={"move": 999, "decisions": view["decisions"]}),
+        client.post(f"/tables/{tid}/act", json={"move": 0, "decisions": 10**6}),
+        client.post(f"/tables/{tid}/act", json={"move": 0}),
+        client.get(f"/tables/{tid}/record"), client.put(f"/tables/{tid}", json={}),
+        client.get(f"/tables/{tid}/events?after=x"),
+        client.post(f"/tables/{tid}/act", content=b"{}", headers={"Content-Type": "text/plain"}),
+        client.post(f"/tables/{tid}/act", json={}, headers={"Origin": "http://evil.example"}),
+    ]
+    for r in answers:
+        assert r.status_code >= 400 and tid not in r.text and tid[:8] not in r.text, r.text
+    assert server_config(client.app).access_log is False

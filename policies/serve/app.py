@@ -407,4 +407,5 @@ def server_config(app, host: str = "127.0.0.1", port: int = 8000, *,
 
     return uvicorn.Config(app, host=host, port=port, http=deadline_protocol(request_timeout),
                           timeout_keep_alive=keep_alive, limit_concurrency=limit_concurrency,
-                          h11_max_incomplete_event_size=16 * 1024, log_level=log_level)
+                          h11_max_incomplete_event_size=16 * 1024, log_level=log_level,
+                          access_log=False)  # paths carry table ids: capabilities, never logged

@@ -392,7 +392,8 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
     @router.api_route("/tables/{table_id}/{rest:path}",
                       methods=["GET", "POST", "PUT", "DELETE", "PATCH"], include_in_schema=False)
     def unknown(table_id: str, rest: str):
-        raise RequestError(f"no such table endpoint /tables/{table_id[:30]}/{rest[:30]}; see "
+        # the table id is a capability: never echoed in a message
+        raise RequestError(f"no such table endpoint /tables/ID/{rest[:30]}; see "
                           f"docs/web_table.md", 404)
 
     return router
@@ -430,8 +431,10 @@ def static_router():
         path = os.path.join(WEB_DIR, name)
         if not os.path.isfile(path):
             raise RequestError(f"the page's file {name} is missing from this install", 404)
+        # no Referer from the page: its address may carry the table id (#table=ID)
         return FileResponse(path, media_type=STATIC_FILES[name],
-                            headers={"Cache-Control": "no-cache"})
+                            headers={"Cache-Control": "no-cache",
+                                     "Referrer-Policy": "no-referrer"})
 
     @router.get("/")
     def index():

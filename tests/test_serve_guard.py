@@ -177,3 +177,17 @@ def test_the_table_id_stays_a_secret(client):
     for r in answers:
         assert r.status_code >= 400 and tid not in r.text and tid[:8] not in r.text, r.text
     assert server_config(client.app).access_log is False
+
+
+def test_a_bug_is_a_500_in_the_one_shape_with_cors(monkeypatch):
+    page = "http://localhost:5173"
+    app = _app(cors_origins=[page])
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(app.state.registry, "act", broken)
+    client = TestClient(app, base_url=BASE)  # raises if the exception got past the answer
+    r = client.post("/bots/wizard-random/act", json={"game": "wizard"}, headers={"Origin": page})
+    assert r.status_code == 500 and r.json() == {"error": "internal error (RuntimeError)"}
+    assert r.headers["access-control-allow-origin"] == page

@@ -18,17 +18,23 @@ can even read the answers.  Three checks close that, as Jupyter's do:
   types a browser sends without asking (``text/plain``, forms) never reach
   a route.
 
-Every refusal is the one error shape (:func:`~stichzoo.policies.serve.answers.error_answer`).
+A bug below (an exception) is answered here as a 500 in the same shape -
+inside CORS, so an allowed page can read it, and without dropping the
+keep-alive connection.  Every refusal is the one error shape
+(:func:`~stichzoo.policies.serve.answers.error_answer`).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 from collections.abc import Iterable
 
 from stichzoo.policies.serve.answers import error_answer
 
 __all__ = ["Guard", "host_allowed", "served_hosts"]
+
+log = logging.getLogger("stichzoo.serve")
 
 #: the methods that send a body or change something
 UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -102,12 +108,28 @@ class Guard:
         self.origins = {o.lower().rstrip("/") for o in origins}
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "http":
-            refusal = self.refusal(scope)
-            if refusal is not None:
-                await error_answer(*refusal)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = self.refusal(scope)
+        if refusal is not None:
+            await error_answer(*refusal)(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception as e:  # a bug: answered here, inside CORS, the connection kept
+            if started:
+                raise
+            log.exception("stichzoo serve: internal error")
+            await error_answer(500, f"internal error ({type(e).__name__})")(
+                scope, receive, send)
 
     def refusal(self, scope) -> tuple[int, str] | None:
         """(status, message) of the first check ``scope`` fails; None when it passes all."""

@@ -32,6 +32,7 @@ from stichzoo.policies.onnx_bot import SHIPPED_BOTS
 from stichzoo.policies.serve import create_app, serve_stdio, server_config
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+JSON = {"Content-Type": "application/json"}
 PLAYERS = {"silberne_ananas": 3}
 LIMIT = 256 * 1024  # over the 100,000-bracket body, so its parsing is what is tested
 
@@ -122,15 +123,15 @@ def test_huge_totals_never_give_an_action(client, bid_view):
     _, view = bid_view
     for total in (10**12, 10**400):
         body = json.dumps({**view, "totals": [total, *view["totals"][1:]]})
-        message = _is_error(client.post("/bots/wizard/act", content=body), 422)
+        message = _is_error(client.post("/bots/wizard/act", content=body, headers=JSON), 422)
         assert "totals" in message or "scores" in message
 
 
 def test_deep_nesting_inside_a_view_is_refused(client, bid_view):
     for key in ("hand", "bids", "trick"):
         deep = json.dumps(bid_view[1])[:-1] + f', "{key}": ' + "[" * 900 + "]" * 900 + "}"
-        _is_error(client.post("/bots/wizard/act", content=deep), 422)
-        _is_error(client.post("/bots/wizard-heuristic/act", content=deep), 422)
+        _is_error(client.post("/bots/wizard/act", content=deep, headers=JSON), 422)
+        _is_error(client.post("/bots/wizard-heuristic/act", content=deep, headers=JSON), 422)
 
 
 def test_nan_network_gives_422_not_an_action(app, client, bid_view, monkeypatch):
@@ -161,12 +162,12 @@ def test_framework_errors_use_the_one_error_shape(client):
 
 
 def test_body_over_the_limit_is_413(client, bid_view):
-    r = client.post("/bots/wizard/act", content=b" " * (LIMIT + 1))
+    r = client.post("/bots/wizard/act", content=b" " * (LIMIT + 1), headers=JSON)
     assert "limit" in _is_error(r, 413) and r.headers["connection"] == "close"
     chunks = (b" " * 8192 for _ in range(LIMIT // 8192 + 2))  # no Content-Length: chunked
-    assert "limit" in _is_error(client.post("/bots/wizard/act", content=chunks), 413)
+    assert "limit" in _is_error(client.post("/bots/wizard/act", content=chunks, headers=JSON), 413)
     padded = json.dumps(bid_view[1]) + " " * (LIMIT - len(json.dumps(bid_view[1])))
-    assert client.post("/bots/wizard/act", content=padded).status_code == 200
+    assert client.post("/bots/wizard/act", content=padded, headers=JSON).status_code == 200
 
 
 def _call(app, headers: list, chunks: list[bytes]) -> tuple[int, int]:
@@ -195,10 +196,11 @@ def _call(app, headers: list, chunks: list[bytes]) -> tuple[int, int]:
 
 def test_limit_is_enforced_without_reading_the_rest(app):
     chunk = b" " * 16384
-    status, read = _call(app, [(b"content-length", str(100 * len(chunk)).encode())],
+    kind = (b"content-type", b"application/json")
+    status, read = _call(app, [kind, (b"content-length", str(100 * len(chunk)).encode())],
                          [chunk] * 100)
     assert (status, read) == (413, 0)
-    status, read = _call(app, [(b"transfer-encoding", b"chunked")], [chunk] * 100)
+    status, read = _call(app, [kind, (b"transfer-encoding", b"chunked")], [chunk] * 100)
     assert status == 413 and read == LIMIT // len(chunk) + 1
 
 
@@ -410,7 +412,7 @@ def test_keep_alive_survives_errors_and_load(served):
 
     with httpx.Client(base_url=base) as c:  # one keep-alive connection: errors do not reset it
         for bot, body in bad[:4]:
-            assert 400 <= c.post(f"/bots/{bot}/act", content=body).status_code < 500
+            assert 400 <= c.post(f"/bots/{bot}/act", content=body, headers=JSON).status_code < 500
         bot, state, view = cases[0]
         assert c.post(f"/bots/{bot}/act", json=view).status_code == 200
 
@@ -418,7 +420,7 @@ def test_keep_alive_survives_errors_and_load(served):
         limits = httpx.Limits(max_connections=64)
         async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as ac:
             good = [ac.post(f"/bots/{b}/act", json=v) for b, _, v in cases]
-            worse = [ac.post(f"/bots/{b}/act", content=body) for b, body in bad * 4]
+            worse = [ac.post(f"/bots/{b}/act", content=body, headers=JSON) for b, body in bad * 4]
             return await asyncio.gather(*good, *worse, return_exceptions=True)
 
     responses = asyncio.run(fire())

@@ -31,7 +31,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 APP = create_app(SHIPPED_BOTS, levels=("random",))
 CONFIG = SchemathesisConfig.from_dict(
-    {"checks": {"positive_data_acceptance": {"expected-statuses": ["2xx", "404", "422"]}}})
+    {"checks": {"positive_data_acceptance": {"expected-statuses": ["2xx", "404", "409", "422"]}},
+     "generation": {"mode": "all"}})
 SCHEMA = schemathesis.openapi.from_asgi("/openapi.json", APP, config=CONFIG)
 
 

@@ -41,6 +41,7 @@ from stichzoo.policies.tables.web import (  # noqa: E402
 )
 from tests.test_table import _check_no_leak  # noqa: E402
 
+JSON = {"Content-Type": "application/json"}
 #: a short game of each, the person's seat, the bots
 SHORT = {
     "wizard": ({"rounds": [1, 2]}, 4, 1, ["heuristic", "random"]),
@@ -137,13 +138,15 @@ def test_a_whole_game_through_http(client, game):
         move = rng.choice(v["moves"])
         # half the moves by label, half by id: both are what the page may send
         r = client.post(f"/tables/{tid}/act",
-                        json={"move": move["label"] if answers % 2 else move["id"]})
+                        json={"move": move["label"] if answers % 2 else move["id"],
+                              "decisions": v["decisions"]})
         assert r.status_code == 200, r.text
         v = r.json()
         answers += 1
     assert v["to_act"] is None and v["moves"] == [] and v["summary"]
     _check_screen(v)
-    _error(client.post(f"/tables/{tid}/act", json={"move": 0}), 409)
+    _error(client.post(f"/tables/{tid}/act", json={"move": 0, "decisions": v["decisions"]}),
+           409)
     record = client.get(f"/tables/{tid}/record").json()
     assert replay(record).totals == v["summary"]["totals"] == list(table._state.totals)
     assert record["decisions"][-1]["seat"] in range(players)
@@ -165,7 +168,8 @@ def test_the_same_seed_and_moves_give_the_same_game(client):
         seq = [_public(v)]
         while not v["over"]:
             v = client.post(f"/tables/{v['table_id']}/act",
-                            json={"move": v["moves"][0]["id"]}).json()
+                            json={"move": v["moves"][0]["id"],
+                                  "decisions": v["decisions"]}).json()
             seq.append(_public(v))
         views.append(seq)
     assert views[0] == views[1] and len(views[0]) > 2
@@ -274,7 +278,12 @@ def test_bad_moves_and_ids_are_refused_and_change_nothing(client):
     before = client.get(f"/tables/{tid}").json()
     url = f"/tables/{tid}/act"
     illegal = next(a for a in range(60) if a not in {m["id"] for m in v["moves"]})
+    now = {"decisions": v["decisions"]}
+    legal = v["moves"][0]["id"]
     for body, status in [
+        ({"move": legal}, 422), ({"move": legal, "decisions": v["decisions"] + 1}, 409),
+        ({"move": legal, "decisions": True}, 422), ({"move": legal, "decisions": "1"}, 422),
+        ({"move": legal, "decisions": -1}, 422), ({"move": legal, "decisions": None}, 422),
         ({"move": True}, 422), ({"move": False}, 422), ({"move": 1.5}, 422),
         ({"move": None}, 422), ({"move": [1]}, 422), ({"move": {"id": 1}}, 422),
         ({"move": 999}, 422), ({"move": -1}, 422), ({"move": 10**40}, 422),
@@ -282,14 +291,21 @@ def test_bad_moves_and_ids_are_refused_and_change_nothing(client):
         ({"move": "x" * 5000}, 422), ({}, 422), ({"moves": 1}, 422),
         ({"move": v["moves"][0]["id"], "seat": 0}, 422), ([v["moves"][0]["id"]], 422),
     ]:
+        if isinstance(body, dict) and "move" in body and body["move"] != legal:
+            body = {**body, **now}  # the move itself is what is wrong
         message = _error(client.post(url, json=body), status)
-        if isinstance(body, dict) and set(body) == {"move"} \
-                and type(body["move"]) in (int, str) and len(str(body["move"])) <= 100:
+        if body == {"move": legal}:
+            assert '"decisions": N' in message and "played once" in message
+        if isinstance(body, dict) and set(body) == {"move", "decisions"} and status == 422 \
+                and type(body["decisions"]) is int and body["decisions"] == v["decisions"] \
+                and type(body["move"]) in (int, str) \
+                and len(str(body["move"])) <= 100:
             assert "legal moves" in message
     for raw in (b"{", b"", b'{"move": NaN}', b"\x80", b'{"move": 1}{"move": 2}'):
-        _error(client.post(url, content=raw), 400)
-    _error(client.post(url, content=b'{"move": "' + b"a" * 40_000 + b'"}'), 413)
-    _error(client.post(url, content=b"1", headers={"Content-Length": "99999999"}), 413)
+        _error(client.post(url, content=raw, headers=JSON), 400)
+    _error(client.post(url, content=b'{"move": "' + b"a" * 40_000 + b'"}', headers=JSON), 413)
+    _error(client.post(url, content=b"1",
+                       headers={**JSON, "Content-Length": "99999999"}), 413)
     assert client.get(f"/tables/{tid}").json() == before  # nothing changed
     # unknown, malformed and absurd table ids: 404 with the documented message
     for bad in ("nope", "x" * 300, "%00", "a.b", "' OR 1=1 --", tid.upper() if tid.upper() != tid
@@ -299,7 +315,8 @@ def test_bad_moves_and_ids_are_refused_and_change_nothing(client):
         assert _error(client.get(f"/tables/{bad}/record"), 404) == NOT_FOUND
         assert _error(client.delete(f"/tables/{bad}"), 404) == NOT_FOUND
     # 404 before a byte of the body: even a huge one
-    assert _error(client.post("/tables/nope/act", content=b"{" * 40_000), 404) == NOT_FOUND
+    assert _error(client.post("/tables/nope/act", content=b"{" * 40_000, headers=JSON),
+                  404) == NOT_FOUND
     # the other endpoints and methods answer in the same shape
     _error(client.get(f"/tables/{tid}/events", params={"after": "abc"}), 422)
     _error(client.get(f"/tables/{tid}/events", params={"after": "1" * 40}), 422)
@@ -407,7 +424,7 @@ def test_mounts_beside_the_bot_server():
         v = c.post("/tables", json=_create_body("geheimtrumpf")).json()
         assert v["to_act"] == 0
         assert _error(c.post(f"/tables/{v['table_id']}/act", json={"move": True}), 422)
-        assert _error(c.post("/tables", content=b"{"), 400)
+        assert _error(c.post("/tables", content=b"{", headers=JSON), 400)
 
 
 # -- many tables at once, on a real server ----------------------------------------------------
@@ -446,7 +463,8 @@ def _play_http(base: str, game: str, seed: int) -> tuple[list, list]:
         while not v["over"]:
             m = rng.choice(v["moves"])["id"]
             moves.append(m)
-            r = c.post(f"/tables/{v['table_id']}/act", json={"move": m})
+            r = c.post(f"/tables/{v['table_id']}/act",
+                       json={"move": m, "decisions": v["decisions"]})
             assert r.status_code == 200, r.text
             v = r.json()
         return moves, v["summary"]["totals"]
@@ -482,7 +500,8 @@ def test_racing_moves_at_one_table_never_break_it(live_server):
                 v = c.get(f"/tables/{tid}").json()
                 if v["over"]:
                     return statuses
-                r = c.post(f"/tables/{tid}/act", json={"move": rng.choice(v["moves"])["id"]})
+                r = c.post(f"/tables/{tid}/act", json={"move": rng.choice(v["moves"])["id"],
+                                                       "decisions": v["decisions"]})
                 statuses.append(r.status_code)
                 if r.status_code != 200:
                     _error(r, r.status_code)
@@ -504,8 +523,44 @@ def test_bodies_that_are_not_json_are_refused_alike_by_both_apis():
     with TestClient(app, raise_server_exceptions=False) as c:
         for raw in (b"", b"  ", b"\xff\xfe{}", b"{", b"NaN", b'{"a": Infinity}', b"[" * 10_000,
                     b'{"move": 1}{"move": 2}'):
-            bot = _error(c.post("/bots/wizard-random/act", content=raw), 400)
-            table = _error(c.post("/tables", content=raw), 400)
+            bot = _error(c.post("/bots/wizard-random/act", content=raw, headers=JSON), 400)
+            table = _error(c.post("/tables", content=raw, headers=JSON), 400)
             assert bot == table and bot.startswith("malformed JSON"), (raw[:20], bot, table)
-        bot = _error(c.post("/bots/wizard-random/act", content=b"1" * 5000), 422)
-        assert bot == _error(c.post("/tables", content=b"1" * 5000), 422)
+        bot = _error(c.post("/bots/wizard-random/act", content=b"1" * 5000, headers=JSON), 422)
+        assert bot == _error(c.post("/tables", content=b"1" * 5000, headers=JSON), 422)
+
+
+def test_a_move_is_played_exactly_once(live_server):
+    """Two different legal moves sent to one table at the same moment: exactly one lands, the
+    other gets 409; a repeated move and a stale tab's move get 409 and play nothing."""
+    base, store = live_server
+    landed = 0
+    with httpx.Client(base_url=base, timeout=30) as c:
+        for seed in range(8):
+            v = c.post("/tables", json=_create_body("hoch_tief", seed)).json()
+            tid = v["table_id"]
+            moves = v["moves"][:2] if len(v["moves"]) > 1 else v["moves"] * 2
+            gate = threading.Barrier(2)
+
+            def send(move, tid=tid, v=v, gate=gate):
+                with httpx.Client(base_url=base, timeout=30) as own:
+                    gate.wait()
+                    return own.post(f"/tables/{tid}/act",
+                                    json={"move": move["id"], "decisions": v["decisions"]})
+
+            with ThreadPoolExecutor(2) as pool:
+                answers = list(pool.map(send, moves))
+            statuses = sorted(r.status_code for r in answers)
+            assert statuses == [200, 409], [r.text for r in answers]
+            stale = next(r for r in answers if r.status_code == 409)
+            assert "nothing was played" in _error(stale, 409)
+            after = c.get(f"/tables/{tid}").json()
+            since = store.get(tid)._state.history[v["decisions"]:]
+            assert [seat for seat, _ in since].count(v["seat"]) == 1  # one human move
+            # the same move again (a double click, a retry): refused, the table unchanged
+            again = c.post(f"/tables/{tid}/act",
+                           json={"move": moves[0]["id"], "decisions": v["decisions"]})
+            _error(again, 409)
+            assert c.get(f"/tables/{tid}").json()["decisions"] == after["decisions"]
+            landed += 1
+    assert landed == 8

@@ -357,3 +357,38 @@ def test_a_gone_table_says_so_and_offers_a_new_one(browser):
     finally:
         live2.stop()
         context.close()
+
+
+def test_a_stale_tab_plays_nothing(browser):
+    """Two tabs on one table, behind stichzoo serve's checks (Host, Origin, JSON): a move in
+    the tab that fell behind is refused (409), nothing is played twice, and that tab shows
+    the table as it is now with the reason."""
+    from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+    from stichzoo.policies.serve import create_app
+    from stichzoo.policies.serve.guard import served_hosts
+
+    port = _free_port()
+    app = create_app(SHIPPED_BOTS, levels=(), allowed_hosts=served_hosts("127.0.0.1", port))
+    store = app.state.table_store
+    live = LiveServer(app, port=port)
+    context = browser.new_context(viewport=VIEWPORT)
+    first, second = context.new_page(), context.new_page()
+    try:
+        for pg in (first, second):
+            pg.set_default_timeout(20_000)
+        _set_up(first, live.url, "hoch_tief")
+        table_id = first.evaluate("decodeURIComponent(location.hash.split('=')[1])")
+        second.goto(f"{live.url}/#table={table_id}")
+        second.wait_for_selector("body[data-state=your-turn]")
+        seen = store.get(table_id).view()["decisions"]
+        _click_move(first, random.Random(1))
+        _click_move(second, random.Random(2))  # stale: the page catches up instead
+        assert "nothing was played" in second.text_content("#error")
+        now = store.get(table_id).view()["decisions"]
+        assert second.get_attribute("#table", "data-decisions") == str(now)
+        human = store.get(table_id).human_seat
+        since = store.get(table_id)._state.history[seen:]
+        assert [seat for seat, _ in since].count(human) == 1
+    finally:
+        live.stop()
+        context.close()

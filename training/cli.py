@@ -272,9 +272,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return serve_stdio(args.bots, levels=args.levels, max_line_bytes=args.max_body_bytes)
     import uvicorn
 
+    from stichzoo.policies.serve.guard import served_hosts
+
     app = create_app(args.bots, levels=args.levels, max_body_bytes=args.max_body_bytes,
                      cors_origins=args.cors_origin, web_table=not args.no_tables,
-                     table_store=None if args.no_tables else _table_store(args))
+                     table_store=None if args.no_tables else _table_store(args),
+                     allowed_hosts=served_hosts(args.host, args.port, args.allowed_host))
     uvicorn.Server(server_config(app, args.host, args.port,
                                  request_timeout=args.request_timeout,
                                  keep_alive=args.keep_alive,
@@ -376,6 +379,11 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--cors-origin", action=_Items, default=[], metavar="ORIGIN",
                    help="let browser pages from these origins call the server (e.g. "
                         "http://localhost:5173; '*' for any); none by default")
+    v.add_argument("--allowed-host", action=_Items, default=[], metavar="NAME",
+                   help="host names (NAME or NAME:PORT) the server answers to besides its IP "
+                        "addresses and localhost, e.g. the machine's name when serving "
+                        "with --host 0.0.0.0; other Host headers get 403 (DNS-rebinding "
+                        "defence)")
     v.add_argument("--max-body-bytes", type=int, default=serve_mod.DEFAULT_MAX_BODY_BYTES,
                    help="largest request body or JSON line, else 413 (default: 1 MiB)")
     v.add_argument("--request-timeout", type=float, default=serve_mod.DEFAULT_REQUEST_TIMEOUT,

@@ -28,6 +28,13 @@ import json
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
+from stichzoo.policies.serve.answers import (
+    AsciiJSONResponse,
+    error_answer,
+    hide_folder,
+    without_paths,
+)
+from stichzoo.policies.serve.guard import Guard
 from stichzoo.policies.serve.levels import DEFAULT_LEVELS
 from stichzoo.policies.serve.registry import BotRegistry
 from stichzoo.policies.serve.requests import (
@@ -209,19 +216,23 @@ def _embed(schema: dict, name: str, components: dict) -> None:
 def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
                max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                cors_origins: Iterable[str] = (), registry: BotRegistry | None = None,
-               web_table: bool = True, table_store: Any = None):
+               web_table: bool = True, table_store: Any = None,
+               allowed_hosts: Iterable[str] | None = None):
     """The FastAPI app serving every bot below ``root`` and the rule-bot ``levels``.
 
     ``cors_origins``: origins a browser page may call from (none by default;
-    ``"*"`` for any).  ``web_table``: also serve the browser table at ``/``
-    (tables kept on the server, the engine as referee; ``table_store``: a
-    :class:`~stichzoo.policies.tables.table.TableStore` with the server's
-    limits, else one with the defaults).  The app is returned
+    ``"*"`` for any).  ``allowed_hosts``: the names the ``Host`` header may
+    carry besides IP addresses (``"localhost:8000"``, ``"cards.example.org"``;
+    None: no Host check - ``stichzoo serve`` always gives a list); the
+    Origin and Content-Type checks always apply
+    (:mod:`stichzoo.policies.serve.guard`).  ``web_table``: also serve the
+    browser table at ``/`` (tables kept on the server, the engine as referee;
+    ``table_store``: a :class:`~stichzoo.policies.tables.table.TableStore` with
+    the server's limits, else one with the defaults).  The app is returned
     for other routers to join (the error handlers then apply to them too).
     """
     from fastapi import FastAPI, Path, Query, Request
     from fastapi.exceptions import RequestValidationError
-    from fastapi.responses import JSONResponse
     from pydantic import BeforeValidator
     from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException
@@ -229,8 +240,9 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
     if max_body_bytes < 1:
         raise ValueError(f"max body size {max_body_bytes}: use a number of bytes >= 1")
     registry = registry or BotRegistry(root, tuple(levels))
+    hide_folder(root)
     ErrorAnswer, BotList, BotInfo, ActAnswer, HintAnswer = _models()
-    app = FastAPI(title="stichzoo bots", version="1",
+    app = FastAPI(title="stichzoo bots", version="1", default_response_class=AsciiJSONResponse,
                   description="Send a player view, get the bot's move in game terms. Every "
                               'error is {"error": "..."}; see docs/bots.md.')
     origins = list(cors_origins)
@@ -239,19 +251,20 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
                                   and "/" not in origin.split("://", 1)[1]):
             raise ValueError(f"CORS origin {origin!r}: use scheme://host[:port] (no path), "
                              f"or '*'")
-    if origins:
+    app.add_middleware(Guard, hosts=allowed_hosts, origins=origins)  # inside CORS: its
+    if origins:  # refusals carry the CORS headers an allowed page needs to read them
         from starlette.middleware.cors import CORSMiddleware
 
-        app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"],
+        app.add_middleware(CORSMiddleware, allow_origins=origins,
+                           allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=["Content-Type"], max_age=600)
 
-    def error(status: int, message: str, headers: dict | None = None) -> JSONResponse:
-        return JSONResponse(status_code=status, content={"error": message}, headers=headers)
+    error = error_answer  # ASCII JSON: a lone surrogate in a quoted value is no 500
 
     @app.exception_handler(RequestError)
     async def _refused(_request, exc: RequestError):
         # a refused body is not read; closing tells the client to stop sending it
-        return error(exc.status, str(exc), {"Connection": "close"} if exc.status == 413 else None)
+        return error(exc.status, str(exc), exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request, exc: RequestValidationError):
@@ -274,7 +287,8 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
 
     errors = {status: {"model": ErrorAnswer, "description": text} for status, text in {
         400: "malformed JSON or body", 404: "unknown bot", 413: "body over the size limit",
-        422: "invalid view or parameter", 500: "a bug: no answer is given"}.items()}
+        415: "the body is not sent as application/json", 422: "invalid view or parameter",
+        500: "a bug: no answer is given"}.items()}
     schemas = _view_schemas()
     body_doc = {"requestBody": {
         "required": True,
@@ -295,7 +309,10 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
     def list_bots():
         """Every bot - trained and rule bots - with kind, level and measured strength, and the
         bot folders refused at start-up with their reason."""
-        return registry.list()
+        listed = registry.list()
+        for refused in listed["refused"]:  # a reason names the folder, never its full path
+            refused["reason"] = without_paths(refused["reason"])
+        return listed
 
     @app.get("/bots/{name}", response_model=BotInfo,
              responses={404: errors[404], 422: errors[422], 500: errors[500]})
@@ -346,12 +363,37 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
     return app
 
 
+class _LingeringTransport:
+    """A transport whose ``close`` lingers while the client is still sending a request body.
+
+    A refused body (413) is answered before it is read; closing at once then
+    resets the connection of a client that sends its whole body before
+    reading (Python's urllib), which sees a reset instead of the answer.
+    Lingering, the server sends the answer, half-closes (FIN), and reads and
+    drops what still comes, closing at the client's end of data or at the
+    request deadline - as web servers' "lingering close" does.
+    """
+
+    def __init__(self, transport, protocol):
+        self._transport = transport
+        self._protocol = protocol
+
+    def __getattr__(self, name):
+        return getattr(self._transport, name)
+
+    def close(self) -> None:
+        self._protocol._close()
+
+
 def deadline_protocol(request_timeout: float):
-    """uvicorn's h11 protocol with a deadline for receiving each request.
+    """uvicorn's h11 protocol with a deadline for receiving each request, closing lingeringly.
 
     uvicorn closes idle keep-alive connections, but not one that opened and
     never sent a full request, nor one trickling its body: such connections
-    are closed ``request_timeout`` seconds after they began the request.
+    are closed ``request_timeout`` seconds after they began the request.  A
+    connection closed while its request body is still coming (a 413) is
+    closed lingeringly (:class:`_LingeringTransport`), for at most
+    ``request_timeout`` seconds.
     """
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -360,10 +402,15 @@ def deadline_protocol(request_timeout: float):
 
     class DeadlineH11Protocol(H11Protocol):
         def connection_made(self, transport) -> None:
+            self._lingering = False
             super().connection_made(transport)
+            self._raw = transport
+            self.transport = _LingeringTransport(transport, self)
             self._deadline = self.loop.call_later(request_timeout, self._expire)
 
         def data_received(self, data: bytes) -> None:
+            if self._lingering:  # the answer is sent: what still comes is dropped
+                return
             super().data_received(data)
             if self.conn.their_state in receiving:
                 if self._deadline is None:
@@ -371,6 +418,22 @@ def deadline_protocol(request_timeout: float):
             elif self._deadline is not None:
                 self._deadline.cancel()
                 self._deadline = None
+
+        def eof_received(self) -> None:
+            if self._lingering:
+                self._raw.close()
+
+        def _close(self) -> None:
+            if self._lingering or self._raw.is_closing():
+                return
+            if self.conn.their_state != h11.SEND_BODY or not self._raw.can_write_eof():
+                self._raw.close()
+                return
+            self._lingering = True
+            self._raw.write_eof()  # after the answer: the client reads it, then ends
+            if self._deadline is not None:
+                self._deadline.cancel()
+            self._deadline = self.loop.call_later(request_timeout, self._raw.close)
 
         def connection_lost(self, exc) -> None:
             if self._deadline is not None:
@@ -380,8 +443,8 @@ def deadline_protocol(request_timeout: float):
 
         def _expire(self) -> None:
             self._deadline = None
-            if self.conn.their_state in receiving and not self.transport.is_closing():
-                self.transport.close()
+            if self.conn.their_state in receiving and not self._raw.is_closing():
+                self._raw.close()
 
     return DeadlineH11Protocol
 
@@ -396,4 +459,5 @@ def server_config(app, host: str = "127.0.0.1", port: int = 8000, *,
 
     return uvicorn.Config(app, host=host, port=port, http=deadline_protocol(request_timeout),
                           timeout_keep_alive=keep_alive, limit_concurrency=limit_concurrency,
-                          h11_max_incomplete_event_size=16 * 1024, log_level=log_level)
+                          h11_max_incomplete_event_size=16 * 1024, log_level=log_level,
+                          access_log=False)  # paths carry table ids: capabilities, never logged

@@ -245,15 +245,35 @@ def create_arguments(body: Any, choices: dict) -> tuple[str, dict]:
     return game, kwargs
 
 
-def check_move(body: Any) -> Any:
-    """The move of ``POST /tables/{id}/act``: ``{"move": ACTION_ID}`` or ``{"move": "LABEL"}``."""
+#: the keys of a move (``POST /tables/{id}/act``)
+MOVE_KEYS = ("move", "decisions")
+#: how a move is sent, for the messages that refuse one
+MOVE_FORM = ('{"move": ACTION_ID or "LABEL", "decisions": N} - a move from the view\'s '
+             '"moves", and N the view\'s "decisions" (the decision the move answers)')
+
+
+def check_move(body: Any) -> tuple[Any, int]:
+    """The move of ``POST /tables/{id}/act`` and the decision it answers.
+
+    ``{"move": ACTION_ID or "LABEL", "decisions": N}``: ``decisions`` is the
+    view's ``decisions`` the move was chosen from; the table refuses a move for
+    any other decision (409), so a repeated or stale move is never played.  A
+    move without it is refused here (422), with the form to send.
+    """
     if not isinstance(body, dict) or "move" not in body:
-        raise RequestError('a move is {"move": ACTION_ID} or {"move": "LABEL"} (as listed in '
-                           'the view\'s moves)')
-    unknown = sorted(set(body) - {"move"})
+        raise RequestError(f"a move is {MOVE_FORM}")
+    unknown = sorted(set(body) - set(MOVE_KEYS))
     if unknown:
-        raise RequestError(f"unknown key(s) {', '.join(map(repr, unknown))}; a move has only "
-                           f"'move'")
+        raise RequestError(f"unknown key(s) {', '.join(map(repr, unknown))}; a move is "
+                           f"{MOVE_FORM}")
+    if "decisions" not in body:
+        raise RequestError(f"a move must name the decision it answers, so that it is played "
+                           f"once: send {MOVE_FORM}")
+    decisions = body["decisions"]
+    if isinstance(decisions, bool) or not isinstance(decisions, int) \
+            or not 0 <= decisions <= MAX_TABLE_SEED:
+        raise RequestError(f"decisions must be the view's \"decisions\" (an integer >= 0), "
+                           f"not {quote(decisions, 60)}")
     move = body["move"]
     if isinstance(move, bool) or not isinstance(move, (int, str)):
         raise RequestError(f"move must be an action id (integer) or a label (string), not "
@@ -261,13 +281,16 @@ def check_move(body: Any) -> Any:
     if isinstance(move, str) and len(move) > 100:
         raise RequestError("move is a label such as 'R7' or 'bid 2'; this one is over 100 "
                            "characters")
-    return move
+    return move, decisions
 
 
-def check_event_number(after: str) -> int:
+def check_event_number(after: Any) -> int:
     """``after`` of ``GET /tables/{id}/events``: an event number (query text)."""
-    if not (after.lstrip("-").isascii() and after.lstrip("-").isdigit() and len(after) <= 12):
-        raise RequestError(f"after must be an event number (integer), not {after[:30]!r}")
+    if isinstance(after, int) and not isinstance(after, bool):
+        return after
+    digits = after.lstrip("-") if isinstance(after, str) else ""
+    if not (digits.isascii() and digits.isdigit() and len(after) <= 12):
+        raise RequestError(f"after must be an event number (integer), not {quote(after)}")
     return int(after)
 
 
@@ -278,16 +301,25 @@ CREATE_SCHEMA = {
     "properties": {
         "game": {"type": "string", "enum": ["wizard", "wunder_punkt", "silberne_ananas",
                                             "hoch_tief", "geheimtrumpf"]},
-        "players": {"type": ["integer", "null"], "description": "seats at the table"},
+        "players": {"type": ["integer", "null"], "minimum": 1, "maximum": 64,
+                    "description": "seats at the table"},
         "options": {"type": ["object", "null"], "description": "game options, as in eval"},
-        "opponents": {"type": "array", "items": {"type": "string"},
-                      "description": "policy specs from GET /tables/options"},
-        "seat": {"type": "integer", "description": "the human's seat"},
-        "seed": {"type": ["integer", "null"], "description": "0..2**53-1"},
+        "opponents": {"oneOf": [
+            {"type": "array", "minItems": 1, "items": {"type": "string"}},
+            {"type": "string"}],
+            "description": "policy specs from GET /tables/options (one name: every seat)"},
+        "seat": {"type": ["integer", "null"], "minimum": 0, "maximum": 63,
+                 "description": "the human's seat"},
+        "seed": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_TABLE_SEED,
+                 "description": "0..2**53-1"},
     },
 }
 ACT_SCHEMA = {
-    "type": "object", "additionalProperties": False, "required": ["move"],
-    "properties": {"move": {"type": ["integer", "string"],
-                            "description": "a legal move's action id or label"}},
+    "type": "object", "additionalProperties": False, "required": ["move", "decisions"],
+    "properties": {"move": {"type": ["integer", "string"], "maxLength": 100,
+                            "description": "a legal move's action id or label"},
+                   "decisions": {"type": "integer", "minimum": 0, "maximum": MAX_TABLE_SEED,
+                                 "description": "the view's decisions: the decision the "
+                                                "move answers (409 when the table is past "
+                                                "it)"}},
 }

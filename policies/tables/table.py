@@ -227,15 +227,25 @@ class Table:
                 made += 1
         return made
 
-    def act(self, move: Any) -> dict:
+    def act(self, move: Any, decisions: int | None = None) -> dict:
         """Play the human's ``move`` (an action id or label), let the bots answer; the view.
 
-        The move is checked before anything changes: a refused move leaves the
-        table exactly as it was, and the error names the legal moves.
+        ``decisions``: the view's ``decisions`` the move was chosen from - the
+        decision it answers.  When given, a move for any other decision (a
+        stale tab, a repeated or a second simultaneous request) is refused with
+        409, so a move is played exactly once.  The move is checked before
+        anything changes: a refused move leaves the table exactly as it was,
+        and the error names the legal moves.
         """
         with self._lock:
             if self.over:
                 raise TableError("the game is over; no more moves", status=409)
+            now = len(self._state.history)
+            if decisions is not None and decisions != now:
+                raise TableError(f"this move answers decision {decisions}, but the table is at "
+                                 f"decision {now}: it was played already or the game moved on; "
+                                 f"nothing was played - reload the view (GET /tables/ID) and "
+                                 f"choose again", status=409)
             action = self.resolve(move)
             self._since = len(self._events)
             self._step(self.human_seat, action)
@@ -623,10 +633,12 @@ class TableStore:
         """The human seat's view of the table, with ``table_id`` and the store ``instance``."""
         return self._stamp(table_id, self.get(table_id).view())
 
-    def act(self, table_id: Any, move: Any) -> dict:
-        """Play the human's move at the table (its lock held, not the store's); the new view."""
+    def act(self, table_id: Any, move: Any, decisions: int | None = None) -> dict:
+        """Play the human's move at the table (its lock held, not the store's); the new view.
+
+        ``decisions``: the decision the move answers (:meth:`Table.act`)."""
         table = self.get(table_id)
-        result = table.act(move)
+        result = table.act(move, decisions)
         self._touch(table_id)  # a long bot answer does not count as idle time
         return self._stamp(table_id, result)
 

@@ -38,6 +38,7 @@ from typing import Any
 from stichzoo.envs.core.display import Cards, GameDisplay, Grid, Note
 from stichzoo.envs.registry import display_of
 from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+from stichzoo.policies.serve.answers import AsciiJSONResponse, error_answer
 from stichzoo.policies.serve.levels import KIND_LEVELS, trained_level, trained_strength
 from stichzoo.policies.serve.requests import (
     ACT_SCHEMA,
@@ -251,14 +252,10 @@ def _error_route_class():
     are the table's answers in any app.
     """
     from fastapi.exceptions import RequestValidationError
-    from fastapi.responses import JSONResponse
     from fastapi.routing import APIRoute
     from starlette.exceptions import HTTPException
 
-    def answer(status: int, message: str, headers: dict | None = None) -> JSONResponse:
-        headers = {**({"Connection": "close"} if status == 413 else {}), **(headers or {})}
-        return JSONResponse(status_code=status, content={"error": message},
-                            headers=headers or None)
+    answer = error_answer  # ASCII JSON, no server paths: the same as the bot API's
 
     class ErrorRoute(APIRoute):
         def get_route_handler(self) -> Callable:
@@ -273,7 +270,8 @@ def _error_route_class():
                     parts = []
                     for err in e.errors():
                         loc = ".".join(str(x) for x in err.get("loc", ()))
-                        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+                        msg = str(err.get('msg', 'invalid')).removeprefix('Value error, ')
+                        parts.append(f"{loc}: {msg}")
                     return answer(422, "; ".join(parts) or "invalid request")
                 except HTTPException as e:
                     return answer(e.status_code, str(e.detail))
@@ -293,18 +291,25 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
     Request work (building a table, the bots' moves) runs in a worker thread,
     never on the event loop, so slow bots at one table do not hold up others.
     """
-    from fastapi import APIRouter, Request
-    from fastapi.responses import JSONResponse
+    from typing import Annotated
+
+    from fastapi import APIRouter, Query, Request
+    from pydantic import BeforeValidator
     from starlette.concurrency import run_in_threadpool
+
+    EventNumber = Annotated[int, Query(description="an event number (n); -1: every event"),
+                            BeforeValidator(check_event_number)]
 
     if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) \
             or max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be a positive integer, not {max_body_bytes!r}")
     choices = table_options(bots_root)
-    router = APIRouter(route_class=_error_route_class(), tags=["tables"])
+    router = APIRouter(route_class=_error_route_class(), tags=["tables"],
+                       default_response_class=AsciiJSONResponse)
     err = _error_responses()
     on_table = {k: err[k] for k in (404, 422, 500)}
-    with_body = {k: err[k] for k in (400, 404, 409, 413, 422, 500, 503)}
+    closing = {k: err[k] for k in (403, 404, 422, 500)}
+    with_body = {k: err[k] for k in (400, 403, 404, 409, 413, 415, 422, 500, 503)}
     on_create = {**with_body, 429: err[429]}
 
     @router.get("/tables/options", responses={500: err[500]})
@@ -326,7 +331,7 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
             table_id, _ = store.create(game, client=client, **kwargs)
             return page_view(store.view(table_id))
 
-        return JSONResponse(status_code=201, content=await run_in_threadpool(work))
+        return AsciiJSONResponse(status_code=201, content=await run_in_threadpool(work))
 
     @router.get("/tables/{table_id}", responses=on_table)
     def view(table_id: str):
@@ -336,15 +341,18 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
     @router.post("/tables/{table_id}/act", responses=with_body,
                  openapi_extra={"requestBody": _body_doc(ACT_SCHEMA)})
     async def act(table_id: str, request: Request):
-        """Play the human's move; the bots answer; the new view."""
+        """Play the human's move for the decision it names; the bots answer; the new view.
+
+        A move for any other decision than the table's (stale, repeated, or
+        the second of two sent at once) is refused with 409 and not played."""
         store.get(table_id)  # 404 before a byte of the body is read
-        move = check_move(parse_json(await read_body(request, max_body_bytes)))
-        return page_view(await run_in_threadpool(store.act, table_id, move))
+        move, decisions = check_move(parse_json(await read_body(request, max_body_bytes)))
+        return page_view(await run_in_threadpool(store.act, table_id, move, decisions))
 
     @router.get("/tables/{table_id}/events", responses=on_table)
-    def events(table_id: str, after: str = "-1"):
+    def events(table_id: str, after: EventNumber = -1):
         """Every public event numbered above ``after``: for a page that reloads."""
-        after_n = check_event_number(after)
+        after_n = after
         table = store.get(table_id)
         tv = {"game": table.game.name, "events": table.events(after_n),
               "players": [{"seat": s, "human": spec is None} for s, spec in
@@ -358,7 +366,7 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
         hand)."""
         return store.record(table_id)
 
-    @router.delete("/tables/{table_id}", responses=on_table)
+    @router.delete("/tables/{table_id}", responses=closing)
     def close(table_id: str):
         """Forget the table now."""
         store.close(table_id)
@@ -387,7 +395,8 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
     @router.api_route("/tables/{table_id}/{rest:path}",
                       methods=["GET", "POST", "PUT", "DELETE", "PATCH"], include_in_schema=False)
     def unknown(table_id: str, rest: str):
-        raise RequestError(f"no such table endpoint /tables/{table_id[:30]}/{rest[:30]}; see "
+        # the table id is a capability: never echoed in a message
+        raise RequestError(f"no such table endpoint /tables/ID/{rest[:30]}; see "
                           f"docs/web_table.md", 404)
 
     return router
@@ -403,8 +412,10 @@ def _error_responses() -> dict[int, dict]:
              "properties": {"error": {"type": "string"}}}
     why = {400: "the body is not JSON (empty, not UTF-8, malformed, nested too deep)",
            404: "no such table (expired, or the server restarted)",
-           409: "not possible now (e.g. the record before the end)",
-           413: "body over the limit", 422: "a bad argument or an illegal move, named",
+           409: "not possible now: a stale or repeated move, the record before the end",
+           403: "a page of another origin may not change tables (docs/web_table.md)",
+           413: "body over the limit", 415: "the body is not sent as application/json",
+           422: "a bad argument or an illegal move, named",
            429: "a per-client limit (live tables, creations per minute); Retry-After says "
                 "when to try again",
            500: "a bug: one line, no traceback",
@@ -426,8 +437,10 @@ def static_router():
         path = os.path.join(WEB_DIR, name)
         if not os.path.isfile(path):
             raise RequestError(f"the page's file {name} is missing from this install", 404)
+        # no Referer from the page: its address may carry the table id (#table=ID)
         return FileResponse(path, media_type=STATIC_FILES[name],
-                            headers={"Cache-Control": "no-cache"})
+                            headers={"Cache-Control": "no-cache",
+                                     "Referrer-Policy": "no-referrer"})
 
     @router.get("/")
     def index():

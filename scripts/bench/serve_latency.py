@@ -93,7 +93,8 @@ def main() -> int:
         def neighbour():
             with httpx.Client(base_url=base, timeout=60) as client:
                 while not stop.is_set():
-                    client.post(f"/bots/{args.game}/act", content=heavy)
+                    client.post(f"/bots/{args.game}/act", content=heavy,
+                                headers={"Content-Type": "application/json"})
                     heavy_done[0] += 1
 
         threads = [threading.Thread(target=neighbour, daemon=True)

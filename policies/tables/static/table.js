@@ -337,9 +337,27 @@ async function play(moveId) {
   setState("busy");
   for (const b of document.querySelectorAll("#hand button, #moves button, #info button")) b.disabled = true;
   try {
-    update(await api("POST", `/tables/${encodeURIComponent(S.tableId)}/act`, {move: moveId}));
+    // the decision this move answers: the server plays it only while the table is there
+    const body = {move: moveId, decisions: S.tv.decisions};
+    update(await api("POST", `/tables/${encodeURIComponent(S.tableId)}/act`, body));
   } catch (e) {
     S.busy = false;
+    if (e instanceof ApiError && e.status === 409 && !S.tv.over) { await catchUp(e); return; }
+    if (S.tv) render(S.tv);
+    handleError(e);
+  }
+}
+
+// a stale move (another tab moved, or the game went on): show the table as it is now
+async function catchUp(stale) {
+  const id = encodeURIComponent(S.tableId);
+  try {
+    const tv = await api("GET", `/tables/${id}`);
+    const missed = await api("GET", `/tables/${id}/events?after=${S.lastEvent}`);
+    addEvents(tv, missed.events);
+    update(tv);
+    showError(stale.message);
+  } catch (e) {
     if (S.tv) render(S.tv);
     handleError(e);
   }

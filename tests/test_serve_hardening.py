@@ -15,6 +15,7 @@ import contextlib
 import importlib
 import io
 import json
+import os
 import random
 import socket
 import threading
@@ -432,3 +433,23 @@ def test_keep_alive_survives_errors_and_load(served):
         # a 413 closes the connection; a client may see that before the answer
         if not isinstance(r, Exception):
             assert 400 <= r.status_code < 500, r.text
+
+
+def test_stdio_error_lines_name_no_server_folder(bid_view, tmp_path, monkeypatch):
+    """A refusal that names a file of the server shows it as <server>, as over HTTP."""
+    from stichzoo.policies.serve.registry import BotRegistry
+    from stichzoo.policies.serve.requests import RequestError
+
+    folder = str(tmp_path / "bots")
+    os.makedirs(folder)
+
+    def refuse(self, name, view, **kwargs):
+        raise RequestError(f"cannot read {folder}/wizard/manifest.json", 422)
+
+    monkeypatch.setattr(BotRegistry, "act", refuse)
+    out = io.StringIO()
+    line = json.dumps({"id": 1, "bot": "wizard", "view": bid_view[1]})
+    assert serve_stdio(folder, io.StringIO(line + "\n"), out) == 0  # the rule-bot levels
+    answer = _strict_json(out.getvalue())
+    assert answer["status"] == 422 and folder not in answer["error"]
+    assert "<server>/wizard/manifest.json" in answer["error"]

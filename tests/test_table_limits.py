@@ -161,7 +161,8 @@ def _client(app, host: str) -> TestClient:
 
 
 def _play_one_move(c: TestClient, view: dict) -> dict:
-    r = c.post(f"/tables/{view['table_id']}/act", json={"move": view["moves"][0]["id"]})
+    r = c.post(f"/tables/{view['table_id']}/act",
+               json={"move": view["moves"][0]["id"], "decisions": view["decisions"]})
     assert r.status_code == 200, r.text
     return r.json()
 

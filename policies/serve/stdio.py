@@ -20,6 +20,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
+from stichzoo.policies.serve.answers import hide_folder, without_paths
 from stichzoo.policies.serve.levels import DEFAULT_LEVELS
 from stichzoo.policies.serve.registry import BotRegistry
 from stichzoo.policies.serve.requests import (
@@ -57,7 +58,7 @@ def _answer_line(registry: BotRegistry, line: str | bytes) -> dict:
                                   sample=request.get("sample", False), seed=request.get("seed"))
         return {"id": request_id, **answer}
     except RequestError as e:
-        return {"id": request_id, "error": str(e), "status": e.status}
+        return {"id": request_id, "error": without_paths(str(e)), "status": e.status}
     except Exception as e:  # a bug: report it on this line and go on serving
         log.exception("stichzoo serve: internal error on a request line")
         return {"id": request_id, "error": f"internal error ({type(e).__name__})", "status": 500}
@@ -105,6 +106,7 @@ def serve_stdio(root: str, stdin: TextIO | None = None, stdout: TextIO | None = 
     echoed whenever the line parsed as an object) and the next line is read;
     the process ends only at the end of input.
     """
+    hide_folder(root)
     registry = registry or BotRegistry(root, tuple(levels))
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout

@@ -129,6 +129,24 @@ def test_joker_gift_through_the_env(offset):
     assert s.no_joker == [True, True, True]  # the Joker is out: public
 
 
+def test_no_joker_is_set_when_the_jokers_trick_is_taken_as_documented():
+    """The piece's doc: set for all once the Joker's trick is taken; during that trick and its
+    gift the Joker shows in ``played``, and a seat that played the Joker is not yet marked."""
+    raw = silberne_ananas_v0.raw_env(match=False)
+    s = _play_until_gift(raw, seed=11)
+    lay = raw.encoder.layout
+    obs = raw.observe(f"player_{s.current_player}")["observation"]
+    assert obs[lay.slice("played")][JOKER] == 1.0
+    assert obs[lay.slice("no_joker")][0] == 0.0  # the giver: it played the Joker
+    raw.step(GIVE0)
+    for seat in range(3):
+        assert obs_of(raw, seat)[lay.slice("no_joker")].tolist() == [1.0, 1.0, 1.0]
+
+
+def obs_of(raw, seat: int) -> np.ndarray:
+    return raw.observe(f"player_{seat}")["observation"]
+
+
 def test_mask_is_zero_for_agents_not_to_act():
     raw = silberne_ananas_v0.raw_env()
     raw.reset(seed=0)

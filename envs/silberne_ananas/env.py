@@ -31,7 +31,9 @@ Observation Space
     - ``played`` (33): every card played this deal
     - ``voids`` (3 x 4): suits each seat has shown out of this deal (public)
     - ``no_joker`` (3): seats that cannot hold the Joker (they showed out
-      without playing it, or the Joker has been played)
+      without playing it, or the Joker's trick has been taken; while that
+      trick is on the table and during its gift decision the Joker shows in
+      ``played`` and ``trick``, and ``no_joker`` is not yet set for all)
     - ``tricks_won`` (3 x 12): each seat's tricks this deal, one-hot 0..11
     - ``scores`` (3): game totals / 100
     - ``rules`` (3): match (1) or single deal (0), alone variant, target / 100

@@ -44,6 +44,10 @@ from stichzoo.policies.base import Decision, Policy
 #: value of a finished rollout for ``seat``: (state at the root, state at the end, seat) -> float
 ValueFn = Callable[[GameState, GameState, int], float]
 
+#: a game's inference: (sampled world, seat) -> how well the world explains what the other seats
+#: did, as an acceptance chance in (0, 1] (1: as likely as any world can be)
+Inference = Callable[[GameState, int], float]
+
 
 def score_gain(root: GameState, end: GameState, seat: int) -> float:
     """The seat's score change over the rollout, minus the mean change of the others.
@@ -120,9 +124,13 @@ class PIMCPolicy:
 
     def __init__(self, game: Game, worlds: int = 12, rollouts: int = 1, seed: int | None = None,
                  rollout: Policy | None = None, value: ValueFn | None = None,
-                 horizon: str = "round", guide=None, keep: int = 3, trust: float = 0.0):
+                 horizon: str = "round", guide=None, keep: int = 3, trust: float = 0.0,
+                 infer: Inference | None = None, tries: int = 8):
         if worlds < 1 or rollouts < 1:
             raise ValueError("pimc: worlds and rollouts must be at least 1")
+        if isinstance(tries, bool) or not isinstance(tries, int) or not 1 <= tries <= 64:
+            raise ValueError(f"pimc: tries={tries!r}; the worlds drawn per kept world must be "
+                             f"an integer from 1 to 64")
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
             raise ValueError(f"pimc: keep={keep!r}; the guide's candidates must be an "
                              f"integer of at least 1")
@@ -148,6 +156,8 @@ class PIMCPolicy:
         self.guide = guide
         self.keep = keep
         self.trust = float(trust)
+        self.infer = infer
+        self.tries = tries
         if guide is not None:
             self.name = "pimc+guide"
 
@@ -195,8 +205,9 @@ class PIMCPolicy:
         totals = [0.0] * len(searched)
         # each world's summed rollout values per action: the standard errors and trust read it
         per_world = [[0.0] * worlds for _ in searched]
+        sample = self.game.determinize if self.infer is None else self._inferred
         for w in range(worlds):
-            world = self.game.determinize(root, seat, self.rng)
+            world = sample(root, seat, self.rng)
             for i, action in enumerate(searched):
                 for _ in range(self.rollouts):
                     s = world.clone()
@@ -214,6 +225,26 @@ class PIMCPolicy:
                    f"standard errors of the best")
         return SearchValues(searched[chosen], why,
                             self._action_values(legal, searched, totals, per_world, chosen))
+
+    def _inferred(self, root: GameState, seat: int, rng: random.Random) -> GameState:
+        """A world drawn by what the other seats did: rejection sampling from the uniform worlds.
+
+        Each uniform world (``determinize``) is kept with the chance the game's
+        inference gives it - how well its hidden hands explain the bids and
+        plays seen so far - so the kept worlds follow the posterior, not the
+        prior.  After ``tries`` draws without a keep the likeliest of them is
+        taken: the cost per world is bounded, and a table whose moves no
+        world explains well still gets its best guesses.
+        """
+        best, best_chance = None, -1.0
+        for _ in range(self.tries):
+            world = self.game.determinize(root, seat, rng)
+            chance = self.infer(world, seat)
+            if rng.random() < chance:
+                return world
+            if chance > best_chance:
+                best, best_chance = world, chance
+        return best
 
     def _action_values(self, legal: list[int], searched: list[int], totals: list[float],
                        per_world: list[list[float]], chosen: int) -> tuple[ActionValue, ...]:

@@ -48,6 +48,11 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
         if isinstance(guide, str):  # a policy spec: pimc:guide=bot:wizard
             guide = build_policy(guide, game, seed=0 if seed is None else seed)
         kwargs = {**getattr(module, "SEARCH_DEFAULTS", {}), **kwargs, "guide": guide}
+        infer = kwargs.pop("infer", 0)
+        if infer:  # pimc:infer=1 - worlds drawn by what the other seats did
+            if not hasattr(module, "inference"):
+                raise ValueError(f"pimc: {game.name} has no inference (infer=) yet")
+            kwargs["infer"] = module.inference(game, float(infer))
         return PIMCPolicy(game, seed=seed, rollout=rollout, value=value, **kwargs)
     if name == "ppo":
         path = kwargs.pop("path", None)

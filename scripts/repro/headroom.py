@@ -3,7 +3,7 @@ rollout player - the ceilings every search lever is measured against (issue 29).
 
     .venv/bin/python scripts/repro/headroom.py [--games wizard hoch_tief] [--deals 48] \
         [--seed 424242] [--workers 2] [--worlds-factor 4] \
-        [--variants true_deal worlds random heuristic] \
+        [--variants true_deal worlds random heuristic] [--specs pimc:infer=1 ...] \
         [--markdown table.md] [--json results.json]
 
 Per game one round (Silberne Ananas: one deal) is played in duplicate: every
@@ -60,7 +60,7 @@ from stichzoo.envs.core.game import Game, GameState, win_share
 from stichzoo.envs.registry import game_class
 from stichzoo.policies import make_policy
 from stichzoo.policies.base import Decision, Policy
-from stichzoo.policies.specs import game_policy_module
+from stichzoo.policies.specs import build_policy, game_policy_module
 from stichzoo.training.report import format_interval
 from stichzoo.training.stats import paired_test
 
@@ -155,6 +155,9 @@ def variants(game: Game, worlds_factor: int,
         out["rollout: random"] = _rollout_random
     if "heuristic" in chosen and default != "heuristic":
         out["rollout: heuristic"] = _rollout_heuristic
+    for spec in chosen:
+        if ":" in spec:  # a policy spec of its own (--specs): e.g. pimc:infer=1
+            out[spec] = lambda g, s, spec=spec: build_policy(spec, g, seed=s)
     return out
 
 
@@ -280,8 +283,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--workers", type=int, default=2, help="processes, one deal each at a time")
     ap.add_argument("--worlds-factor", type=int, default=4)
-    ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS,
+    ap.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=VARIANTS,
                     help="the probe seat's variants")
+    ap.add_argument("--specs", nargs="+", default=[],
+                    help="more variants of the probe seat, as policy specs (pimc:infer=1)")
     ap.add_argument("--markdown", help="write the docs table here")
     ap.add_argument("--json", help="write the full results here")
     args = ap.parse_args(argv)
@@ -289,7 +294,7 @@ def main(argv: list[str] | None = None) -> None:
     for name in args.games:
         t = time.perf_counter()
         report = probe(name, args.deals, args.seed, args.workers, args.worlds_factor,
-                       tuple(args.variants))
+                       tuple(args.variants) + tuple(args.specs))
         report["wall_s"] = round(time.perf_counter() - t, 1)
         reports.append(report)
         print("\n".join(text_table(report)) + f"\n  ({report['wall_s']} s)", flush=True)

@@ -45,7 +45,8 @@ from stichzoo.policies.base import Decision, Policy
 ValueFn = Callable[[GameState, GameState, int], float]
 
 #: a game's inference: (sampled world, seat) -> how well the world explains what the other seats
-#: did, as an acceptance chance in (0, 1] (1: as likely as any world can be)
+#: did, as a keep chance in [0, 1] (1: as likely as any world can be).  An inference may also
+#: have ``draw(root, seat, rng, tries) -> world``, the same sampler done more cheaply.
 Inference = Callable[[GameState, int], float]
 
 
@@ -236,6 +237,9 @@ class PIMCPolicy:
         taken: the cost per world is bounded, and a table whose moves no
         world explains well still gets its best guesses.
         """
+        draw = getattr(self.infer, "draw", None)
+        if draw is not None:  # the inference draws more cheaply itself, by the same rule
+            return draw(root, seat, rng, self.tries)
         best, best_chance = None, -1.0
         for _ in range(self.tries):
             world = self.game.determinize(root, seat, rng)

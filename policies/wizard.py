@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 
 from stichzoo.envs.wizard.rules import (
     BID,
@@ -345,8 +344,8 @@ def search_value(root, end, seat: int) -> float:
 BID_SPREAD = (0.25, 0.09)
 
 
-def inference(game, strength: float = 1.0) -> Callable[[WizardState, int], float]:
-    """PIMC's inference (``pimc:infer=1``): how well a world's hands explain the bids.
+class BidInference:
+    """PIMC's inference in Wizard (``pimc:infer=<strength>``): how well hands explain the bids.
 
     A bid says how many tricks its player expects; the bidder's hand in a
     world is its hidden cards plus what it has played this round, and
@@ -359,16 +358,24 @@ def inference(game, strength: float = 1.0) -> Callable[[WizardState, int], float
     bid no world explains does not decide the search alone.  It reads only
     the world - the seat's own hand, public facts and sampled hands.
     """
-    if not 0 < strength <= 10:
-        raise ValueError(f"wizard inference: strength={strength!r}; a number in (0, 10]")
-    n = game.num_players
 
-    def chance(world: WizardState, seat: int) -> float:
-        if world.bids.count(-1) == n:  # nobody has bid yet: nothing to explain
+    def __init__(self, game, strength: float = 1.0):
+        if not 0 < strength <= 10:
+            raise ValueError(f"wizard inference: strength={strength!r}; a number in (0, 10]")
+        self.game = game
+        self.strength = strength
+
+    def __call__(self, world: WizardState, seat: int) -> float:
+        return self.chance(world, seat, world.hands)
+
+    def chance(self, state: WizardState, seat: int, hands: list[int]) -> float:
+        """The keep chance of ``hands`` (every seat's) in ``state``'s round, for ``seat``."""
+        n = state.num_players
+        if state.bids.count(-1) == n:  # nobody has bid yet: nothing to explain
             return 1.0
         played_by = [0] * n
-        k = world.played.bit_count()
-        hist = world.history
+        k = state.played.bit_count()
+        hist = state.history
         i = len(hist) - 1
         while k:
             p, a = hist[i]
@@ -376,20 +383,37 @@ def inference(game, strength: float = 1.0) -> Callable[[WizardState, int], float
                 played_by[p] |= 1 << a
                 k -= 1
             i -= 1
-        turned = 1 << world.trump_card if world.trump_card >= 0 else 0
-        trump = _trump_of(world)
-        sigma = BID_SPREAD[0] + BID_SPREAD[1] * world.hand_size
+        turned = 1 << state.trump_card if state.trump_card >= 0 else 0
+        trump = _trump_of(state)
+        sigma = BID_SPREAD[0] + BID_SPREAD[1] * state.hand_size
         misfit = 0.0
         for p in range(n):
-            bid = world.bids[p]
+            bid = state.bids[p]
             if p == seat or bid < 0:
                 continue
-            hand = world.hands[p] | played_by[p]
+            hand = hands[p] | played_by[p]
             d = bid - estimate_tricks(hand, ALL & ~(hand | turned), trump, n)
             misfit += d * d
-        return math.exp(-strength * misfit / (2 * sigma * sigma))
+        return math.exp(-self.strength * misfit / (2 * sigma * sigma))
 
-    return chance
+    def draw(self, root: WizardState, seat: int, rng: random.Random, tries: int) -> WizardState:
+        """One kept world, judged by its hands before the world is built (the search's sampler
+        with the same rule: kept with its chance, else the likeliest of ``tries`` draws)."""
+        game = self.game
+        best, best_chance = None, -1.0
+        for _ in range(tries):
+            deal = game.deal_others(root, seat, rng)
+            chance = self.chance(root, seat, deal.hands)
+            if rng.random() < chance:
+                return game.world_of(root, seat, deal, rng)
+            if chance > best_chance:
+                best, best_chance = deal, chance
+        return game.world_of(root, seat, best, rng)
+
+
+def inference(game, strength: float = 1.0) -> BidInference:
+    """PIMC's inference for ``pimc:infer=<strength>``: :class:`BidInference`."""
+    return BidInference(game, strength)
 
 
 def rollout_policy(game, seed: int | None = None) -> FastHeuristic:
@@ -397,7 +421,7 @@ def rollout_policy(game, seed: int | None = None) -> FastHeuristic:
     return FastHeuristic(game, seed)
 
 
-__all__ = ["BID_SPREAD", "SEARCH_DEFAULTS", "FastHeuristic", "Heuristic", "beats",
+__all__ = ["BID_SPREAD", "SEARCH_DEFAULTS", "BidInference", "FastHeuristic", "Heuristic", "beats",
            "choose_trump", "estimate_tricks", "heuristic_bid", "inference", "power",
            "rollout_policy",
            "search_value"]

@@ -43,8 +43,10 @@ def test_headroom_script_prints_and_writes_its_table(tmp_path):
 
 def test_headroom_deal_is_deterministic_for_a_seed():
     headroom = _script()
-    task = ("wizard", 7, 3, 2, ("true_deal", "random"))
+    task = ("wizard", 7, 3, 2, ("true_deal", "random", "pimc:infer=0.5,worlds=3"))
     first, second = headroom.play_deal(task), headroom.play_deal(task)
+    assert set(first["variants"]) == {"true deal (cheating probe)", "rollout: random",
+                                      "pimc:infer=0.5,worlds=3"}  # --specs: any spec
     assert first["baseline"] == second["baseline"]
     assert {k: v["diff"] for k, v in first["variants"].items()} == \
         {k: v["diff"] for k, v in second["variants"].items()}

@@ -157,3 +157,17 @@ def test_inference_arguments_are_checked():
     with pytest.raises(ValueError, match="no inference"):
         build_policy("pimc:infer=1", hoch, seed=0)
     assert DECK.names[52] == "W1"
+
+
+def test_determinize_is_its_two_steps():
+    """Wizard's determinize is deal_others then world_of, draw for draw, so the inference's
+    cheaper sampler (judge the hands, then build the world) draws worlds of the same kind."""
+    from .test_search_honesty import snapshot
+
+    game = wizard()
+    for k, s in enumerate(states(game, 41, 5, 12)):
+        seat = (s.current_player + k) % 4
+        one = game.determinize(s, seat, random.Random(k))
+        rng = random.Random(k)
+        two = game.world_of(s, seat, game.deal_others(s, seat, rng), rng)
+        assert snapshot(one) == snapshot(two)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from stichzoo.envs.core.cards import Deck, bit_list
 from stichzoo.envs.core.game import Game, GameState, Options, check_int, deal_hands, shuffle
@@ -155,6 +156,18 @@ class WizardOptions(Options):
 #: per suit mask, including "free" (Wizards and Jesters) as kind 4
 _KIND_MASK = (*SUIT_MASK, FREE)
 _DETERMINIZE_TRIES = 40
+
+
+class HiddenDeal(NamedTuple):
+    """A re-deal of what one seat cannot see (:meth:`WizardGame.deal_others`).
+
+    ``hands``: every seat's hand (the seat's own unchanged); ``pool``: the
+    cards the seat has not seen, in the order the deal drew them (the
+    undealt rest is taken from it in that order).
+    """
+
+    hands: list[int]
+    pool: list[int]
 
 
 def deal_hidden(cards: list[int], sizes: list[int], bans: list[int],
@@ -301,25 +314,46 @@ class WizardGame(Game):
         rest after it), so the copy is a whole game that could have been
         dealt; the state never reads it again after dealing.
         """
-        s = state.clone()
-        n = s.num_players
-        seen = s.hands[seat] | s.played
-        if s.trump_card >= 0:
-            seen |= 1 << s.trump_card
+        return self.world_of(state, seat, self.deal_others(state, seat, rng), rng)
+
+    def deal_others(self, state: WizardState, seat: int, rng: random.Random) -> HiddenDeal:
+        """The first step of :meth:`determinize`: the hands, the other seats' re-dealt.
+
+        Apart so that a search that infers (``pimc:infer``) can judge a deal
+        by its hands before it pays for the rest of the world
+        (:meth:`world_of`); the two steps together are ``determinize``, draw
+        for draw.
+        """
+        n = state.num_players
+        seen = state.hands[seat] | state.played
+        if state.trump_card >= 0:
+            seen |= 1 << state.trump_card
         unseen = [c for c in range(DECK_SIZE) if not (seen >> c) & 1]
         others = [p for p in range(n) if p != seat]
-        sizes = [s.hands[p].bit_count() for p in others]
+        sizes = [state.hands[p].bit_count() for p in others]
         bans = [0] * len(others)
         for i, p in enumerate(others):
-            v = s.voids[p]
+            v = state.voids[p]
             for suit in range(NUM_SUITS):
                 if v >> suit & 1:
                     bans[i] |= SUIT_MASK[suit]
-        hands = deal_hidden(unseen, sizes, bans, rng)
+        dealt = deal_hidden(unseen, sizes, bans, rng)
+        hands = state.hands[:]
+        for p, h in zip(others, dealt):
+            hands[p] = h
+        return HiddenDeal(hands, unseen)
+
+    def world_of(self, state: WizardState, seat: int, deal: HiddenDeal,
+                 rng: random.Random) -> WizardState:
+        """The second step of :meth:`determinize`: the world of a :meth:`deal_others` deal."""
+        s = state.clone()
+        n = s.num_players
+        s.hands = deal.hands[:]
+        unseen = deal.pool
         dealt = 0
-        for p, h in zip(others, hands):
-            s.hands[p] = h
-            dealt |= h
+        for p in range(n):
+            if p != seat:
+                dealt |= s.hands[p]
         if s.phase != GAME_OVER:
             # this round's order: who played what (the last plays in history)
             got = s.hands[:]

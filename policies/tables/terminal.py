@@ -10,8 +10,8 @@ summary at the end of every round and of the game.
 Input: the number of a legal move or its label (``3``, ``R7``, ``bid 2``),
 ``rules`` for the game's rules (:func:`stichzoo.envs.registry.rules_of`, the
 text the web table and the docs show), ``?`` for help, ``q`` to leave.  The
-end of every round says how each seat scored, in words.  A bad input gets a message naming the
-problem and the prompt again; Ctrl-C or end of input leaves like ``q``.  At
+end of every round says how each seat scored, in words.  A bad input gets a
+message naming the problem and the prompt again; Ctrl-C or end of input leaves like ``q``.  At
 the end the game record is saved (``docs/records.md``), so any game can be
 replayed or studied; ``--seed`` deals the same game again.
 """
@@ -30,7 +30,7 @@ from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from stichzoo.envs.core.display import Cards, Grid, agree
+from stichzoo.envs.core.display import YOU, Cards, Grid, agree
 from stichzoo.envs.registry import display_of, rules_of
 from stichzoo.policies.specs import split_specs
 from stichzoo.policies.tables.table import Table, TableError, describe_event
@@ -89,7 +89,7 @@ def hand_by_suit(game: str, hand: Sequence[str]) -> RichTable:
 
 def seat_names(view: dict) -> list[str]:
     """Short names: "You" for the person, "Seat k" for a bot."""
-    return ["You" if p["human"] else f"Seat {p['seat']}" for p in view["players"]]
+    return [YOU if p["human"] else f"Seat {p['seat']}" for p in view["players"]]
 
 
 def _trick_text(game: str, trick: dict | None, names: Sequence[str], n: int) -> Text:

@@ -8,6 +8,7 @@ game module; ``pettingzoo.make("aec", "stichzoo/wizard-v0")`` works after
 from __future__ import annotations
 
 import importlib
+from importlib import resources
 
 #: game name -> (env module, rules module:Game class)
 GAMES: dict[str, tuple[str, str]] = {
@@ -44,6 +45,19 @@ def display_of(name: str):
     if name not in GAMES:
         raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
     return importlib.import_module(f"stichzoo.envs.{name}.display").DISPLAY
+
+
+def rules_of(name: str) -> str:
+    """A game's rules for players, in plain words (markdown): ``envs/<game>/rules.md``.
+
+    The one source of the rules a person reads: the web table's rules panel
+    (``GET /tables/rules/<game>``), the terminal's ``rules`` command and the
+    docs site's environment pages all show this text, so they never differ.
+    Read from the installed package (package data), never from a checkout.
+    """
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
+    return resources.files(f"stichzoo.envs.{name}").joinpath("rules.md").read_text("utf-8")
 
 
 def register_with_pettingzoo() -> None:

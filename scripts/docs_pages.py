@@ -8,7 +8,9 @@ match that is measured again never needs a docs edit:
 - ``envs/<game>.md``: one page per environment, from the env module's
   docstring (``stichzoo.envs.<game>.env.__doc__``, the single source), in
   PettingZoo's page layout.  A docstring that lacks a section of that layout
-  fails the build (:data:`ENV_SECTIONS`).
+  fails the build (:data:`ENV_SECTIONS`).  Its "How to play" section is the
+  game's rules for players (``stichzoo.envs.registry.rules_of``, the text the
+  web table and the terminal show), so docs and game never differ.
 - ``results.md``: the hand-written page with its ``<!-- generated: NAME -->``
   markers replaced by tables made from the recorded data - the shipped bots'
   manifests (``policies/bots/<game>/manifest.json``) and the ladder
@@ -36,6 +38,8 @@ from pathlib import Path
 
 import tomllib
 
+from stichzoo.envs.registry import rules_of
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 #: where mkdocstrings finds the package as installed (mkdocs.yml: handlers.python.paths)
@@ -60,6 +64,7 @@ def env_page(game: str) -> str:
     first, _, rest = doc.partition("\n")
     title = first.removesuffix(" as a PettingZoo AEC environment.").strip()
     lines = [f"# {title} (`{env_id}`)", "", f"*{first.strip()}*", "",
+             "## How to play", "", _demote(rules_of(game).strip("\n")), "",
              _sections(rest.strip("\n")), "", "## Usage", "",
              "Random legal play through the AEC API (every seat samples from its action mask):",
              "", "```python", f"from stichzoo.envs import {env_id}", "",
@@ -74,8 +79,14 @@ def env_page(game: str) -> str:
              f"- the player view for frontends: [views/{game}.md](../views/{game}.md);",
              "- game records: [records.md](../records.md); N games at once: "
              "[the batch engine](../batch.md);",
-             f"- this page's source: the docstring of `envs/{game}/env.py`.", ""]
+             f"- this page's source: the docstring of `envs/{game}/env.py`; \"How to play\": "
+             f"`envs/{game}/rules.md` (also the web table's and the terminal's rules).", ""]
     return "\n".join(lines)
+
+
+def _demote(markdown: str) -> str:
+    """Headings one level down (``##`` -> ``###``): the rules sit under "How to play"."""
+    return re.sub(r"^(#+) ", r"#\1 ", markdown, flags=re.M)
 
 
 def _sections(text: str) -> str:

@@ -75,6 +75,7 @@ def test_wheel_has_one_top_level_package_with_the_bots(wheel):
         for file in ("model.onnx", "manifest.json", "config.yaml"):
             assert f"stichzoo/policies/bots/{game}/{file}" in names
         assert f"stichzoo/envs/{game}/rules.py" in names
+        assert f"stichzoo/envs/{game}/rules.md" in names  # the rules for players
         assert f"stichzoo/envs/{game}_v0.py" in names
     assert "stichzoo/__init__.py" in names and "stichzoo/training/cli.py" in names
     assert "stichzoo/policies/ladder.json" in names  # the learned search's measured strength
@@ -140,6 +141,8 @@ def test_installed_wheel_works_without_the_checkout(fresh_venv, tmp_path):
             assert bot.source.startswith(os.path.dirname(stichzoo.__file__)), bot.source
             state = bot.game.new_game(seed=5)
             assert bot.act(Decision(bot.game, state)) in state.legal_actions()
+        from stichzoo.envs.registry import rules_of
+        assert all("## " in rules_of(name) for name in stichzoo.envs.GAMES)
         print("ok", stichzoo.__version__)
     """, cwd=tmp_path)
     assert out.returncode == 0, out.stderr

@@ -321,8 +321,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="deal and bot seed; the same seed replays the same deal "
                          "(default: a random one, shown at the start)")
     pl.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
-    pl.add_argument("--option", action="append", default=[], metavar="KEY=JSON",
-                    help="game option, e.g. --option 'rounds=[1,2]' (as in eval)")
+    pl.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="game option, e.g. --option rounds=1,2 (as the web form takes it) "
+                         "or JSON as in eval: --option 'rounds=[1,2]'")
     pl.add_argument("--record", metavar="FILE",
                     help="where to save the game record at the end (default: "
                          "stichzoo-<game>-<seed>.json in the current folder)")

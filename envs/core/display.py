@@ -77,6 +77,31 @@ class Grid:
     rows: tuple[tuple[str | Cards, ...], ...]
 
 
+#: how every frontend names the person's own seat; texts about it use the second person
+YOU = "You"
+
+#: third person -> second person where dropping the "s" is not the answer
+_IRREGULAR = {"has": "have", "is": "are", "was": "were", "does": "do", "goes": "go"}
+
+
+def verb_for(who: str, verb: str) -> str:
+    """``verb`` (third person singular, "takes") as it agrees with ``who``: "take" for
+    :data:`YOU`.  Texts are built with seat names, and "You takes" is what a reader
+    notices first."""
+    if who != YOU:
+        return verb
+    if verb in _IRREGULAR:
+        return _IRREGULAR[verb]
+    if verb.endswith(("ches", "shes", "sses", "xes")):
+        return verb[:-2]
+    return verb[:-1] if verb.endswith("s") else verb
+
+
+def agree(who: str, verb: str) -> str:
+    """``who`` and ``verb`` in agreement: "Seat 2 takes", "You take" (:func:`verb_for`)."""
+    return f"{who} {verb_for(who, verb)}"
+
+
 def round_of(view: dict) -> str:
     """Where the game stands, for games played over a fixed number of rounds."""
     return f"round {view['round'] + 1} of {view['num_rounds']}"
@@ -118,6 +143,9 @@ class GameDisplay:
     round_columns: Callable[[dict], list[Column]] = _none
     #: the view and the seat names -> the lines only this game has
     notes: Callable[[dict, Sequence[str]], list[Note | Grid]] = _none
+    #: a round-end event -> per seat, how its round score came about, in words, from the
+    #: rules' own scoring ("bid 2, took 2: 20 + 2x10 = 40"); the points close the text
+    score_reasons: Callable[[dict], list[str]] = _none
 
     def suit_of(self, card: str) -> str:
         """The suit key of a card name (Wizards, Jesters and the Joker are their own)."""
@@ -150,4 +178,5 @@ class GameDisplay:
         return Face(number, key, f"{suit.name} {number} ({card})")
 
 
-__all__ = ["Cards", "Column", "Face", "GameDisplay", "Grid", "Note", "Suit", "round_of"]
+__all__ = ["YOU", "Cards", "Column", "Face", "GameDisplay", "Grid", "Note", "Suit", "agree",
+           "round_of", "verb_for"]

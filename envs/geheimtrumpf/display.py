@@ -6,6 +6,28 @@ from collections.abc import Sequence
 
 from stichzoo.envs.core.display import Cards, Column, GameDisplay, Grid, Note, Suit
 
+#: every task id -> (its name for players, what meeting it takes at the end of a round);
+#: in the rules' order (``rules.TASK_NAMES``); the rules text (rules.md) explains the same list
+TASKS: dict[str, tuple[str, str]] = {
+    "no_trick": ("No trick", "take no trick at all"),
+    "one_trick": ("Exactly one trick", "take exactly 1 trick"),
+    "two_tricks": ("Exactly two tricks", "take exactly 2 tricks"),
+    "three_tricks": ("Exactly three tricks", "take exactly 3 tricks"),
+    "most_tricks": ("Most tricks",
+                    "take more tricks than every other player (a tie is not enough)"),
+    "fewest_tricks": ("Fewest tricks",
+                      "take fewer tricks than every other player (a tie is not enough)"),
+    "last_trick": ("Last trick", "take the 9th, last trick"),
+    **{f"no_{suit}": (f"No {suit}",
+                      f"take no {suit[:-1]}: no card printed with {suit} among the cards you won")
+       for suit in ("hearts", "diamonds", "spades", "clubs")},
+}
+
+
+def task_name(task: str) -> str:
+    """A task id's name for players ("most_tricks" -> "Most tricks")."""
+    return TASKS[task][0] if task in TASKS else task
+
 
 def _where(v: dict) -> str:
     return f"round {v['round'] + 1} (limit {v['options']['round_limit']})"
@@ -39,6 +61,28 @@ def _round_columns(event: dict) -> list[Column]:
 
     return [("Tricks", [str((event.get("tricks_won") or [0] * n)[s]) for s in range(n)]),
             ("Task", [met(s) for s in range(n)])]
+
+
+def _score_reasons(event: dict) -> list[str]:
+    """Per seat: the task chosen and whether the round met it (the rules' check), or what
+    the start player checked off; ``(+1)`` / ``(+0)``: the tasks checked off this round."""
+    if event.get("met") is None:
+        return []
+    n = len(event["totals"])
+    tricks = event.get("tricks_won") or [0] * n
+    out = []
+    for seat in range(n):
+        took = f"took {tricks[seat]} trick{'s' if tricks[seat] != 1 else ''}"
+        chosen, met = event["chosen"][seat], event["met"][seat]
+        if met is None:  # the start player chose no task
+            done = event.get("start_checks")
+            out.append(f"start player, {took}: met a task another player chose and missed, "
+                       f"checked off {task_name(done)} (+1)" if done else
+                       f"start player, {took}: met no task another player missed (+0)")
+        else:
+            out.append(f"chose {task_name(chosen)}, {took}: "
+                       + ("met, checked off (+1)" if met else "missed (+0)"))
+    return out
 
 
 def _notes(v: dict, names: Sequence[str]) -> list[Note | Grid]:
@@ -86,5 +130,6 @@ DISPLAY = GameDisplay(
     where=_where,
     seat_columns=_seat_columns,
     round_columns=_round_columns,
+    score_reasons=_score_reasons,
     notes=_notes,
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from stichzoo.envs.core.display import Column, GameDisplay, Note, Suit
+from stichzoo.envs.hoch_tief.rules import lookups, score_taken
 
 
 def _seat_columns(v: dict) -> list[Column]:
@@ -12,6 +13,34 @@ def _seat_columns(v: dict) -> list[Column]:
     return [("Cards", [str(v["hand_sizes"][s]) for s in range(n)]),
             ("Taken", [" ".join(v["taken"][s]) or "-" for s in range(n)]),
             ("Would score", [str(v["taken_score"][s]) for s in range(n)])]
+
+
+def _score_reasons(event: dict) -> list[str]:
+    """Per seat and suit: 1-2 cards their numbers, 3 or more 1 each (``score_taken``)."""
+    if event.get("taken") is None:
+        return []
+    t = lookups(len(event["totals"]))
+    out = []
+    for taken in event["taken"]:
+        mask = t.deck.mask(taken)
+        parts, points = [], []
+        for suit_mask in t.suit_mask:
+            cards = mask & suit_mask
+            if not cards:
+                continue
+            names = t.deck.format_mask(cards)
+            p = score_taken(cards, t)  # the rules' own count, one suit at a time
+            parts.append(f"{len(names)} {names[0][0]} cards = {p}" if len(names) >= 3
+                         else f"{' + '.join(names)} = {p}")
+            points.append(p)
+        total = score_taken(mask, t)
+        if not parts:
+            out.append(f"no cards taken = {total}")
+        elif len(parts) == 1:
+            out.append(parts[0])
+        else:
+            out.append(f"{', '.join(parts)}: {' + '.join(map(str, points))} = {total}")
+    return out
 
 
 def _notes(v: dict, names: Sequence[str]) -> list[Note]:
@@ -30,5 +59,6 @@ DISPLAY = GameDisplay(
     },
     short_options={"rounds": 1},
     seat_columns=_seat_columns,
+    score_reasons=_score_reasons,
     notes=_notes,
 )

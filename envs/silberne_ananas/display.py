@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from stichzoo.envs.core.display import Column, GameDisplay, Note, Suit
+from stichzoo.envs.core.display import Column, GameDisplay, Note, Suit, agree
+from stichzoo.envs.silberne_ananas.rules import MIDDLE_BONUS, deal_scores
 
 
 def _where(v: dict) -> str:
@@ -23,12 +24,29 @@ def _round_columns(event: dict) -> list[Column]:
             ("Middle bonus", ["+10" if s == event.get("bonus_seat") else "" for s in range(n)])]
 
 
+def _score_reasons(event: dict) -> list[str]:
+    """Per seat: own tricks + 2 x the right neighbour's (``deal_scores``), then the bonus."""
+    tricks = event.get("tricks_won")
+    if tricks is None:
+        return []
+    base = deal_scores(tricks)
+    out = []
+    for seat, points in enumerate(base):
+        own, right = tricks[seat], tricks[seat - 1]
+        text = (f"{own} own trick{'s' if own != 1 else ''} + 2x{right} of the right "
+                f"neighbour's = {points}")
+        if seat == event.get("bonus_seat"):
+            text += f", the middle score: + {MIDDLE_BONUS} bonus = {points + MIDDLE_BONUS}"
+        out.append(text)
+    return out
+
+
 def _notes(v: dict, names: Sequence[str]) -> list[Note]:
     out = []
     n = len(names)
     if v["phase"] == "give_trick":
         seat = v["to_act"]
-        out.append(Note(f"Joker: {names[seat]} decides who takes this trick - self, left "
+        out.append(Note(f"Joker: {agree(names[seat], 'decides')} who takes this trick - self, left "
                         f"({names[(seat + 1) % n]}) or right ({names[(seat - 1) % n]}).",
                         style="bold magenta"))
     if v["deal_scores"]:
@@ -57,5 +75,6 @@ DISPLAY = GameDisplay(
     where=_where,
     seat_columns=_seat_columns,
     round_columns=_round_columns,
+    score_reasons=_score_reasons,
     notes=_notes,
 )

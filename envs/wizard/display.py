@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from stichzoo.envs.core.display import Column, GameDisplay, Note, Suit
+from stichzoo.envs.wizard.rules import round_score
 
 
 def _seat_columns(v: dict) -> list[Column]:
@@ -20,6 +21,23 @@ def _round_columns(event: dict) -> list[Column]:
     n = len(event["totals"])
     return [("Bid", [str(bids.get(s, "-")) for s in range(n)]),
             ("Tricks", [str(event["tricks_won"][s]) for s in range(n)])]
+
+
+def _score_reasons(event: dict) -> list[str]:
+    """Per seat: the bid, the tricks and the rule that scored them (``round_score``)."""
+    if event.get("bids") is None or event.get("tricks_won") is None:
+        return []
+    bids = {b["seat"]: b["bid"] for b in event["bids"]}
+    out = []
+    for seat, took in enumerate(event["tricks_won"]):
+        bid = bids[seat]
+        points = round_score(bid, took)
+        if bid == took:
+            out.append(f"bid {bid}, took {took}: 20 + {took}x10 = {points}")
+        else:
+            off = abs(took - bid)
+            out.append(f"bid {bid}, took {took}: {off} off, -10 x {off} = {points}")
+    return out
 
 
 def _notes(v: dict, names: Sequence[str]) -> list[Note]:
@@ -49,5 +67,6 @@ DISPLAY = GameDisplay(
     short_options={"rounds": [1, 2, 3]},
     seat_columns=_seat_columns,
     round_columns=_round_columns,
+    score_reasons=_score_reasons,
     notes=_notes,
 )

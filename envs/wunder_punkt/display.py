@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from stichzoo.envs.core.display import Column, GameDisplay, Note, Suit
+from stichzoo.envs.wunder_punkt.rules import CARD_NUMBER, CARD_SUIT, DECK, round_score
 
 
 def _seat_columns(v: dict) -> list[Column]:
@@ -19,6 +20,26 @@ def _seat_columns(v: dict) -> list[Column]:
             ("Won", [str(len(v["won"][s])) for s in range(n)]),
             ("Round so far", ["-" if v["round_scores"] is None else str(v["round_scores"][s])
                               for s in range(n)])]
+
+
+def _score_reasons(event: dict) -> list[str]:
+    """Per seat: the sore cards it won (minus their numbers) and the others (+1 each),
+    summed by the rules' ``round_score``."""
+    if event.get("sore_cards") is None or event.get("won") is None:
+        return []
+    out = []
+    for laid, won in zip(event["sore_cards"], event["won"]):
+        sore_card = DECK.parse_one(laid)
+        sore = CARD_SUIT[sore_card]
+        cards = [sore_card, *(DECK.parse_one(c) for c in won)]
+        mask = sum(1 << c for c in cards)
+        minus = [c for c in sorted(cards) if CARD_SUIT[c] == sore]
+        others = len(cards) - len(minus)
+        terms = ", ".join(f"{DECK.names[c]} {-CARD_NUMBER[c]}" for c in minus)
+        name = next(s.name for s in DISPLAY.suits if s.key == DECK.names[sore_card][-1])
+        out.append(f"sore suit {name} (laid {laid}): {terms}; {others} other "
+                   f"card{'s' if others != 1 else ''} +{others} = {round_score(mask, sore_card)}")
+    return out
 
 
 def _round_columns(event: dict) -> list[Column]:
@@ -50,5 +71,6 @@ DISPLAY = GameDisplay(
     short_options={"rounds": 1},
     seat_columns=_seat_columns,
     round_columns=_round_columns,
+    score_reasons=_score_reasons,
     notes=_notes,
 )

@@ -31,16 +31,20 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
+import json
 import math
 import os
+import re
 import secrets
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from typing import Any
 
 from stichzoo import envs
+from stichzoo.envs.core.display import agree, verb_for
 from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
 from stichzoo.envs.registry import display_of
 
@@ -91,23 +95,110 @@ def _mix(*parts: int) -> int:
     return h
 
 
+def shown(value: Any, limit: int = 60) -> str:
+    """A value as a message shows it: in JSON's words (``null``, ``true``, ``[1, 2]``), the
+    option syntax people type, never a Python repr such as ``None``; cut at ``limit``."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not JSON (a set, an object): its type only
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+#: what a message calls the values of each option kind
+_TAKES = {"list": "whole numbers such as 1,2,3", "bool": "true or false",
+          "int": "a whole number"}
+_TRUE, _FALSE = ("true", "yes", "on"), ("false", "no", "off")
+
+
+def _option_kind(annotation: Any) -> tuple[str, bool]:
+    """An option field's kind (``list``, ``bool``, ``int``) and whether it may be empty."""
+    text = str(annotation)
+    kind = "list" if ("tuple" in text or "list" in text) else "bool" if "bool" in text else "int"
+    return kind, "None" in text
+
+
+def _plain(text: str, kind: str) -> Any:
+    """The plain option syntax (what a form field holds): ``1,2`` or ``1 2``, ``yes``, ``3``."""
+    low = text.casefold()
+    if kind == "bool" and low in _TRUE + _FALSE:
+        return low in _TRUE
+    parts = [p for p in re.split(r"[\s,]+", text.strip("[]() ")) if p]
+    if parts and all(re.fullmatch(r"-?\d+", p) for p in parts):
+        numbers = [int(p) for p in parts]
+        return numbers if kind == "list" or len(numbers) > 1 else numbers[0]
+    return text
+
+
+def option_value(name: str, value: Any, kind: str, nullable: bool = False) -> Any:
+    """One option's value from JSON or the plain syntax; the same in every frontend.
+
+    ``kind`` as :func:`_option_kind` says.  A text is read as JSON when it is
+    JSON (``[1,2]``, ``true``), else plainly: ``1,2`` / ``1 2`` for a list,
+    ``yes``/``no``/``on``/``off`` for a switch, empty or ``null``/``none``
+    for "not set"; a single number is a one-element list where a list is
+    asked.  So the terminal's ``--option rounds=1,2`` and the web form's
+    ``1,2`` mean the same, and JSON keeps working.  The game checks ranges.
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if text.casefold() in ("", "null", "none"):
+            value = None
+        else:
+            try:
+                value = json.loads(text)
+            except ValueError:
+                value = _plain(text, kind)
+    takes = _TAKES[kind] + (", or nothing" if nullable else "")
+    if value is None:
+        if nullable:
+            return None
+        raise TableError(f"option {name} needs a value: {takes} (leave it out for its default)")
+    if kind == "list" and isinstance(value, int) and not isinstance(value, bool):
+        value = [value]
+    ok = {"list": lambda v: isinstance(v, (list, tuple)) and all(
+              isinstance(x, int) and not isinstance(x, bool) for x in v),
+          "bool": lambda v: isinstance(v, bool),
+          "int": lambda v: isinstance(v, int) and not isinstance(v, bool)}[kind]
+    if not ok(value):
+        raise TableError(f"option {name} takes {takes}, not {shown(value)}")
+    return list(value) if kind == "list" else value
+
+
+def parse_options(cls: type, options: dict[str, Any]) -> dict[str, Any]:
+    """Every known option of a game's options class read by :func:`option_value` (an
+    unknown one is left for the game to name)."""
+    kinds = {f.name: _option_kind(f.type) for f in fields(cls)}
+    return {k: option_value(k, v, *kinds[k]) if k in kinds else v for k, v in options.items()}
+
+
+_PY_WORDS = {"None": "null", "True": "true", "False": "false"}
+
+
+def _plain_words(message: str) -> str:
+    """A game's option error in the option syntax: ``null``/``true``/``false``, as typed."""
+    return re.sub(r"\b(None|True|False)\b", lambda m: _PY_WORDS[m.group(1)], message)
+
+
 def build_game(game_name: str, num_players: int | None = None,
                options: dict[str, Any] | None = None) -> Game:
-    """The game from its name, player count and options, as ``stichzoo eval`` builds it."""
+    """The game from its name, player count and options, as ``stichzoo eval`` builds it.
+
+    Option values may be JSON or the plain syntax (:func:`option_value`)."""
     try:
         cls = envs.game_class(game_name)
     except ValueError as e:
         raise TableError(str(e)) from None
-    opts = dict(options or {})
+    opts = parse_options(cls.Options, dict(options or {}))
     if "num_players" in opts and num_players is not None and opts["num_players"] != num_players:
         raise TableError(f"num_players={num_players} and option "
-                         f"num_players={opts['num_players']!r} disagree")
+                         f"num_players={shown(opts['num_players'])} disagree")
     if num_players is not None:
         opts["num_players"] = num_players
     try:
         return cls(build_options(cls.Options, game_name, opts))
     except (ValueError, TypeError) as e:
-        raise TableError(str(e)) from None
+        raise TableError(_plain_words(str(e))) from None
 
 
 def seating(opponents: Sequence[str] | str, num_players: int, human_seat: int) -> list:
@@ -119,14 +210,14 @@ def seating(opponents: Sequence[str] | str, num_players: int, human_seat: int) -
     if isinstance(opponents, str):
         opponents = [opponents]
     if not isinstance(opponents, (list, tuple)):
-        raise TableError(f"opponents must be a list of policy specs, not {opponents!r}")
+        raise TableError(f"opponents must be a list of policy specs, not {shown(opponents)}")
     specs = list(opponents)
     bots = num_players - 1
     if not specs:
         raise TableError("name at least one opponent policy, e.g. heuristic")
     if any(not isinstance(s, str) or not s.strip() for s in specs):
         raise TableError(f"opponent policies are spec strings such as 'heuristic', "
-                         f"'pimc:worlds=8' or 'bot:wizard', not {specs!r}")
+                         f"'pimc:worlds=8' or 'bot:wizard', not {shown(specs)}")
     if len(specs) > bots:
         raise TableError(f"{len(specs)} opponents for the {bots} bot seats of a "
                          f"{num_players}-player table")
@@ -159,19 +250,19 @@ class Table:
                  opponents: Sequence[str] | str = ("heuristic",), human_seat: int = 0,
                  seed: int | None = None, deck_orders: list | None = None):
         if options is not None and not isinstance(options, dict):
-            raise TableError(f"options must be an object of game options, not {options!r}")
+            raise TableError(f"options must be an object of game options, not {shown(options)}")
         if not isinstance(game_name, str):
-            raise TableError(f"the game is named by a string, not {game_name!r}")
+            raise TableError(f"the game is named by a string, not {shown(game_name)}")
         self.game = build_game(game_name, num_players, options)
         n = self.game.num_players
         if isinstance(human_seat, bool) or not isinstance(human_seat, int) \
                 or not 0 <= human_seat < n:
             raise TableError(f"the human seat must be an integer in 0..{n - 1}, "
-                             f"not {human_seat!r}")
+                             f"not {shown(human_seat)}")
         if seed is None:
             seed = secrets.randbelow(2**31)
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise TableError(f"seed must be a non-negative integer, not {seed!r}")
+            raise TableError(f"seed must be a non-negative integer, not {shown(seed)}")
         self.seed = seed
         self.human_seat = human_seat
         self.seating = seating(opponents, n, human_seat)
@@ -184,7 +275,7 @@ class Table:
             try:  # a fresh policy per seat (its own random state); a network is shared
                 self._bots[seat] = build_policy(spec, self.game, _mix(seed, seat), cache=False)
             except ValueError as e:
-                raise TableError(f"opponent {spec!r}: {e}") from None
+                raise TableError(f"opponent {shown(spec)}: {e}") from None
         self._view_module = importlib.import_module(f"stichzoo.envs.{self.game.name}.view")
         #: what is secret, revealed and how the game is won (envs/<game>/display.py)
         self.display = display_of(self.game.name)
@@ -265,7 +356,7 @@ class Table:
             legal = self._state.legal_actions()
             if isinstance(move, bool) or not isinstance(move, (int, str)):
                 raise TableError(f"a move is an action id (integer) or a label (string), "
-                                 f"not {move!r}; {self._legal_text(legal)}")
+                                 f"not {shown(move)}; {self._legal_text(legal)}")
             if isinstance(move, int):
                 if move in legal:
                     return move
@@ -275,7 +366,8 @@ class Table:
             label = move.strip()
             action = self._label_to_action(label, legal)
             if action is None:
-                raise TableError(f"{move!r} is not a legal move now; {self._legal_text(legal)}")
+                raise TableError(f"{shown(move)} is not a legal move now; "
+                                 f"{self._legal_text(legal)}")
             return action
 
     def _label_to_action(self, label: str, legal: list[int]) -> int | None:
@@ -350,6 +442,7 @@ class Table:
             if entry.get("totals") is not None:
                 seen["end"] = True
                 public = {k: copy.deepcopy(entry[k]) for k in ROUND_END_KEYS if k in entry}
+                public["reasons"] = self.display.score_reasons(public)
                 self._emit({"type": "round_end", "round": rnd, **public})
 
     # -- what the person may know ------------------------------------------------------
@@ -395,26 +488,33 @@ class Table:
         """Every public event numbered above ``after`` (``n`` counts from 0): for a page that
         missed some, e.g. after reconnecting."""
         if isinstance(after, bool) or not isinstance(after, int):
-            raise TableError(f"after must be an event number (integer), not {after!r}")
+            raise TableError(f"after must be an event number (integer), not {shown(after)}")
         with self._lock:
             return copy.deepcopy(self._events[max(after + 1, 0):])
 
     def _result(self) -> dict:
         s = self._state
-        return {"totals": list(s.totals), "winners": s.winners(), "placement": s.placement(),
-                "truncated": bool(s.truncated)}
+        placement = s.placement()
+        return {"totals": list(s.totals), "winners": s.winners(), "placement": placement,
+                "places": competition_places(placement), "truncated": bool(s.truncated)}
 
     def summary(self) -> dict:
         """The end of the game: totals, winners and places by the game's own rule, the rounds.
 
         ``winners`` follows the game (Silberne Ananas: the middle total wins;
         Geheimtrumpf: nobody when the round limit cut the game short).
+        ``placement`` is the game's own (0 first, ties equal, dense: 0, 1, 1, 2);
+        ``places`` the places to show people (1 first, standard competition
+        ranking: 1, 2, 2, 4).  ``rounds``: per round its ``scores`` (where the
+        game scores points), ``totals`` and ``reasons`` (per seat, how the
+        round scored, in words: the round-end events' ``reasons``).
         """
         with self._lock:
             if not self.over:
                 raise TableError("the game is still running; the summary comes at the end",
                                  status=409)
-            rounds = [{"round": e["round"], **{k: e[k] for k in ("scores", "totals") if k in e}}
+            rounds = [{"round": e["round"],
+                       **{k: e[k] for k in ("scores", "totals", "reasons") if k in e}}
                       for e in self._events if e["type"] == "round_end"]
             res = self._result()
             return {**res, "human_won": self.human_seat in res["winners"],
@@ -620,7 +720,7 @@ class TableStore:
     def get(self, table_id: Any) -> Table:
         """The table of ``table_id``, touched (its idle time starts again); else 404."""
         if not isinstance(table_id, str):
-            raise TableError(f"a table id is a string, not {table_id!r}", status=404)
+            raise TableError(f"a table id is a string, not {shown(table_id)}", status=404)
         with self._lock:
             self._sweep()
             entry = self._tables.get(table_id)
@@ -661,6 +761,13 @@ class TableStore:
         return {"table_id": table_id, "instance": self.instance, **view}
 
 
+def competition_places(placement: Sequence[int]) -> list[int]:
+    """Places as people count them, from ``GameState.placement`` (0 first, ties equal):
+    standard competition ranking, 1-based - a tie shares a place and the next place
+    is skipped (1, 2, 2, 4), where ``placement`` counts densely (0, 1, 1, 2)."""
+    return [1 + sum(1 for q in placement if q < p) for p in placement]
+
+
 def _gift_target(event: dict, names: Sequence[str]) -> str:
     """Whom a Silberne Ananas Joker gift went to: self, left (seat + 1), right (seat - 1)."""
     seat, n = event["seat"], len(names)
@@ -697,17 +804,19 @@ def describe_event(event: dict, names: Sequence[str]) -> str:
         if "gift" in event:
             text += f" (a Joker gift from {names[event['joker_seat']]})"
         if "high" in event:
-            text = (f"Trick: {cards} - {names[event['low_seat']]} takes {event['high']}, "
-                    f"{names[event['high_seat']]} takes the rest and leads")
+            high = names[event["high_seat"]]
+            text = (f"Trick: {cards} - {agree(names[event['low_seat']], 'takes')} "
+                    f"{event['high']}, {agree(high, 'takes')} the rest and "
+                    f"{verb_for(high, 'leads')}")
         return text
     if t == "row":
         return (f"Row {event['row'] + 1} drafted ({' '.join(event['cards'])}): "
                 f"as a trick it would go to {names[event['winner']]}")
     if t == "reveal":
         what = "sore cards" if event["what"] == "sore_cards" else "chosen tasks"
-        shown = ", ".join(f"{names[s]} {v if v is not None else '-'}"
+        values = ", ".join(f"{names[s]} {v if v is not None else '-'}"
                           for s, v in enumerate(event["values"]))
-        return f"Revealed {what}: {shown}"
+        return f"Revealed {what}: {values}"
     if t == "round_end":
         scores = event.get("scores")
         part = (", ".join(f"{names[s]} {v:+d}" for s, v in enumerate(scores))

@@ -8,8 +8,10 @@ row-winner announcements and open hands, Silberne Ananas' Joker gift, and a
 summary at the end of every round and of the game.
 
 Input: the number of a legal move or its label (``3``, ``R7``, ``bid 2``),
-``?`` for help, ``q`` to leave.  A bad input gets a message naming the
-problem and the prompt again; Ctrl-C or end of input leaves like ``q``.  At
+``rules`` for the game's rules (:func:`stichzoo.envs.registry.rules_of`, the
+text the web table and the docs show), ``?`` for help, ``q`` to leave.  The
+end of every round says how each seat scored, in words.  A bad input gets a
+message naming the problem and the prompt again; Ctrl-C or end of input leaves like ``q``.  At
 the end the game record is saved (``docs/records.md``), so any game can be
 replayed or studied; ``--seed`` deals the same game again.
 """
@@ -23,16 +25,18 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.console import Console, Group
+from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from stichzoo.envs.core.display import Cards, Grid
-from stichzoo.envs.registry import display_of
+from stichzoo.envs.core.display import YOU, Cards, Grid, agree
+from stichzoo.envs.registry import display_of, rules_of
 from stichzoo.policies.specs import split_specs
 from stichzoo.policies.tables.table import Table, TableError, describe_event
 
 HELP = """Type the number of a move (as listed) or its label, e.g. 3 or R7 or "bid 2".
+  rules        the rules of this game: tricks, scoring, an example
   ?  or help   this help
   q  or quit   leave the table (no record is saved for an unfinished game)"""
 
@@ -85,7 +89,7 @@ def hand_by_suit(game: str, hand: Sequence[str]) -> RichTable:
 
 def seat_names(view: dict) -> list[str]:
     """Short names: "You" for the person, "Seat k" for a bot."""
-    return ["You" if p["human"] else f"Seat {p['seat']}" for p in view["players"]]
+    return [YOU if p["human"] else f"Seat {p['seat']}" for p in view["players"]]
 
 
 def _trick_text(game: str, trick: dict | None, names: Sequence[str], n: int) -> Text:
@@ -112,7 +116,7 @@ def _previous_trick(game: str, t: dict | None, names: Sequence[str], n: int) -> 
         return Text("(none yet)", style="dim")
     out = _trick_text(game, t, names, n)
     if "high" in t:
-        out.append(f"  -> {names[t['low_seat']]} takes {t['high']}, "
+        out.append(f"  -> {agree(names[t['low_seat']], 'takes')} {t['high']}, "
                    f"{names[t['high_seat']]} the rest")
     elif t.get("winner") is None:
         out.append("  -> all Aces: out of the game")
@@ -212,7 +216,8 @@ def moves_text(tv: dict, width: int = 80) -> Text:
 
 
 def round_summary(tv: dict, event: dict) -> RichTable:
-    """The end of a round: each seat's round score (or check-offs) and the totals."""
+    """The end of a round: each seat's round score (or check-offs), how it came about
+    (the event's ``reasons``) and the totals."""
     names = seat_names(tv)
     game = tv["game"]
     tb = RichTable(title=f"End of round {event['round'] + 1}", title_justify="left")
@@ -220,16 +225,27 @@ def round_summary(tv: dict, event: dict) -> RichTable:
     extra = display_of(game).round_columns(event)
     for title, _ in extra:
         tb.add_column(title)
+    reasons = event.get("reasons") or []
     if event.get("scores") is not None:
         tb.add_column("Round score", justify="right")
+    if reasons:
+        tb.add_column("How it scored")
     tb.add_column("Total", justify="right")
     for s in range(len(names)):
         row = [names[s], *[texts[s] for _, texts in extra]]
         if event.get("scores") is not None:
             row.append(str(event["scores"][s]))
+        if reasons:
+            row.append(reasons[s])
         row.append(str(event["totals"][s]))
-        tb.add_row(*row)
+        tb.add_row(*row, style="bold" if tv["players"][s]["human"] else None)
     return tb
+
+
+def rules_panel(game: str) -> Panel:
+    """The game's rules for players (``envs/<game>/rules.md``), drawn from markdown."""
+    return Panel(Markdown(rules_of(game)), title=f"{display_of(game).title}: the rules",
+                 title_align="left")
 
 
 def game_summary(tv: dict) -> Panel:
@@ -241,9 +257,9 @@ def game_summary(tv: dict) -> Panel:
     tb.add_column("Seat")
     tb.add_column("Player")
     tb.add_column("Total", justify="right")
-    for seat in sorted(range(len(names)), key=lambda k: (s["placement"][k], k)):
+    for seat in sorted(range(len(names)), key=lambda k: (s["places"][k], k)):
         p = tv["players"][seat]
-        tb.add_row(str(s["placement"][seat] + 1), names[seat],
+        tb.add_row(str(s["places"][seat]), names[seat],
                    "you" if p["human"] else p["policy"], str(s["totals"][seat]))
     if s["winners"]:
         verdict = ("You won!" if s["human_won"] else
@@ -295,7 +311,7 @@ def choose(console: Console, table: Table, tv: dict,
            read: Callable[[str], str] | None = None) -> int:
     """Ask until the person names a legal move; its action id."""
     moves = tv["moves"]
-    prompt = f"Your move (1-{len(moves)}, a label, ? for help, q to quit): "
+    prompt = f"Your move (1-{len(moves)}, a label, rules, ? for help, q to quit): "
     while True:
         text = _read(console, prompt, read).strip()
         low = text.casefold()
@@ -303,6 +319,10 @@ def choose(console: Console, table: Table, tv: dict,
             raise Quit
         if low in ("?", "h", "help"):
             console.print(HELP)
+            console.print(moves_text(tv, console.width))
+            continue
+        if low == "rules":
+            console.print(rules_panel(tv["game"]))
             console.print(moves_text(tv, console.width))
             continue
         if not text:
@@ -331,7 +351,8 @@ def play(table: Table, *, record_path: str | None = None, console: Console | Non
     path = record_path or default_record_path(table.game.name, table.seed)
     check_record_path(path)
     console.print(Text(f"{display_of(table.game.name).title}: you are seat "
-                       f"{table.human_seat}; seed {table.seed}. ? for help, q to quit.",
+                       f"{table.human_seat}; seed {table.seed}. rules: the rules, "
+                       f"? for help, q to quit.",
                        style="bold"))
     try:
         while True:
@@ -376,12 +397,13 @@ def play_from_args(game: str, *, players: int | None, opponents: Sequence[str], 
         return 0
     words = ["stichzoo", "play", game, "--players", str(table.game.num_players), "--seat",
              str(seat), "--seed", str(table.seed), "--opponents", ",".join(split_specs(opponents))]
-    for k, v in options.items():
-        words += ["--option", f"{k}={json.dumps(v, separators=(',', ':'))}"]
+    for k, v in options.items():  # as typed: JSON or the plain syntax (1,2)
+        text = v if isinstance(v, str) else json.dumps(v, separators=(",", ":"))
+        words += ["--option", f"{k}={text}"]
     hint = shlex.join(words)
     return play(table, record_path=record, console=make_console(), replay_hint=hint)
 
 
 __all__ = ["card_text", "check_record_path", "choose", "default_record_path", "game_summary",
-           "hand_by_suit", "play", "play_from_args", "render_table", "round_summary",
+           "hand_by_suit", "play", "play_from_args", "render_table", "round_summary", "rules_panel",
            "split_specs", "suit_of"]

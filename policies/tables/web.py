@@ -52,6 +52,7 @@ from stichzoo.policies.serve.requests import (
     parse_json,
     read_body,
 )
+from stichzoo.policies.tables.rules_text import rules_page
 from stichzoo.policies.tables.table import (
     NOT_FOUND,
     TableError,
@@ -317,6 +318,15 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
         """The games, their options and the opponents a page may seat; the store's limits."""
         return {**choices, "idle_timeout": store.idle_timeout, "max_tables": store.max_tables,
                 "limits": store.limits(), "instance": store.instance}
+
+    @router.get("/tables/rules/{game}", responses={404: err[404], 500: err[500]})
+    def rules(game: str):
+        """A game's rules for players: ``game``, ``title``, ``markdown`` and ``html`` (safe:
+        raw HTML in the text is escaped); 404 for an unknown game."""
+        try:
+            return rules_page(game)
+        except ValueError as e:
+            raise RequestError(str(e), 404) from None
 
     @router.post("/tables", status_code=201, responses=on_create,
                  openapi_extra={"requestBody": _body_doc(CREATE_SCHEMA)})

@@ -21,10 +21,17 @@ Intervals (95%), chosen to stay valid at the bounds and for few deals:
 * a policy that fills every seat (self-play) has no win rate to estimate
   (it is 1/n by construction) and no rating.
 
-Ratings (openskill Plackett-Luce) follow each game's own outcome: a game
-ranks the policies at the table by the mean placement of their seats, the
-placement by the game's winner rule (``GameState.placement``: in Silberne
-Ananas the middle total wins), shared wins tied.
+Ratings (openskill Plackett-Luce) follow the game's objective, deal by deal,
+as the paired test does: per deal, each policy's mean objective value over
+all its seats and seat assignments - its mean score, or its win share where
+the win rate decides (Silberne Ananas: the middle total wins) - is the
+paired test's observation, and the deal ranks the policies by it (equal
+means tied).  One candidate against a table of copies is then one match per
+deal, the candidate's mean against the copies' mean: the candidate rates
+above when it beats the copies in most deals, whichever place its seat took.
+(Ranking each policy by the mean *placement* of its seats, as before, rated
+one candidate among three copies ahead only when it placed first or second:
+a significantly stronger bot could rate below the heuristic.)
 """
 
 from __future__ import annotations
@@ -146,13 +153,55 @@ METHODS = {
                            f"{MIN_DEALS} deals; Wilson over [-1, 1] when every deal gives "
                            "the same difference",
     "metrics": "rates: Wilson as the win rate; other metrics: t over deals",
-    "ratings": "openskill Plackett-Luce; each game ranks the policies at the table by the "
-               "mean placement of their seats under the game's winner rule",
+    "ratings": "openskill Plackett-Luce, one match per deal: the deal ranks the policies by "
+               "their mean objective over all their seats and seat assignments (score, or "
+               "win share where the win rate decides), as the paired test compares them",
 }
 
+#: what a rating compares: a seat's score, or its share of the win
+OBJECTIVES = ("score", "win_rate")
 
-def openskill_ratings(games: list[dict], policies: list[str]) -> dict[str, dict[str, float]]:
-    """Plackett-Luce ratings from each game's placement (see the module docstring)."""
+
+def seat_values(game: dict, objective: str) -> list[float]:
+    """Each seat's value of one game under ``objective``.
+
+    ``win_rate``: the seat's share of the win (``winners``, or the seats placed first when a
+    game states only its ``placement``); ``score``: its total.
+    """
+    if objective == "score":
+        return [float(t) for t in game["totals"]]
+    if objective != "win_rate":
+        raise ValueError(f"objective {objective!r}: choose one of {', '.join(OBJECTIVES)}")
+    winners = game.get("winners")
+    if winners is None:
+        winners = [s for s, place in enumerate(game["placement"]) if place == 0]
+    return [1 / len(winners) if s in winners else 0.0 for s in range(len(game["assignment"]))]
+
+
+def deal_means(games: list[dict], objective: str) -> dict[int, dict[str, float]]:
+    """Per deal, each policy's mean value over all its seats and seat assignments.
+
+    The paired test's observation; a game without ``deal`` is a deal of its own.
+    """
+    values: dict[int, dict[str, list[float]]] = {}
+    for i, g in enumerate(games):
+        per_policy = values.setdefault(g.get("deal", -1 - i), {})
+        for spec, value in zip(g["assignment"], seat_values(g, objective), strict=True):
+            per_policy.setdefault(spec, []).append(value)
+    return {deal: {p: statistics.fmean(v) for p, v in per_policy.items()}
+            for deal, per_policy in values.items()}
+
+
+def openskill_ratings(games: list[dict], policies: list[str],
+                      objective: str = "win_rate") -> dict[str, dict[str, float]]:
+    """Plackett-Luce ratings, one match per deal ranked by the game's objective.
+
+    ``objective`` is what the tournament's paired test decides by (the report's
+    ``objective``: ``score``, or ``win_rate`` where the win decides); the default,
+    ``win_rate``, follows each game's winner rule.  See the module docstring.
+    """
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective {objective!r}: choose one of {', '.join(OBJECTIVES)}")
     if len(policies) < 2:
         return {}  # self-play: nothing to rate
     try:
@@ -161,18 +210,20 @@ def openskill_ratings(games: list[dict], policies: list[str]) -> dict[str, dict[
         return {}
     model = PlackettLuce()
     ratings = {p: model.rating(name=p) for p in policies}
-    for g in games:
-        at_table = list(dict.fromkeys(g["assignment"]))
+    deals = deal_means(games, objective)
+    for deal in sorted(deals):
+        means = deals[deal]
+        at_table = [p for p in policies if p in means]
         if len(at_table) < 2:
             continue
-        ranks = [statistics.fmean(g["placement"][s] for s, spec in enumerate(g["assignment"])
-                                  if spec == p) for p in at_table]
+        order = sorted({means[p] for p in at_table}, reverse=True)
+        ranks = [order.index(means[p]) for p in at_table]  # 0 best; equal means tie
         new = model.rate([[ratings[p]] for p in at_table], ranks=ranks)
-        for p, team in zip(at_table, new):
+        for p, team in zip(at_table, new, strict=True):
             ratings[p] = team[0]
     return {p: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for p, r in ratings.items()}
 
 
 
-__all__ = ["METHODS", "MIN_DEALS", "Z95", "mean_ci", "openskill_ratings", "paired_test",
-           "t_quantile", "wilson_interval"]
+__all__ = ["METHODS", "MIN_DEALS", "OBJECTIVES", "Z95", "deal_means", "mean_ci",
+           "openskill_ratings", "paired_test", "seat_values", "t_quantile", "wilson_interval"]

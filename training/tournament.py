@@ -260,6 +260,7 @@ def summarise(cfg: TournamentConfig, games: list[dict]) -> dict:
             "metrics": {k: _metric_interval(by_deal(v), k in proportions, seats)
                         for k, v in per_deal_metric[p].items()},
         }
+    objective = "win_rate" if getattr(module, "WIN_RATE_DECIDES", False) else "score"
     baseline = cfg.baseline or (cfg.lineup[-1] if len(policies) > 1 else None)
     versus = {}
     if baseline is not None:
@@ -280,9 +281,9 @@ def summarise(cfg: TournamentConfig, games: list[dict]) -> dict:
         "policies": summary,
         "baseline": baseline,
         "versus_baseline": versus,
-        "ratings": openskill_ratings(games, policies),
+        "ratings": openskill_ratings(games, policies, objective),
         "key_metric": getattr(module, "KEY_METRIC", None),
-        "objective": "win_rate" if getattr(module, "WIN_RATE_DECIDES", False) else "score",
+        "objective": objective,
         "methods": METHODS,
         "truncated_games": sum(g["truncated"] for g in games),
         "mean_game_seconds": statistics.fmean(g["seconds"] for g in games),

@@ -12,6 +12,7 @@ from stichzoo.training.cli import main as cli_main
 from stichzoo.training.report import format_report, write_outputs
 from stichzoo.training.stats import (
     deal_means,
+    duplicate_ratings,
     mean_ci,
     openskill_ratings,
     paired_test,
@@ -183,6 +184,9 @@ def test_a_stronger_bot_by_score_rates_above_a_table_of_copies():
     assert test["verdict"] == "significant" and test["mean"] > 0
     ratings = report["ratings"]
     assert ratings["heuristic"]["ordinal"] > ratings["random"]["ordinal"] + 5
+    duplicate = report["duplicate_ratings"]
+    assert duplicate["heuristic"]["mean"] == pytest.approx(test["mean"])  # the paired difference
+    assert duplicate["heuristic"]["lo"] > 0 > duplicate["random"]["hi"]
 
 
 def test_a_weaker_bot_by_score_rates_below_though_it_places_second():
@@ -192,6 +196,27 @@ def test_a_weaker_bot_by_score_rates_below_though_it_places_second():
     test = report["versus_baseline"]["heuristic"]["score_difference"]
     assert test["verdict"] == "significant" and test["mean"] < 0
     assert report["ratings"]["heuristic"]["ordinal"] < report["ratings"]["random"]["ordinal"]
+    assert report["duplicate_ratings"]["heuristic"]["hi"] < 0
+
+
+def test_duplicate_ratings_order_policies_as_the_paired_tests():
+    """Three policies, every one in every deal: rating differences are 3/2 of the mean paired
+    differences, so the ratings order the policies as each paired test does."""
+    games = []
+    for deal in range(25):
+        value = {"x": 30 + deal % 7, "y": 20 + deal % 3, "z": 25 - deal % 5}
+        for rotation in range(3):
+            assignment = [["x", "y", "z"][(i + rotation) % 3] for i in range(3)]
+            totals = [value[p] for p in assignment]
+            games.append({"deal": deal, "assignment": assignment, "totals": totals,
+                          "winners": [totals.index(max(totals))]})
+    means = deal_means(games, "score")
+    rating = duplicate_ratings(games, ["x", "y", "z"], "score")
+    for p, q in (("x", "y"), ("x", "z"), ("y", "z")):
+        paired = sum(m[p] - m[q] for m in means.values()) / len(means)
+        assert rating[p]["mean"] - rating[q]["mean"] == pytest.approx(1.5 * paired)
+    assert rating["x"]["mean"] > rating["z"]["mean"] > rating["y"]["mean"]
+    assert duplicate_ratings(games[:1], ["x"], "score") == {}  # self-play: nothing to rate
 
 
 def test_ratings_compare_deals_not_games():
@@ -215,6 +240,7 @@ def test_ratings_agree_with_the_paired_test_on_played_games():
     test = report["versus_baseline"]["heuristic"]["score_difference"]
     assert test["verdict"] == "significant" and test["mean"] > 0
     assert report["ratings"]["heuristic"]["ordinal"] > report["ratings"]["random"]["ordinal"]
+    assert report["duplicate_ratings"]["heuristic"]["mean"] == pytest.approx(test["mean"])
 
 
 def test_self_play_reports_no_win_rate_and_no_rating(capsys):

@@ -15,8 +15,9 @@
 
 ``eval`` plays a duplicate tournament (see :mod:`stichzoo.training.evaluate`) and
 prints per policy the mean score and win rate with 95% intervals, the
-difference to the baseline with its test, openskill ratings and per-game
-metrics; ``--out`` writes ``report.json`` and ``report.png``.
+difference to the baseline with its test, ratings by the game's objective
+(duplicate and openskill; docs/evaluation.md) and per-game metrics;
+``--out`` writes ``report.json`` and ``report.png``.
 
 One spelling across the subcommands: a list follows its flag, separated by
 spaces (``--policies heuristic random``, ``--games wizard hoch_tief``); the

@@ -21,14 +21,26 @@ Intervals (95%), chosen to stay valid at the bounds and for few deals:
 * a policy that fills every seat (self-play) has no win rate to estimate
   (it is 1/n by construction) and no rating.
 
-Ratings (openskill Plackett-Luce) follow the game's objective, deal by deal,
-as the paired test does: per deal, each policy's mean objective value over
-all its seats and seat assignments - its mean score, or its win share where
-the win rate decides (Silberne Ananas: the middle total wins) - is the
-paired test's observation, and the deal ranks the policies by it (equal
-means tied).  One candidate against a table of copies is then one match per
-deal, the candidate's mean against the copies' mean: the candidate rates
-above when it beats the copies in most deals, whichever place its seat took.
+Ratings follow the game's objective, deal by deal, as the paired test does.
+Per deal, each policy's mean objective value over all its seats and seat
+assignments - its mean score, or its win share where the win rate decides
+(Silberne Ananas: the middle total wins) - is the paired test's observation.
+
+* The *duplicate rating* of a policy is, over deals, the mean of its value
+  less the mean value of the other policies at the table that deal, with
+  the t-interval over deals.  Every policy sits in every deal, so two
+  policies' ratings differ by a fixed multiple (k/(k-1), k policies) of
+  their mean paired difference: the ratings order the policies as the
+  paired tests do, by construction.  With two policies the rating is the
+  paired difference itself (and its negative).
+* The openskill (Plackett-Luce) rating plays one match per deal, ranking
+  the policies by their mean that deal (equal means tied), and is averaged
+  over ``OPENSKILL_ORDERS`` fixed orders of the deals, as an online rating
+  depends on the order of its matches.  It counts deals won, not margins,
+  so it agrees with the paired test when a bot wins most deals.
+
+One candidate against a table of copies is one comparison per deal: the
+candidate's mean against the copies' mean, whatever places its seat took.
 (Ranking each policy by the mean *placement* of its seats, as before, rated
 one candidate among three copies ahead only when it placed first or second:
 a significantly stronger bot could rate below the heuristic.)
@@ -37,6 +49,7 @@ a significantly stronger bot could rate below the heuristic.)
 from __future__ import annotations
 
 import math
+import random
 import statistics
 
 #: fewest deals from which a t-interval (and a verdict) is reported
@@ -155,8 +168,15 @@ METHODS = {
     "metrics": "rates: Wilson as the win rate; other metrics: t over deals",
     "ratings": "openskill Plackett-Luce, one match per deal: the deal ranks the policies by "
                "their mean objective over all their seats and seat assignments (score, or "
-               "win share where the win rate decides), as the paired test compares them",
+               "win share where the win rate decides); averaged over 16 fixed orders of the "
+               "deals",
+    "duplicate_ratings": f"per deal, the policy's mean objective less that of the other "
+                         f"policies at the table; Student's t over deals, no interval below "
+                         f"{MIN_DEALS} deals; orders the policies as the paired tests do",
 }
+
+#: fixed orders of the deals an openskill rating is averaged over
+OPENSKILL_ORDERS = 16
 
 #: what a rating compares: a seat's score, or its share of the win
 OBJECTIVES = ("score", "win_rate")
@@ -192,13 +212,33 @@ def deal_means(games: list[dict], objective: str) -> dict[int, dict[str, float]]
             for deal, per_policy in values.items()}
 
 
+def duplicate_ratings(games: list[dict], policies: list[str],
+                      objective: str = "win_rate") -> dict[str, dict]:
+    """Each policy's mean margin over the rest of its table, per deal (module docstring).
+
+    ``objective`` as for :func:`openskill_ratings`; the result per policy is a
+    :func:`mean_ci` dict in the objective's units (points, or win share).
+    """
+    if len(policies) < 2:
+        return {}  # self-play: nothing to rate
+    margins: dict[str, list[float]] = {p: [] for p in policies}
+    for _, means in sorted(deal_means(games, objective).items()):
+        for p in policies:
+            others = [v for q, v in means.items() if q != p]
+            if p in means and others:
+                margins[p].append(means[p] - statistics.fmean(others))
+    return {p: mean_ci(m) for p, m in margins.items() if m}
+
+
 def openskill_ratings(games: list[dict], policies: list[str],
                       objective: str = "win_rate") -> dict[str, dict[str, float]]:
     """Plackett-Luce ratings, one match per deal ranked by the game's objective.
 
     ``objective`` is what the tournament's paired test decides by (the report's
     ``objective``: ``score``, or ``win_rate`` where the win decides); the default,
-    ``win_rate``, follows each game's winner rule.  See the module docstring.
+    ``win_rate``, follows each game's winner rule.  ``mu`` and ``sigma`` are the means over
+    ``OPENSKILL_ORDERS`` fixed orders of the deals (the first: deal order), ``ordinal``
+    is ``mu - 3 sigma``.  See the module docstring.
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"objective {objective!r}: choose one of {', '.join(OBJECTIVES)}")
@@ -208,22 +248,31 @@ def openskill_ratings(games: list[dict], policies: list[str],
         from openskill.models import PlackettLuce
     except ImportError:  # pragma: no cover - openskill is in the eval extra
         return {}
-    model = PlackettLuce()
-    ratings = {p: model.rating(name=p) for p in policies}
-    deals = deal_means(games, objective)
-    for deal in sorted(deals):
-        means = deals[deal]
+    matches = []
+    for _, means in sorted(deal_means(games, objective).items()):
         at_table = [p for p in policies if p in means]
-        if len(at_table) < 2:
-            continue
-        order = sorted({means[p] for p in at_table}, reverse=True)
-        ranks = [order.index(means[p]) for p in at_table]  # 0 best; equal means tie
-        new = model.rate([[ratings[p]] for p in at_table], ranks=ranks)
-        for p, team in zip(at_table, new, strict=True):
-            ratings[p] = team[0]
-    return {p: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for p, r in ratings.items()}
+        if len(at_table) >= 2:
+            order = sorted({means[p] for p in at_table}, reverse=True)
+            matches.append((at_table, [order.index(means[p]) for p in at_table]))  # 0 best
+    model = PlackettLuce()
+    mu = dict.fromkeys(policies, 0.0)
+    sigma = dict.fromkeys(policies, 0.0)
+    for k in range(OPENSKILL_ORDERS):
+        ordered = matches[:]
+        if k:
+            random.Random(k).shuffle(ordered)
+        ratings = {p: model.rating(name=p) for p in policies}
+        for at_table, ranks in ordered:
+            new = model.rate([[ratings[p]] for p in at_table], ranks=ranks)
+            for p, team in zip(at_table, new, strict=True):
+                ratings[p] = team[0]
+        for p, r in ratings.items():
+            mu[p] += r.mu / OPENSKILL_ORDERS
+            sigma[p] += r.sigma / OPENSKILL_ORDERS
+    return {p: {"mu": mu[p], "sigma": sigma[p], "ordinal": mu[p] - 3 * sigma[p]}
+            for p in policies}
 
 
-
-__all__ = ["METHODS", "MIN_DEALS", "OBJECTIVES", "Z95", "deal_means", "mean_ci",
-           "openskill_ratings", "paired_test", "seat_values", "t_quantile", "wilson_interval"]
+__all__ = ["METHODS", "MIN_DEALS", "OBJECTIVES", "OPENSKILL_ORDERS", "Z95", "deal_means",
+           "duplicate_ratings", "mean_ci", "openskill_ratings", "paired_test", "seat_values",
+           "t_quantile", "wilson_interval"]

@@ -38,6 +38,7 @@ from stichzoo.policies import Decision
 from stichzoo.policies.specs import build_policy
 from stichzoo.training.stats import (
     METHODS,
+    duplicate_ratings,
     mean_ci,
     openskill_ratings,
     paired_test,
@@ -282,6 +283,7 @@ def summarise(cfg: TournamentConfig, games: list[dict]) -> dict:
         "baseline": baseline,
         "versus_baseline": versus,
         "ratings": openskill_ratings(games, policies, objective),
+        "duplicate_ratings": duplicate_ratings(games, policies, objective),
         "key_metric": getattr(module, "KEY_METRIC", None),
         "objective": objective,
         "methods": METHODS,

@@ -116,8 +116,10 @@ def test_bad_records_are_refused_by_index_and_field():
     good, _ = _play_env("hoch_tief", 1, "score")
     bad = json.loads(json.dumps(good))
     bad["decisions"][5]["action"] = bad["decisions"][6]["action"]
-    with pytest.raises(RecordError, match=r"record 1: decisions\[5\]"):
+    with pytest.raises(RecordError, match=r"^record 1: decisions\[5\]"):
         dataset.from_records([good, bad])
+    with pytest.raises(RecordError, match=r"^record 1: a record is a JSON object, not int"):
+        dataset.from_records([good, 5])
     other, _ = _play_env("wizard", 1, "score")
     with pytest.raises(ValueError, match="record 1 has game 'wizard'"):
         dataset.from_records([good, other])

@@ -56,7 +56,10 @@ def _encoder(game):
     return env_module(game.name).raw_env.encoder_cls(game)
 
 
-def _check_same_game(first: dict, record: dict, index: int) -> None:
+def _check_same_game(first: dict, record: Any, index: int) -> None:
+    if not isinstance(record, dict):
+        raise RecordError(f"a record is a JSON object, not {type(record).__name__}",
+                          where=f"record {index}")
     for key in ("game", "options", "num_players"):
         if record.get(key) != first.get(key):
             raise ValueError(f"dataset: record {index} has {key} {record.get(key)!r}, record 0 "
@@ -86,7 +89,7 @@ def from_records(records: Sequence[dict], *, reward: str | None = None,
         raise ValueError(f"dataset: {len(policies)} policy lineups for {len(records)} records")
     first = records[0]
     if not isinstance(first, dict) or not isinstance(first.get("game"), str):
-        raise RecordError("record 0: a record is a JSON object with a 'game' field")
+        raise RecordError("a record is a JSON object with a 'game' field", where="record 0")
     kwargs = first.get("env_kwargs") if isinstance(first.get("env_kwargs"), dict) else {}
     reward = reward or kwargs.get("reward", "score")
     reward_scale = float(kwargs.get("reward_scale", 1.0) if reward_scale is None
@@ -121,7 +124,7 @@ def from_records(records: Sequence[dict], *, reward: str | None = None,
                     out["policy"][row] = names.index(policies[index][seat])
                 row += 1
         except RecordError as e:
-            raise RecordError(f"record {index}: {str(e).removeprefix('record: ')}") from None
+            raise RecordError(str(e).removeprefix("record: "), where=f"record {index}") from None
         if row > start:
             _credit(out, state, start, row, reward, reward_scale)
             _finish_game(out, start, row, bool(record["truncated"]), gamma)

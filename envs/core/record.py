@@ -50,10 +50,13 @@ DECISION_FIELDS: dict[str, type] = {"seat": int, "action": int, "label": str}
 
 
 class RecordError(ValueError):
-    """A record that does not replay to what it states; the message names the field."""
+    """A record that does not replay to what it states; the message names the field.
 
-    def __init__(self, message: str):
-        super().__init__(f"record: {message}")
+    ``where`` names the record: ``record``, or ``record 3`` for the fourth of many.
+    """
+
+    def __init__(self, message: str, where: str = "record"):
+        super().__init__(f"{where}: {message}")
 
 
 def build_record(game: Game, state: GameState, *, seed: int | None = None,

@@ -69,7 +69,7 @@ def _check_same_game(first: dict, record: Any, index: int) -> None:
 
 def from_records(records: Sequence[dict], *, reward: str | None = None,
                  reward_scale: float | None = None, gamma: float = 1.0,
-                 policies: Sequence[Sequence[str]] | None = None) -> dict[str, np.ndarray]:
+                 policies: Sequence[Sequence[str]] | None = None) -> dict[str, Any]:
     """One row per decision of ``records`` (all of one game and options): see :data:`FIELDS`.
 
     ``reward`` and ``reward_scale`` default to the first record's ``env_kwargs`` (the env's

@@ -10,12 +10,20 @@ from stichzoo import envs
 from stichzoo.policies.specs import parse_policy_spec
 from stichzoo.training.cli import main as cli_main
 from stichzoo.training.report import format_report, write_outputs
-from stichzoo.training.stats import mean_ci, openskill_ratings, paired_test, wilson_interval
+from stichzoo.training.stats import (
+    deal_means,
+    duplicate_ratings,
+    mean_ci,
+    openskill_ratings,
+    paired_test,
+    wilson_interval,
+)
 from stichzoo.training.tournament import (
     TournamentConfig,
     default_lineup,
     run_tournament,
     seat_assignments,
+    summarise,
 )
 
 
@@ -133,6 +141,106 @@ def test_ratings_follow_the_outcome_not_the_score():
               "placement": [0, 1, 1]} for _ in range(30)]
     ratings = openskill_ratings(games, ["mid", "high"])
     assert ratings["mid"]["ordinal"] > ratings["high"]["ordinal"]
+
+
+def _table_of_copies(candidate_seat_score, copies_scores, deals: int = 30) -> list[dict]:
+    """Duplicate games of one candidate ("heuristic") against three copies ("random").
+
+    In every game the candidate scores ``candidate_seat_score(deal)`` and the copies
+    ``copies_scores(deal)``, whichever seat the candidate takes.
+    """
+    games = []
+    for deal in range(deals):
+        for seat in range(4):
+            others = list(copies_scores(deal))
+            totals = [*others[:seat], candidate_seat_score(deal), *others[seat:]]
+            best = max(totals)
+            winners = [s for s, t in enumerate(totals) if t == best]
+            rest = sorted({t for s, t in enumerate(totals) if s not in winners}, reverse=True)
+            placement = [0 if s in winners else 1 + rest.index(t) for s, t in enumerate(totals)]
+            games.append({"deal": deal, "assignment": ["random"] * seat + ["heuristic"]
+                          + ["random"] * (3 - seat), "totals": totals, "winners": winners,
+                          "placement": placement, "truncated": False, "metrics": None,
+                          "seconds": 0.0})
+    return games
+
+
+def _rated(games: list[dict]) -> dict:
+    cfg = TournamentConfig("hoch_tief", 4, ["heuristic", "random", "random", "random"],
+                           deals=30, workers=1)
+    return summarise(cfg, games)
+
+
+def test_a_stronger_bot_by_score_rates_above_a_table_of_copies():
+    """Better than the copies' mean in every deal, yet third in every game: rated above.
+
+    (Rating each policy by its seats' placement rated the copies above: their seats
+    placed first, second and fourth.)
+    """
+    games = _table_of_copies(lambda d: 50 + d % 5, lambda d: (60, 55, 10 - d % 3))
+    assert all(g["placement"][g["assignment"].index("heuristic")] == 2 for g in games)
+    report = _rated(games)
+    test = report["versus_baseline"]["heuristic"]["score_difference"]
+    assert test["verdict"] == "significant" and test["mean"] > 0
+    ratings = report["ratings"]
+    assert ratings["heuristic"]["ordinal"] > ratings["random"]["ordinal"] + 5
+    duplicate = report["duplicate_ratings"]
+    assert duplicate["heuristic"]["mean"] == pytest.approx(test["mean"])  # the paired difference
+    assert duplicate["heuristic"]["lo"] > 0 > duplicate["random"]["hi"]
+
+
+def test_a_weaker_bot_by_score_rates_below_though_it_places_second():
+    games = _table_of_copies(lambda d: 40 + d % 4, lambda d: (100, 30 - d % 3, 20))
+    assert all(g["placement"][g["assignment"].index("heuristic")] == 1 for g in games)
+    report = _rated(games)
+    test = report["versus_baseline"]["heuristic"]["score_difference"]
+    assert test["verdict"] == "significant" and test["mean"] < 0
+    assert report["ratings"]["heuristic"]["ordinal"] < report["ratings"]["random"]["ordinal"]
+    assert report["duplicate_ratings"]["heuristic"]["hi"] < 0
+
+
+def test_duplicate_ratings_order_policies_as_the_paired_tests():
+    """Three policies, every one in every deal: rating differences are 3/2 of the mean paired
+    differences, so the ratings order the policies as each paired test does."""
+    games = []
+    for deal in range(25):
+        value = {"x": 30 + deal % 7, "y": 20 + deal % 3, "z": 25 - deal % 5}
+        for rotation in range(3):
+            assignment = [["x", "y", "z"][(i + rotation) % 3] for i in range(3)]
+            totals = [value[p] for p in assignment]
+            games.append({"deal": deal, "assignment": assignment, "totals": totals,
+                          "winners": [totals.index(max(totals))]})
+    means = deal_means(games, "score")
+    rating = duplicate_ratings(games, ["x", "y", "z"], "score")
+    for p, q in (("x", "y"), ("x", "z"), ("y", "z")):
+        paired = sum(m[p] - m[q] for m in means.values()) / len(means)
+        assert rating[p]["mean"] - rating[q]["mean"] == pytest.approx(1.5 * paired)
+    assert rating["x"]["mean"] > rating["z"]["mean"] > rating["y"]["mean"]
+    assert duplicate_ratings(games[:1], ["x"], "score") == {}  # self-play: nothing to rate
+
+
+def test_ratings_compare_deals_not_games():
+    """A deal is one match: the copies' mean over all seat assignments of the deal against
+    the candidate's; a deal won by the candidate in mean counts once, however its games went."""
+    games = _table_of_copies(lambda d: 10, lambda d: (0, 0, 0), deals=4)
+    for g in games[:4]:  # deal 0: the candidate scores less in three of its four games
+        seat = g["assignment"].index("heuristic")
+        g["totals"][seat] = 100 if seat == 0 else -1
+    assert deal_means(games[:4], "score")[0] == {"heuristic": 24.25, "random": 0.0}
+    ratings = openskill_ratings(games, ["heuristic", "random"], "score")
+    assert ratings["heuristic"]["ordinal"] > ratings["random"]["ordinal"]
+    with pytest.raises(ValueError, match="objective"):
+        openskill_ratings(games, ["heuristic", "random"], "placement")
+
+
+def test_ratings_agree_with_the_paired_test_on_played_games():
+    cfg = TournamentConfig("wizard", 4, ["heuristic", "random", "random", "random"], deals=20,
+                           seed=5, options={"rounds": [1, 2, 3]}, workers=1)
+    report = run_tournament(cfg, progress=False)
+    test = report["versus_baseline"]["heuristic"]["score_difference"]
+    assert test["verdict"] == "significant" and test["mean"] > 0
+    assert report["ratings"]["heuristic"]["ordinal"] > report["ratings"]["random"]["ordinal"]
+    assert report["duplicate_ratings"]["heuristic"]["mean"] == pytest.approx(test["mean"])
 
 
 def test_self_play_reports_no_win_rate_and_no_rating(capsys):

@@ -8,13 +8,16 @@
     stichzoo train configs/sb3/wizard.yaml --set train.total_timesteps=20000   (a file)
     stichzoo train --backend rllib wizard --address HEAD:6379   (RLlib, a Ray cluster)
     stichzoo export runs/<run> --out policies/bots/wizard
+    stichzoo dataset wizard --policies heuristic --games 100 --out wizard.npz   (training arrays)
+    stichzoo dataset --records games.jsonl --out games.npz   (records -> arrays)
     stichzoo serve --port 8000                    (the shipped bots; or --bots DIR, --stdio)
     stichzoo ladder [--run runs/<run>] [--markdown]   (where every bot stands)
 
 ``eval`` plays a duplicate tournament (see :mod:`stichzoo.training.evaluate`) and
 prints per policy the mean score and win rate with 95% intervals, the
-difference to the baseline with its test, openskill ratings and per-game
-metrics; ``--out`` writes ``report.json`` and ``report.png``.
+difference to the baseline with its test, ratings by the game's objective
+(duplicate and openskill; docs/evaluation.md) and per-game metrics;
+``--out`` writes ``report.json`` and ``report.png``.
 
 One spelling across the subcommands: a list follows its flag, separated by
 spaces (``--policies heuristic random``, ``--games wizard hoch_tief``); the
@@ -97,11 +100,83 @@ def cmd_eval(args: argparse.Namespace) -> int:
                            deals=max(1, math.ceil(args.games / per_deal)), seed=args.seed,
                            options=_options(args.option), baseline=args.baseline,
                            workers=args.workers)
-    report = run_tournament(cfg, progress=not args.quiet)
+    if args.records:
+        _check_output_file(args.records, ".jsonl", "--records")
+    report = run_tournament(cfg, progress=not args.quiet, records=bool(args.records))
+    records = report.pop("records", None)
     print(format_report(report))
     if args.out:
         for path in write_outputs(report, args.out):
             print(f"wrote {path}")
+    if records is not None:
+        _write_records(args.records, records)
+    return 0
+
+
+def _check_output_file(path: str, ending: str, flag: str) -> None:
+    """Refuse an output file before the games are played, not after."""
+    if not path.endswith(ending):
+        raise ValueError(f"{flag} {path}: the file must end in {ending}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{flag} {path}: the folder {folder} does not exist")
+
+
+def _write_records(path: str, records: list[dict]) -> None:
+    from stichzoo.envs.core.record import to_json
+
+    with open(path, "w", encoding="utf-8") as f:
+        for record in records:
+            f.write(to_json(record) + "\n")
+    print(f"wrote {path} ({len(records)} game records, one per line)")
+
+
+def cmd_dataset(args: argparse.Namespace) -> int:
+    """Records (files) or freshly played games -> one .npz of training arrays (docs/datasets.md)."""
+    import time
+
+    from stichzoo.envs.core import dataset
+
+    _check_output_file(args.out, ".npz", "--out")
+    kwargs = {"reward": args.reward, "reward_scale": args.reward_scale, "gamma": args.gamma}
+    if args.records:
+        if args.game or args.policies or args.lineup or args.save_records:
+            raise ValueError("--records converts record files; drop the game and --policies, "
+                             "--lineup, --save-records (they play new games)")
+        records = dataset.read_records(args.records)
+        start = time.perf_counter()
+        data = dataset.from_records(records, **kwargs)
+        seconds = time.perf_counter() - start
+        source = f"{len(records)} records"
+    else:
+        if not args.game:
+            raise ValueError("name a game to play (stichzoo dataset wizard --policies heuristic) "
+                             "or record files to convert (--records FILE.jsonl)")
+        from stichzoo.training.dataset import play_dataset
+        from stichzoo.training.tournament import (
+            TournamentConfig,
+            default_lineup,
+            seat_assignments,
+        )
+
+        if args.save_records:
+            _check_output_file(args.save_records, ".jsonl", "--save-records")
+        players = args.players or envs.game_class(args.game).Options().num_players
+        lineup = args.lineup or default_lineup(args.policies or ["heuristic"], players)
+        per_deal = len(seat_assignments(lineup))
+        cfg = TournamentConfig(game=args.game, players=players, lineup=lineup,
+                               deals=max(1, math.ceil(args.games / per_deal)), seed=args.seed,
+                               options=_options(args.option), workers=args.workers)
+        start = time.perf_counter()
+        data, records = play_dataset(cfg, progress=not args.quiet, **kwargs)
+        seconds = time.perf_counter() - start
+        source = f"{len(records)} games of {' '.join(lineup)} (seed {args.seed})"
+        if args.save_records:
+            _write_records(args.save_records, records)
+    dataset.save(args.out, data)
+    rows = len(data["action"])
+    print(f"wrote {args.out}: {rows} decisions from {source}, {data['meta']['env']}, "
+          f"reward {data['meta']['reward']}, {rows / max(seconds, 1e-9):,.0f} decisions/s")
     return 0
 
 
@@ -308,8 +383,43 @@ def build_parser() -> argparse.ArgumentParser:
                    help="game option, e.g. --option 'rounds=[5]'")
     e.add_argument("--workers", type=int, default=0, help="processes (default: all cores)")
     e.add_argument("--out", help="folder for report.json and report.png")
+    e.add_argument("--records", metavar="FILE.jsonl",
+                   help="also write every game's record, one per line (docs/records.md; "
+                        "stichzoo dataset --records FILE turns them into training arrays)")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(func=cmd_eval)
+    d = sub.add_parser("dataset", help="game records or freshly played games -> training "
+                                       "arrays in one .npz (docs/datasets.md)")
+    d.add_argument("game", nargs="?", choices=list(envs.GAMES),
+                   help="play new games of this game (with --policies or --lineup)")
+    d.add_argument("--records", action=_Items, metavar="PATH",
+                   help="convert these records instead: .json (one record), .jsonl (one per "
+                        "line) or folders of them")
+    d.add_argument("--out", required=True, metavar="FILE.npz", help="the dataset file to write")
+    d.add_argument("--players", type=int, default=None,
+                   help="seats (default: the game's usual number)")
+    d.add_argument("--policies", action=_Specs, metavar="SPEC",
+                   help="policy specs as in eval (default: heuristic in every seat); the first "
+                        "is seated once, the others fill the table, in every seat assignment")
+    d.add_argument("--lineup", action=_Specs, metavar="SPEC",
+                   help="the seats' policy specs in seat order, instead of --policies")
+    d.add_argument("--games", type=int, default=100, help="games to play (rounded up to whole "
+                                                          "deals of all seat assignments)")
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--option", action="append", default=[], metavar="KEY=JSON",
+                   help="game option, e.g. --option 'rounds=[5]'")
+    d.add_argument("--workers", type=int, default=0, help="processes (default: all cores)")
+    d.add_argument("--save-records", metavar="FILE.jsonl",
+                   help="also write the played games' records, one per line")
+    d.add_argument("--reward", choices=["score", "win", "standing"], default=None,
+                   help="reward mode as the env's reward= (default: the records' env_kwargs, "
+                        "else score)")
+    d.add_argument("--reward-scale", type=float, default=None,
+                   help="as the env's reward_scale= (default: the records', else 1)")
+    d.add_argument("--gamma", type=float, default=1.0,
+                   help="discount of the return per later decision of the seat (default 1)")
+    d.add_argument("--quiet", action="store_true", help="no progress bar")
+    d.set_defaults(func=cmd_dataset)
     pl = sub.add_parser("play", help="play a game against bots in the terminal")
     pl.add_argument("game", choices=list(envs.GAMES))
     pl.add_argument("--players", type=int, default=None,

@@ -23,6 +23,7 @@ from stichzoo.training.stats import (
     METHODS,
     MIN_DEALS,
     Z95,
+    duplicate_ratings,
     mean_ci,
     openskill_ratings,
     paired_test,
@@ -35,13 +36,15 @@ from stichzoo.training.tournament import (
     default_lineup,
     play_deal,
     play_game,
+    play_games,
     run_tournament,
     seat_assignments,
     summarise,
 )
 
 __all__ = ["MAX_ASSIGNMENTS", "METHODS", "MIN_DEALS", "Z95", "TournamentConfig", "build_policy",
-           "default_lineup", "format_interval", "format_report", "mean_ci", "openskill_ratings",
-           "paired_test", "parse_policy_spec", "play_deal", "play_game", "plot_report",
+           "default_lineup", "duplicate_ratings", "format_interval", "format_report", "mean_ci",
+           "openskill_ratings", "paired_test", "parse_policy_spec", "play_deal", "play_game",
+           "play_games", "plot_report",
            "run_tournament", "seat_assignments", "summarise", "t_quantile", "wilson_interval",
            "write_outputs"]

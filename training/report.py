@@ -39,10 +39,14 @@ def format_report(report: dict) -> str:
     rows = []
     for p, s in report["policies"].items():
         rating = report["ratings"].get(p)
+        duplicate = report.get("duplicate_ratings", {}).get(p)
+        objective_fmt = "+.3f" if report.get("objective") == "win_rate" else "+.2f"
         rows.append([p, format_interval(s["score"], ".2f"),
                      format_interval(s["win_rate"], ".3f") if s["win_rate"] else "n/a (self-play)",
+                     format_interval(duplicate, objective_fmt),
                      f"{rating['ordinal']:.2f}" if rating else "n/a"])
-    lines += _table(["policy", "mean score [95% CI]", "win rate [95% CI]", "openskill"], rows)
+    lines += _table(["policy", "mean score [95% CI]", "win rate [95% CI]",
+                     "duplicate rating [95% CI]", "openskill"], rows)
     for p, v in report["versus_baseline"].items():
         for key, label, fmt in (("score_difference", "score", "+.2f"),
                                 ("win_rate_difference", "win rate", "+.3f")):

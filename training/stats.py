@@ -21,15 +21,35 @@ Intervals (95%), chosen to stay valid at the bounds and for few deals:
 * a policy that fills every seat (self-play) has no win rate to estimate
   (it is 1/n by construction) and no rating.
 
-Ratings (openskill Plackett-Luce) follow each game's own outcome: a game
-ranks the policies at the table by the mean placement of their seats, the
-placement by the game's winner rule (``GameState.placement``: in Silberne
-Ananas the middle total wins), shared wins tied.
+Ratings follow the game's objective, deal by deal, as the paired test does.
+Per deal, each policy's mean objective value over all its seats and seat
+assignments - its mean score, or its win share where the win rate decides
+(Silberne Ananas: the middle total wins) - is the paired test's observation.
+
+* The *duplicate rating* of a policy is, over deals, the mean of its value
+  less the mean value of the other policies at the table that deal, with
+  the t-interval over deals.  Every policy sits in every deal, so two
+  policies' ratings differ by a fixed multiple (k/(k-1), k policies) of
+  their mean paired difference: the ratings order the policies as the
+  paired tests do, by construction.  With two policies the rating is the
+  paired difference itself (and its negative).
+* The openskill (Plackett-Luce) rating plays one match per deal, ranking
+  the policies by their mean that deal (equal means tied), and is averaged
+  over ``OPENSKILL_ORDERS`` fixed orders of the deals, as an online rating
+  depends on the order of its matches.  It counts deals won, not margins,
+  so it agrees with the paired test when a bot wins most deals.
+
+One candidate against a table of copies is one comparison per deal: the
+candidate's mean against the copies' mean, whatever places its seat took.
+(Ranking each policy by the mean *placement* of its seats, as before, rated
+one candidate among three copies ahead only when it placed first or second:
+a significantly stronger bot could rate below the heuristic.)
 """
 
 from __future__ import annotations
 
 import math
+import random
 import statistics
 
 #: fewest deals from which a t-interval (and a verdict) is reported
@@ -146,33 +166,113 @@ METHODS = {
                            f"{MIN_DEALS} deals; Wilson over [-1, 1] when every deal gives "
                            "the same difference",
     "metrics": "rates: Wilson as the win rate; other metrics: t over deals",
-    "ratings": "openskill Plackett-Luce; each game ranks the policies at the table by the "
-               "mean placement of their seats under the game's winner rule",
+    "ratings": "openskill Plackett-Luce, one match per deal: the deal ranks the policies by "
+               "their mean objective over all their seats and seat assignments (score, or "
+               "win share where the win rate decides); averaged over 16 fixed orders of the "
+               "deals",
+    "duplicate_ratings": f"per deal, the policy's mean objective less that of the other "
+                         f"policies at the table; Student's t over deals, no interval below "
+                         f"{MIN_DEALS} deals; orders the policies as the paired tests do",
 }
 
+#: fixed orders of the deals an openskill rating is averaged over
+OPENSKILL_ORDERS = 16
 
-def openskill_ratings(games: list[dict], policies: list[str]) -> dict[str, dict[str, float]]:
-    """Plackett-Luce ratings from each game's placement (see the module docstring)."""
+#: what a rating compares: a seat's score, or its share of the win
+OBJECTIVES = ("score", "win_rate")
+
+
+def seat_values(game: dict, objective: str) -> list[float]:
+    """Each seat's value of one game under ``objective``.
+
+    ``win_rate``: the seat's share of the win (``winners``, or the seats placed first when a
+    game states only its ``placement``); ``score``: its total.
+    """
+    if objective == "score":
+        return [float(t) for t in game["totals"]]
+    if objective != "win_rate":
+        raise ValueError(f"objective {objective!r}: choose one of {', '.join(OBJECTIVES)}")
+    winners = game.get("winners")
+    if winners is None:
+        winners = [s for s, place in enumerate(game["placement"]) if place == 0]
+    return [1 / len(winners) if s in winners else 0.0 for s in range(len(game["assignment"]))]
+
+
+def deal_means(games: list[dict], objective: str) -> dict[int, dict[str, float]]:
+    """Per deal, each policy's mean value over all its seats and seat assignments.
+
+    The paired test's observation; a game without ``deal`` is a deal of its own.
+    """
+    values: dict[int, dict[str, list[float]]] = {}
+    for i, g in enumerate(games):
+        per_policy = values.setdefault(g.get("deal", -1 - i), {})
+        for spec, value in zip(g["assignment"], seat_values(g, objective), strict=True):
+            per_policy.setdefault(spec, []).append(value)
+    return {deal: {p: statistics.fmean(v) for p, v in per_policy.items()}
+            for deal, per_policy in values.items()}
+
+
+def duplicate_ratings(games: list[dict], policies: list[str],
+                      objective: str = "win_rate") -> dict[str, dict]:
+    """Each policy's mean margin over the rest of its table, per deal (module docstring).
+
+    ``objective`` as for :func:`openskill_ratings`; the result per policy is a
+    :func:`mean_ci` dict in the objective's units (points, or win share).
+    """
+    if len(policies) < 2:
+        return {}  # self-play: nothing to rate
+    margins: dict[str, list[float]] = {p: [] for p in policies}
+    for _, means in sorted(deal_means(games, objective).items()):
+        for p in policies:
+            others = [v for q, v in means.items() if q != p]
+            if p in means and others:
+                margins[p].append(means[p] - statistics.fmean(others))
+    return {p: mean_ci(m) for p, m in margins.items() if m}
+
+
+def openskill_ratings(games: list[dict], policies: list[str],
+                      objective: str = "win_rate") -> dict[str, dict[str, float]]:
+    """Plackett-Luce ratings, one match per deal ranked by the game's objective.
+
+    ``objective`` is what the tournament's paired test decides by (the report's
+    ``objective``: ``score``, or ``win_rate`` where the win decides); the default,
+    ``win_rate``, follows each game's winner rule.  ``mu`` and ``sigma`` are the means over
+    ``OPENSKILL_ORDERS`` fixed orders of the deals (the first: deal order), ``ordinal``
+    is ``mu - 3 sigma``.  See the module docstring.
+    """
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective {objective!r}: choose one of {', '.join(OBJECTIVES)}")
     if len(policies) < 2:
         return {}  # self-play: nothing to rate
     try:
         from openskill.models import PlackettLuce
     except ImportError:  # pragma: no cover - openskill is in the eval extra
         return {}
+    matches = []
+    for _, means in sorted(deal_means(games, objective).items()):
+        at_table = [p for p in policies if p in means]
+        if len(at_table) >= 2:
+            order = sorted({means[p] for p in at_table}, reverse=True)
+            matches.append((at_table, [order.index(means[p]) for p in at_table]))  # 0 best
     model = PlackettLuce()
-    ratings = {p: model.rating(name=p) for p in policies}
-    for g in games:
-        at_table = list(dict.fromkeys(g["assignment"]))
-        if len(at_table) < 2:
-            continue
-        ranks = [statistics.fmean(g["placement"][s] for s, spec in enumerate(g["assignment"])
-                                  if spec == p) for p in at_table]
-        new = model.rate([[ratings[p]] for p in at_table], ranks=ranks)
-        for p, team in zip(at_table, new):
-            ratings[p] = team[0]
-    return {p: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for p, r in ratings.items()}
+    mu = dict.fromkeys(policies, 0.0)
+    sigma = dict.fromkeys(policies, 0.0)
+    for k in range(OPENSKILL_ORDERS):
+        ordered = matches[:]
+        if k:
+            random.Random(k).shuffle(ordered)
+        ratings = {p: model.rating(name=p) for p in policies}
+        for at_table, ranks in ordered:
+            new = model.rate([[ratings[p]] for p in at_table], ranks=ranks)
+            for p, team in zip(at_table, new, strict=True):
+                ratings[p] = team[0]
+        for p, r in ratings.items():
+            mu[p] += r.mu / OPENSKILL_ORDERS
+            sigma[p] += r.sigma / OPENSKILL_ORDERS
+    return {p: {"mu": mu[p], "sigma": sigma[p], "ordinal": mu[p] - 3 * sigma[p]}
+            for p in policies}
 
 
-
-__all__ = ["METHODS", "MIN_DEALS", "Z95", "mean_ci", "openskill_ratings", "paired_test",
+__all__ = ["METHODS", "MIN_DEALS", "OBJECTIVES", "OPENSKILL_ORDERS", "Z95", "deal_means",
+           "duplicate_ratings", "mean_ci", "openskill_ratings", "paired_test", "seat_values",
            "t_quantile", "wilson_interval"]

@@ -33,10 +33,12 @@ from typing import Any
 
 from stichzoo import envs
 from stichzoo.envs.core.game import build_options
+from stichzoo.envs.core.record import build_record
 from stichzoo.policies import Decision
 from stichzoo.policies.specs import build_policy
 from stichzoo.training.stats import (
     METHODS,
+    duplicate_ratings,
     mean_ci,
     openskill_ratings,
     paired_test,
@@ -102,8 +104,10 @@ def _mix(*parts: int) -> int:
     return h
 
 
-def play_game(cfg: TournamentConfig, deal: int, assignment_index: int) -> dict:
-    """Play one deal under one seat assignment; the game's result."""
+def play_game(cfg: TournamentConfig, deal: int, assignment_index: int,
+              record: bool = False) -> dict:
+    """Play one deal under one seat assignment; the game's result (and its ``record``,
+    ``docs/records.md``, when asked: it replays, seed included, and converts to a dataset)."""
     cls = envs.game_class(cfg.game)
     game = cls(build_options(cls.Options, cfg.game, {**cfg.options, "num_players": cfg.players}))
     metrics_fn = _metrics_fn(cfg.game)
@@ -116,13 +120,17 @@ def play_game(cfg: TournamentConfig, deal: int, assignment_index: int) -> dict:
     while not (state.over or state.truncated):
         seat = state.current_player
         state.step(bots[seat].act(Decision(game, state, seat)))
-    return {
+    seconds = time.perf_counter() - start
+    result = {
         "deal": deal, "assignment": list(assignment), "totals": list(state.totals),
         "winners": state.winners(), "placement": state.placement(),
         "truncated": state.truncated,
         "metrics": metrics_fn(state) if metrics_fn else None,
-        "seconds": time.perf_counter() - start,
+        "seconds": seconds,
     }
+    if record:
+        result["record"] = build_record(game, state, seed=_mix(cfg.seed, deal))
+    return result
 
 
 def play_deal(cfg: TournamentConfig, deal: int) -> list[dict]:
@@ -142,23 +150,41 @@ def _metrics_fn(game: str):
     return module.seat_metrics if module else None
 
 
-def _play_games(args: tuple[TournamentConfig, list[tuple[int, int]]]) -> list[dict]:
-    cfg, jobs = args
+def _play_games(args: tuple[TournamentConfig, list[tuple[int, int]], bool]) -> list[dict]:
+    cfg, jobs, record = args
     if any(spec.startswith("ppo") for spec in cfg.lineup):
         import torch  # one thread per worker: the workers already use every core
 
         torch.set_num_threads(1)
-    return [play_game(cfg, d, a) for d, a in jobs]
+    return [play_game(cfg, d, a, record) for d, a in jobs]
 
 
-def run_tournament(cfg: TournamentConfig, progress: bool = True) -> dict:
+def run_tournament(cfg: TournamentConfig, progress: bool = True,
+                   records: bool = False) -> dict:
     """Play ``cfg.deals`` deals in duplicate and return the report (see :func:`summarise`).
+
+    With ``records`` the report's ``records`` holds every game's record, in the order of
+    the games (deal, then seat assignment).
+    """
+    start = time.perf_counter()
+    games = play_games(cfg, progress, records)
+    report = summarise(cfg, games)
+    if records:
+        report["records"] = [g["record"] for g in games]
+    report["wall_seconds"] = time.perf_counter() - start
+    report["workers"] = cfg.workers or os.cpu_count() or 1
+    return report
+
+
+def play_games(cfg: TournamentConfig, progress: bool = True,
+               records: bool = False) -> list[dict]:
+    """Every game of the tournament: one result per deal and seat assignment, sorted.
 
     Games are handed to the workers in small batches and counted as they
     finish, so the progress bar (games, with an ETA) moves from the start.
+    ``records``: each result also holds the game's record (:func:`play_game`).
     """
     workers = cfg.workers or os.cpu_count() or 1
-    start = time.perf_counter()
     n_assign = len(seat_assignments(cfg.lineup))
     jobs = [(d, a) for d in range(cfg.deals) for a in range(n_assign)]
     games: list[dict] = []
@@ -173,7 +199,7 @@ def run_tournament(cfg: TournamentConfig, progress: bool = True) -> dict:
             bar = None
     if workers == 1:
         for d, a in jobs:
-            games.append(play_game(cfg, d, a))
+            games.append(play_game(cfg, d, a, records))
             if bar:
                 bar.update(1)
     else:
@@ -184,7 +210,7 @@ def run_tournament(cfg: TournamentConfig, progress: bool = True) -> dict:
         # forkserver: workers never inherit a parent's torch or onnxruntime threads
         context = multiprocessing.get_context("forkserver")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            futures = [pool.submit(_play_games, (cfg, b)) for b in batches]
+            futures = [pool.submit(_play_games, (cfg, b, records)) for b in batches]
             for future in as_completed(futures):
                 res = future.result()
                 games.extend(res)
@@ -193,10 +219,7 @@ def run_tournament(cfg: TournamentConfig, progress: bool = True) -> dict:
     if bar:
         bar.close()
     games.sort(key=lambda g: (g["deal"], g["assignment"]))
-    report = summarise(cfg, games)
-    report["wall_seconds"] = time.perf_counter() - start
-    report["workers"] = workers
-    return report
+    return games
 
 
 
@@ -238,6 +261,7 @@ def summarise(cfg: TournamentConfig, games: list[dict]) -> dict:
             "metrics": {k: _metric_interval(by_deal(v), k in proportions, seats)
                         for k, v in per_deal_metric[p].items()},
         }
+    objective = "win_rate" if getattr(module, "WIN_RATE_DECIDES", False) else "score"
     baseline = cfg.baseline or (cfg.lineup[-1] if len(policies) > 1 else None)
     versus = {}
     if baseline is not None:
@@ -258,9 +282,10 @@ def summarise(cfg: TournamentConfig, games: list[dict]) -> dict:
         "policies": summary,
         "baseline": baseline,
         "versus_baseline": versus,
-        "ratings": openskill_ratings(games, policies),
+        "ratings": openskill_ratings(games, policies, objective),
+        "duplicate_ratings": duplicate_ratings(games, policies, objective),
         "key_metric": getattr(module, "KEY_METRIC", None),
-        "objective": "win_rate" if getattr(module, "WIN_RATE_DECIDES", False) else "score",
+        "objective": objective,
         "methods": METHODS,
         "truncated_games": sum(g["truncated"] for g in games),
         "mean_game_seconds": statistics.fmean(g["seconds"] for g in games),
@@ -269,4 +294,4 @@ def summarise(cfg: TournamentConfig, games: list[dict]) -> dict:
 
 
 __all__ = ["MAX_ASSIGNMENTS", "TournamentConfig", "default_lineup", "play_deal", "play_game",
-           "run_tournament", "seat_assignments", "summarise"]
+           "play_games", "run_tournament", "seat_assignments", "summarise"]

@@ -18,6 +18,7 @@ import copy
 import json
 import math
 import random
+from collections.abc import Iterator
 from typing import Any
 
 from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
@@ -49,10 +50,13 @@ DECISION_FIELDS: dict[str, type] = {"seat": int, "action": int, "label": str}
 
 
 class RecordError(ValueError):
-    """A record that does not replay to what it states; the message names the field."""
+    """A record that does not replay to what it states; the message names the field.
 
-    def __init__(self, message: str):
-        super().__init__(f"record: {message}")
+    ``where`` names the record: ``record``, or ``record 3`` for the fourth of many.
+    """
+
+    def __init__(self, message: str, where: str = "record"):
+        super().__init__(f"{where}: {message}")
 
 
 def build_record(game: Game, state: GameState, *, seed: int | None = None,
@@ -104,10 +108,41 @@ def replay(record: dict) -> GameState:
     Raises :class:`RecordError` (a ``ValueError``) naming the first field
     that is missing, of the wrong type or different from the replay.
     """
+    steps = replay_steps(record)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as end:
+            return end.value
+
+
+def dealt_state(record: dict) -> GameState:
+    """The game of ``record`` as dealt, before its first decision (``state.game`` is its game).
+
+    The header (schema, game, options, env id, ``num_players``, ``env_kwargs``) and the
+    deck orders are checked as :func:`replay` checks them; the decisions are not applied.
+    """
+    return _dealt_state(_check_header(record), record)
+
+
+def replay_steps(record: dict) -> Iterator[tuple[GameState, dict]]:
+    """Replay ``record`` one decision at a time: yields ``(state, decision)`` before each.
+
+    ``state`` is the replayed game with ``decision["seat"]`` to act, the decision already
+    checked (seat, action id, label, legal); the decision is applied when the iteration
+    resumes.  The state is live - copy what you keep (``state.clone()``).  After the last
+    decision the checks of :func:`replay` on the whole record run, so a record that differs
+    from its replay raises :class:`RecordError` at the end of the iteration; the
+    generator's return value is the final state.  This is how datasets are made
+    (:mod:`stichzoo.envs.core.dataset`): the observations of each decision, encoded from
+    the replayed state, are those the env showed.
+    """
     game = _check_header(record)
     state = _dealt_state(game, record)
     for i, decision in enumerate(record["decisions"]):
-        _replay_decision(game, state, i, decision)
+        _check_decision(game, state, i, decision)
+        yield state, decision
+        _apply_decision(state, i, decision["action"])
     if (record["over"] or record["truncated"]) and not (state.over or state.truncated):
         field = "over" if record["over"] else "truncated"
         raise RecordError(f"{field} is True, but after its {len(record['decisions'])} "
@@ -236,8 +271,8 @@ def _dealt_state(game: Game, record: dict) -> GameState:
     return state
 
 
-def _replay_decision(game: Game, state: GameState, i: int, decision: Any) -> None:
-    """Check decision ``i`` against the replayed game and apply it."""
+def _check_decision(game: Game, state: GameState, i: int, decision: Any) -> None:
+    """Check decision ``i`` against the replayed game: fields, seat, action id and label."""
     path = f"decisions[{i}]"
     if state.over or state.truncated:
         raise RecordError(f"{path} comes after the end of the game, which the replay "
@@ -261,10 +296,15 @@ def _replay_decision(game: Game, state: GameState, i: int, decision: Any) -> Non
     if label != game.action_label(action):
         raise RecordError(f"{path}.label is {label!r} but action {action} is "
                           f"{game.action_label(action)!r}")
+    if not (state.legal_mask() >> action) & 1:
+        _apply_decision(state, i, action)  # raises the rules' message, naming the legal ones
+
+
+def _apply_decision(state: GameState, i: int, action: int) -> None:
     try:
         state.step(action)
     except IllegalActionError as e:
-        raise RecordError(f"{path}.action: {e}") from None
+        raise RecordError(f"decisions[{i}].action: {e}") from None
 
 
 def _compare(path: str, recorded: Any, replayed: Any) -> None:

@@ -101,8 +101,8 @@ from stichzoo.envs.geheimtrumpf.rules import GeheimtrumpfGame
 class raw_env(CardGameEnv):
     game_cls = GeheimtrumpfGame
     encoder_cls = GeheimtrumpfEncoder
-    metadata = {"name": "geheimtrumpf_v0", "render_modes": ["ansi", "human"],
-                "is_parallelizable": False}
+    metadata = {"name": "geheimtrumpf_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                "render_fps": 1, "is_parallelizable": False}
 
 
 def env(**kwargs):

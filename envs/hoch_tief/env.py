@@ -79,8 +79,8 @@ from stichzoo.envs.hoch_tief.rules import HochTiefGame
 class raw_env(CardGameEnv):
     game_cls = HochTiefGame
     encoder_cls = HochTiefEncoder
-    metadata = {"name": "hoch_tief_v0", "render_modes": ["ansi", "human"],
-                "is_parallelizable": False}
+    metadata = {"name": "hoch_tief_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                "render_fps": 1, "is_parallelizable": False}
 
 
 def env(**kwargs):

@@ -103,8 +103,8 @@ from stichzoo.envs.silberne_ananas.rules import SilberneAnanasGame
 class raw_env(CardGameEnv):
     game_cls = SilberneAnanasGame
     encoder_cls = SilberneAnanasEncoder
-    metadata = {"name": "silberne_ananas_v0", "render_modes": ["ansi", "human"],
-                "is_parallelizable": False}
+    metadata = {"name": "silberne_ananas_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                "render_fps": 1, "is_parallelizable": False}
 
 
 def env(**kwargs):

@@ -77,7 +77,8 @@ from stichzoo.envs.wizard.rules import WizardGame
 class raw_env(CardGameEnv):
     game_cls = WizardGame
     encoder_cls = WizardEncoder
-    metadata = {"name": "wizard_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata = {"name": "wizard_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                "render_fps": 1, "is_parallelizable": False}
 
 
 def env(**kwargs):

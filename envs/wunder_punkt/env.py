@@ -93,8 +93,8 @@ from stichzoo.envs.wunder_punkt.rules import WunderPunktGame
 class raw_env(CardGameEnv):
     game_cls = WunderPunktGame
     encoder_cls = WunderPunktEncoder
-    metadata = {"name": "wunder_punkt_v0", "render_modes": ["ansi", "human"],
-                "is_parallelizable": False}
+    metadata = {"name": "wunder_punkt_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                "render_fps": 1, "is_parallelizable": False}
 
 
 def env(**kwargs):

@@ -293,7 +293,7 @@ BAD_OPTIONS = [
     ("wizard", {"players": 4}, "unknown option.*'players'"),
     ("wizard", {"reward": "points"}, "reward"),
     ("wizard", {"reward_scale": -1}, "reward_scale"),
-    ("wizard", {"render_mode": "rgb_array"}, "render_mode"),
+    ("wizard", {"render_mode": "rgb_array_list"}, "render_mode"),
     ("wizard", {"rounds": [99]}, "rounds"),
     ("wunder_punkt", {"num_players": 2}, "num_players"),
     ("wunder_punkt", {"num_players": 7}, "num_players"),
@@ -304,7 +304,7 @@ BAD_OPTIONS = [
     ("wunder_punkt", {"sore_suits": 2}, "unknown option.*'sore_suits'"),
     ("wunder_punkt", {"reward": "points"}, "reward"),
     ("wunder_punkt", {"reward_scale": 0}, "reward_scale"),
-    ("wunder_punkt", {"render_mode": "rgb_array"}, "render_mode"),
+    ("wunder_punkt", {"render_mode": "rgb_array_list"}, "render_mode"),
     ("silberne_ananas", {"num_players": 4}, "exactly 3 players"),
     ("silberne_ananas", {"target_score": 5000}, "target_score"),
     ("silberne_ananas", {"colour": "red"}, "unknown option"),
@@ -318,7 +318,7 @@ BAD_OPTIONS = [
     ("hoch_tief", {"first_dealer": 4}, "first_dealer"),
     ("hoch_tief", {"reward": "points"}, "reward"),
     ("hoch_tief", {"reward_scale": 0}, "reward_scale"),
-    ("hoch_tief", {"render_mode": "rgb_array"}, "render_mode"),
+    ("hoch_tief", {"render_mode": "rgb_array_list"}, "render_mode"),
     ("geheimtrumpf", {"num_players": 2}, "num_players"),
     ("geheimtrumpf", {"num_players": 5}, "num_players"),
     ("geheimtrumpf", {"players": 4}, "unknown option.*'players'"),
@@ -327,7 +327,7 @@ BAD_OPTIONS = [
     ("geheimtrumpf", {"first_start": 3, "num_players": 3}, "first_start"),
     ("geheimtrumpf", {"reward": "points"}, "reward"),
     ("geheimtrumpf", {"reward_scale": 0}, "reward_scale"),
-    ("geheimtrumpf", {"render_mode": "rgb_array"}, "render_mode"),
+    ("geheimtrumpf", {"render_mode": "rgb_array_list"}, "render_mode"),
 ]
 
 

@@ -129,8 +129,8 @@ def test_actions_outside_the_space_raise_in_both_modes(illegal, action):
 def test_bad_constructor_arguments():
     with pytest.raises(ValueError, match="illegal='ignore'"):
         SingleSeatEnv("wizard", illegal="ignore")
-    with pytest.raises(ValueError, match="render_mode='human' is not supported"):
-        SingleSeatEnv("wizard", render_mode="human")
+    with pytest.raises(ValueError, match="render_mode='rgb_array_list' is not supported"):
+        SingleSeatEnv("wizard", render_mode="rgb_array_list")
 
 
 def test_masked_play_never_ends_illegally():

@@ -82,68 +82,110 @@ def write_outputs(report: dict, out_dir: str) -> list[str]:
     return paths
 
 
-def _errorbars(ax, labels: list[str], stats: list[dict | None], title: str, zero: bool):
-    """Horizontal points with 95% interval bars, one row per label; rows without one marked."""
+#: a name longer than this is wrapped after its commas (policy specs: ``pimc:worlds=8,...``)
+LABEL_WIDTH = 22
+
+
+def _wrap(name: str) -> str:
+    """A policy name on lines of at most :data:`LABEL_WIDTH` characters, broken after commas
+    (or anywhere, for a long part): the whole name stays readable, nothing is elided."""
+    lines, line = [], ""
+    for part in name.replace(",", ",\0").split("\0"):
+        while len(part) > LABEL_WIDTH:
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(part[:LABEL_WIDTH])
+            part = part[LABEL_WIDTH:]
+        if line and len(line) + len(part) > LABEL_WIDTH:
+            lines.append(line)
+            line = ""
+        line += part
+    return "\n".join([*lines, line] if line else lines)
+
+
+def _errorbars(ax, labels: list[str], stats: list[dict | None], title: str, zero: bool) -> None:
+    """One row per label: the mean with its 95% interval bar, the policy on the left and
+    ``mean [lo, hi]`` on the right (``mean [n/a]``, a hollow point: too few deals)."""
     ys = list(range(len(labels)))[::-1]
-    labels = [lab if len(lab) <= 32 else f"{lab[:14]}...{lab[-15:]}" for lab in labels]
+    fmt = "+.3g" if zero else ".3g"
+    ends: list[float] = [0.0] if zero else []
     for y, d in zip(ys, stats):
         if d is None:
             continue
-        colour = "#4c72b0"
         if d.get("lo") is not None:
+            colour = "#4c72b0"
             if zero and (d["lo"] > 0 or d["hi"] < 0):
                 colour = "#2a9d4b" if d["lo"] > 0 else "#c44e52"
             ax.errorbar(d["mean"], y, xerr=[[d["mean"] - d["lo"]], [d["hi"] - d["mean"]]],
                         fmt="o", color=colour, capsize=5, lw=2)
-            ax.annotate(f"{d['mean']:+.3g} [{d['lo']:+.3g}, {d['hi']:+.3g}]" if zero else
-                        f"{d['mean']:.3g} [{d['lo']:.3g}, {d['hi']:.3g}]", (d["mean"], y),
-                        textcoords="offset points", xytext=(0, 8), ha="center", fontsize=8)
+            ends += [d["lo"], d["hi"]]
         else:
-            ax.plot(d["mean"], y, "o", color="grey")
-            ax.annotate(f"{d['mean']:.3g} ({d.get('method', 'no interval')})", (d["mean"], y),
-                        textcoords="offset points", xytext=(0, 8), ha="center", fontsize=8)
+            ax.plot(d["mean"], y, "o", mfc="none", color="grey")
+            ends.append(d["mean"])
+    if ends:
+        lo, hi = min(ends), max(ends)
+        pad = 0.08 * (hi - lo) or 0.5
+        ax.set_xlim(lo - pad, hi + pad)
     if zero:
         ax.axvline(0, color="black", lw=0.8, ls="--")
-    ax.set_yticks(ys, labels)
+    ax.set_yticks(ys, [_wrap(lab) for lab in labels], fontsize=9)
+    values = ax.secondary_yaxis("right")
+    values.set_yticks(ys, [format_interval(d, fmt) for d in stats], fontsize=8)
+    values.tick_params(length=0)
     ax.set_ylim(-0.7, len(labels) - 0.3)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="x", alpha=0.3)
 
 
-def plot_report(report: dict, path: str) -> None:
-    """What the tournament tests: each policy's paired difference against the baseline
-    (score and win rate, 95% intervals, the zero line), and the game's key metric."""
-    import matplotlib.pyplot as plt
+def report_figure(report: dict):
+    """The report's figure: each policy's paired difference against the baseline (score and
+    win rate, the zero line) and the game's key metric, every value with its 95% interval
+    beside it.  Its layout makes room for every label (``layout="constrained"``)."""
+    from matplotlib.figure import Figure
 
     cfg = report["config"]
     versus = report["versus_baseline"]
     names = list(report["policies"])
     key = report.get("key_metric")
-    panels = 3 if versus else 2
-    fig, axes = plt.subplots(1, panels, figsize=(4.6 * panels, 1.4 + 0.7 * len(names)),
-                             squeeze=False)
-    axes = axes[0]
-    k = 0
+    panels: list[tuple[list[str], list[dict | None], str, bool]] = []
     if versus:
         vs = list(versus)
         objective = report.get("objective")
         for metric, title in (("score_difference", "score"),
                               ("win_rate_difference", "win rate")):
             decides = " (decides)" if objective == metric.split("_difference")[0] else ""
-            _errorbars(axes[k], vs, [versus[p][metric] for p in vs],
-                       f"{title}: difference vs {report['baseline']}{decides}", zero=True)
-            k += 1
+            panels.append((vs, [versus[p][metric] for p in vs],
+                           f"{title}: difference vs {report['baseline']}{decides}", True))
     if key:
-        _errorbars(axes[k], names, [report["policies"][p]["metrics"].get(key) for p in names],
-                   key.replace("_", " "), zero=False)
+        panels.append((names, [report["policies"][p]["metrics"].get(key) for p in names],
+                       key.replace("_", " "), False))
     else:
-        _errorbars(axes[k], names, [report["policies"][p]["score"] for p in names],
-                   "mean game score", zero=False)
+        panels.append((names, [report["policies"][p]["score"] for p in names],
+                       "mean game score", False))
+    lines = max(_wrap(n).count("\n") + 1 for n in names)
+    label_chars = max(len(line) for n in names for line in _wrap(n).splitlines())
+    width = sum(2.6 + 0.075 * label_chars + 0.065 * max(len(format_interval(d, "+.3g"))
+                                                         for d in stats)
+                for _, stats, _, _ in panels)
+    fig = Figure(figsize=(width, 1.5 + 0.3 * lines * len(names) + 0.25 * len(names)),
+                 layout="constrained")
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    for ax, (labels, stats, title, zero) in zip(axes, panels):
+        _errorbars(ax, labels, stats, title, zero)
     fig.suptitle(f"{cfg['game']} {cfg['players']}p - {report['games']} games "
-                 f"({report['deals']} deals, duplicate), 95% intervals over deals", fontsize=11)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+                 f"({report['deals']} deals, duplicate): mean [95% interval] over deals",
+                 fontsize=11)
+    if any(d is not None and d.get("lo") is None for _, stats, _, _ in panels for d in stats):
+        fig.supxlabel(f"[n/a]: no interval from fewer than {MIN_DEALS} deals (hollow point)",
+                      fontsize=8, color="grey")
+    return fig
 
 
-__all__ = ["format_interval", "format_report", "plot_report", "write_outputs"]
+def plot_report(report: dict, path: str) -> None:
+    """:func:`report_figure` saved as a PNG."""
+    report_figure(report).savefig(path, dpi=110)
+
+
+__all__ = ["format_interval", "format_report", "plot_report", "report_figure",
+           "write_outputs"]

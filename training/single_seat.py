@@ -53,6 +53,7 @@ import numpy as np
 
 from stichzoo import envs
 from stichzoo.envs.core.game import IllegalActionError
+from stichzoo.envs.core.picture import table_picture
 from stichzoo.policies import Decision, make_policy
 
 #: the learner's reward for an illegal action under ``illegal="terminate"``
@@ -135,7 +136,7 @@ class SingleSeatEnv(gym.Env):
     docstring.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, game: str, options: dict | None = None,
                  opponents: OpponentPool | list | None = None, reward: str = "score",
@@ -147,8 +148,11 @@ class SingleSeatEnv(gym.Env):
         if illegal not in ILLEGAL_MODES:
             raise ValueError(f"illegal={illegal!r}: choose one of {list(ILLEGAL_MODES)}")
         self.game_name = game
-        self.aec = envs.env_module(game).raw_env(reward=reward, reward_scale=reward_scale,
-                                                 render_mode=render_mode, **(options or {}))
+        # The view draws the table itself, from the learner's seat: the AEC env's own
+        # "human" render would print every opponent's hand as that opponent moves.
+        self.aec = envs.env_module(game).raw_env(
+            reward=reward, reward_scale=reward_scale,
+            render_mode=None if render_mode == "human" else render_mode, **(options or {}))
         self.game = self.aec.game
         n = self.game.num_players
         if seat is not None and not (isinstance(seat, int) and 0 <= seat < n):
@@ -183,6 +187,7 @@ class SingleSeatEnv(gym.Env):
         self._started, self._ended = True, False
         self._advance()
         obs, _, _, _, info = self._view()
+        self._show()
         return obs, info
 
     def step(self, action):
@@ -199,17 +204,38 @@ class SingleSeatEnv(gym.Env):
                 raise
             return self._illegal_end(a, e)
         self._advance()
-        return self._view()
+        out = self._view()
+        self._show()
+        return out
 
     def action_masks(self) -> np.ndarray:
         return self._mask.astype(bool)
 
-    def render(self) -> str:
-        """The table from the learner's seat, as text (``ansi``; also without a render_mode)."""
+    def render(self) -> str | np.ndarray | None:
+        """The table from the learner's seat: the public table and the learner's hand.
+
+        ``ansi`` (also without a render_mode): as text.  ``human``: that text
+        printed; ``reset`` and every ``step`` print it by themselves, as Gymnasium's
+        human mode does, and ``render()`` returns None.  ``rgb_array``: as a picture,
+        an ``HxWx3`` uint8 array of a fixed size (:mod:`stichzoo.envs.core.picture`;
+        needs Pillow, ``stichzoo[render]``) - what ``gymnasium.wrappers.RecordVideo``
+        records.  Rendering changes nothing in the game.
+        """
         if not self._started:
             raise gym.error.ResetNeeded("SingleSeatEnv.render() before reset(): there is no "
                                         "game to show yet; call reset() first")
-        return self.aec.encoder.render(self.aec.state_, self.seat, False)
+        if self.render_mode == "rgb_array":
+            return table_picture(self.game, self.aec.state_, self.seat)
+        text = self.aec.encoder.render(self.aec.state_, self.seat, False)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def _show(self) -> None:
+        """Human mode: the table after every reset and step."""
+        if self.render_mode == "human":
+            self.render()
 
     # -- internals ----------------------------------------------------------------------
 

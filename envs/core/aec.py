@@ -22,6 +22,7 @@ from pettingzoo.utils import wrappers
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
 from stichzoo.envs.core.observation import mask_bits_into
+from stichzoo.envs.core.picture import table_picture
 from stichzoo.envs.core.record import build_record
 from stichzoo.envs.core.rewards import REWARD_MODES as REWARD_MODES  # re-export
 from stichzoo.envs.core.rewards import check_reward_args, step_rewards
@@ -63,7 +64,8 @@ class CardGameEnv(AECEnv):
 
     game_cls: ClassVar[type[Game]]
     encoder_cls: ClassVar[type]
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"]}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human", "rgb_array"],
+                                          "render_fps": 1}
 
     def __init__(
         self,
@@ -226,13 +228,22 @@ class CardGameEnv(AECEnv):
         self.encoder.encode_state(self._started("state"), out)
         return out
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table from the seat to act (every hand with ``show_all_hands``).
+
+        ``ansi``: as text; ``human``: that text printed (also after every step);
+        ``rgb_array``: as a picture, an ``HxWx3`` uint8 array
+        (:mod:`stichzoo.envs.core.picture`; needs Pillow, ``stichzoo[render]``).
+        Rendering reads the game and changes nothing in it.
+        """
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("render() called without a render_mode")
             return None
         seat = self._started("render").current_player
+        if self.render_mode == "rgb_array":
+            return table_picture(self.game, self.state_, seat, self.show_all_hands)
         text = self.encoder.render(self.state_, seat, self.show_all_hands)
         if self.render_mode == "human":
             print(text)

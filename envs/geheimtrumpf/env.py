@@ -44,11 +44,27 @@ Observation Space
     - ``chosen`` (n x 11): chosen tasks; own at once, the others' once all are revealed
     - ``trick_leaders`` (9 x n), ``tricks`` (9 x n x 36): every trick of the
       round so far, the current one included, card per seat
-    - ``tricks_won`` (n x 10): tricks won this round, one-hot
+    - ``tricks_won`` (n x 10): tricks won this round, one-hot, from the
+      play phase on (before the round's first trick is taken: 0 for every
+      seat; then through the check-off); all zero during the drafts and the
+      task choice
     - ``won_cards`` (n x 36): the cards in each seat's tricks
 
     ``env.state()`` adds the true trumps, every chosen task, the set-aside
     cards (3 players) and the seat to act, for centralised critics.
+
+    Suit order: ``trump_suit`` lists the suits hearts, diamonds, spades,
+    clubs (H, D, S, C) - the card id order, and the order in which a hand
+    shows them (``envs/geheimtrumpf/display.py``).
+
+    After the game (every agent terminated, or truncated at
+    ``round_limit``) each seat's observation holds only the tasks and where
+    the game stopped: ``phase`` is game_over and the ``action_mask`` all
+    zero; ``start_player`` is the last round's start player;
+    ``round_progress`` is the rounds begun / ``round_limit``;
+    ``tasks_held`` and ``tasks_checked`` are every seat's at the end; every
+    other piece (trumps, layout, draft, hands, chosen tasks, tricks,
+    ``tricks_won``, ``won_cards``) is all zero.
 
 Legal Actions Mask
     ``action_mask`` marks exactly the legal actions of the agent to act (all
@@ -73,7 +89,8 @@ Rewards
     at the step a task of theirs is checked off - the last card of a round
     for the choosers, the check-off action for the start player.
     ``reward="win"``: at the end only, the players with all four tasks
-    checked share +1; a truncated game gives nothing.
+    checked share +1; a truncated game gives nothing.  ``reward_scale`` scales
+    ``score`` rewards only: the win shares are paid unscaled.
 
 Arguments
     ``geheimtrumpf_v0.env(num_players=4, round_limit=50, first_start=0,
@@ -81,7 +98,11 @@ Arguments
     show_all_hands=False)``.  ``round_limit``: rounds after which a game
     without a winner is truncated.  ``first_start``: the seat that starts
     the task draft and the first round.  ``show_all_hands``: renders show
-    the secrets (trumps, choices).
+    the secrets (trumps, choices).  ``render_mode``: ``"ansi"`` (the table
+    as text), ``"human"`` (that text printed after every step) or
+    ``"rgb_array"`` (a picture of the table, an ``HxWx3`` uint8 array;
+    needs ``stichzoo[render]``); see "Rendering and video" in the
+    environments' overview.
 
     ``reset(seed=None, options=None)``: the arguments above fix the game, so
     any of them in ``options`` is refused with a ValueError naming it; reset
@@ -101,8 +122,8 @@ from stichzoo.envs.geheimtrumpf.rules import GeheimtrumpfGame
 class raw_env(CardGameEnv):
     game_cls = GeheimtrumpfGame
     encoder_cls = GeheimtrumpfEncoder
-    metadata = {"name": "geheimtrumpf_v0", "render_modes": ["ansi", "human"],
-                "is_parallelizable": False}
+    metadata = {"name": "geheimtrumpf_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                "render_fps": 1, "is_parallelizable": False}
 
 
 def env(**kwargs):

@@ -36,6 +36,19 @@ Observation Space
     - ``voids`` (n x 5): suits each seat has shown out of this round (public)
     - ``scores`` (n): game totals / 100
 
+    Suit order: ``voids`` and ``led_suit`` list the suits A, B, C, D, E -
+    the card id order, and the order in which a hand shows them
+    (``envs/hoch_tief/display.py``).
+
+    After the game (every agent terminated) each seat's observation keeps
+    the last round as its last trick left it: ``phase`` is game_over and
+    the ``action_mask`` all zero; ``hand`` is all zero; ``round_progress``
+    and ``trick_progress`` are 1; ``dealer``, ``taken``, ``taken_score``
+    (what the last round's taken cards scored), ``played`` (every card of
+    the round) and ``voids`` are the last round's; ``trick_leader``,
+    ``led_suit`` and ``current_trick`` hold its last trick, complete;
+    ``scores`` are the final totals / 100.
+
     Taken cards are public, so every seat sees every seat's taken cards.
     Nothing another player holds is encoded.  ``env.state()`` adds all
     hands and the seat to act, for centralised critics.
@@ -52,7 +65,8 @@ Action Space
 Rewards
     ``reward="score"`` (default): each round's score at the end of the
     round, times ``reward_scale``.  ``reward="win"``: at the end only, the
-    winners share +1 (equal totals share).
+    winners share +1 (equal totals share).  ``reward_scale`` scales
+    ``score`` rewards only: the win shares are paid unscaled.
 
 Arguments
     ``hoch_tief_v0.env(num_players=4, rounds=None, first_dealer=0,
@@ -60,6 +74,12 @@ Arguments
     show_all_hands=False)``.  ``rounds``: number of rounds, 1..50; None
     plays ``n`` (everybody deals once).  ``first_dealer``: seat that deals
     round 1; the deal moves left each round.
+
+    ``render_mode``: ``"ansi"`` (the table as text), ``"human"`` (that text
+    printed after every step) or ``"rgb_array"`` (a picture of the table, an
+    ``HxWx3`` uint8 array; needs ``stichzoo[render]``); see "Rendering and
+    video" in the environments' overview.  ``show_all_hands``: render every
+    hand, not only the hand of the seat to act.
 
     ``reset(seed=None, options=None)``: the arguments above fix the game, so
     any of them in ``options`` is refused with a ValueError naming it; reset
@@ -79,8 +99,8 @@ from stichzoo.envs.hoch_tief.rules import HochTiefGame
 class raw_env(CardGameEnv):
     game_cls = HochTiefGame
     encoder_cls = HochTiefEncoder
-    metadata = {"name": "hoch_tief_v0", "render_modes": ["ansi", "human"],
-                "is_parallelizable": False}
+    metadata = {"name": "hoch_tief_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                "render_fps": 1, "is_parallelizable": False}
 
 
 def env(**kwargs):

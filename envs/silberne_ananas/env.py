@@ -41,6 +41,21 @@ Observation Space
     Nothing another player holds is encoded.  ``env.state()`` adds all hands
     and the seat to act, for centralised critics.
 
+    Suit order: ``voids`` and ``lead_suit`` list the suits hearts,
+    diamonds, spades, clubs (h, d, s, c) - the card id order, and the order
+    in which a hand shows them (``envs/silberne_ananas/display.py``).
+
+    After the game (every agent terminated) each seat's observation keeps
+    the last deal as its last trick left it: ``phase`` is game_over and the
+    ``action_mask`` all zero; ``hand`` is all zero; ``deal_progress`` is the
+    deals played / the most deals the game can last (1 only for a single
+    deal or a match that lasted that long); ``dealer``, ``played`` (all 33
+    cards), ``voids`` and ``tricks_won`` are the last deal's; ``no_joker``
+    is 1 for every seat (the Joker falls in every deal); ``trick_leader``
+    and ``current_trick`` hold the last trick, complete, and ``lead_suit``
+    is "none"; ``scores`` are the final totals / 100; ``rules`` is
+    unchanged.
+
 Legal Actions Mask
     ``action_mask`` marks exactly the legal actions of the agent to act (all
     zero for everybody else): in play, the cards of the led suit if the
@@ -68,7 +83,9 @@ Rewards
     win share less the start's chance (the same for every play), so the
     best play is that of ``"win"`` (potential-based shaping) with a signal
     every deal.  In the alone variant the chance is still the middle's: a
-    weaker hint, the same best play.
+    weaker hint, the same best play.  ``reward_scale`` scales ``score``
+    rewards only: ``win`` and ``standing`` pay their win shares and chances
+    unscaled.
 
 Arguments
     ``silberne_ananas_v0.env(num_players=3, match=True, target_score=100,
@@ -84,6 +101,12 @@ Arguments
       the target wins, or the only one below it when two reached it
       (match play only).
     - ``first_dealer``: seat dealing the first deal (0..2).
+
+    ``render_mode``: ``"ansi"`` (the table as text), ``"human"`` (that text
+    printed after every step) or ``"rgb_array"`` (a picture of the table, an
+    ``HxWx3`` uint8 array; needs ``stichzoo[render]``); see "Rendering and
+    video" in the environments' overview.  ``show_all_hands``: render every
+    hand, not only the hand of the seat to act.
 
     ``reset(seed=None, options=None)``: the arguments above fix the game, so
     any of them in ``options`` is refused with a ValueError naming it; reset
@@ -103,8 +126,8 @@ from stichzoo.envs.silberne_ananas.rules import SilberneAnanasGame
 class raw_env(CardGameEnv):
     game_cls = SilberneAnanasGame
     encoder_cls = SilberneAnanasEncoder
-    metadata = {"name": "silberne_ananas_v0", "render_modes": ["ansi", "human"],
-                "is_parallelizable": False}
+    metadata = {"name": "silberne_ananas_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                "render_fps": 1, "is_parallelizable": False}
 
 
 def env(**kwargs):

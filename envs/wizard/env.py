@@ -36,6 +36,18 @@ Observation Space
     Nothing another player holds is encoded.  ``env.state()`` adds all hands
     and the seat to act, for centralised critics.
 
+    Suit order: ``voids`` and ``trump_suit`` list the suits blue, red,
+    green, yellow (B, R, G, Y) - the card id order, and the order in which
+    a hand shows them (``envs/wizard/display.py``).
+
+    After the game (every agent terminated) each seat's observation keeps
+    the last round as its last trick left it: ``phase`` is game_over and
+    the ``action_mask`` all zero; ``hand`` and ``hand_size`` are all zero;
+    ``round_progress`` is 1; ``trump_suit``, ``trump_card``, ``dealer``,
+    ``bids``, ``tricks_won``, ``played`` (every card of the round) and
+    ``voids`` are the last round's; ``trick_leader`` and ``current_trick``
+    hold its last trick, complete; ``scores`` are the final totals / 100.
+
 Legal Actions Mask
     ``action_mask`` marks exactly the legal actions of the agent to act (all
     zero for everybody else): in play the follow-suit rule with Wizards and
@@ -51,13 +63,20 @@ Action Space
 Rewards
     ``reward="score"`` (default): each round's score change at the end of
     the round, times ``reward_scale``.  ``reward="win"``: at the end only,
-    the winners share +1 (equal totals share).
+    the winners share +1 (equal totals share).  ``reward_scale`` scales
+    ``score`` rewards only: the win shares are paid unscaled.
 
 Arguments
     ``wizard_v0.env(num_players=4, rounds=None, dealer_bid_restriction=False,
     first_dealer=0, reward="score", reward_scale=1.0, render_mode=None,
     show_all_hands=False)``.  ``rounds``: list of hand sizes to play (e.g.
     ``[5]`` for one round of five cards); None plays the full 60/n rounds.
+
+    ``render_mode``: ``"ansi"`` (the table as text), ``"human"`` (that text
+    printed after every step) or ``"rgb_array"`` (a picture of the table, an
+    ``HxWx3`` uint8 array; needs ``stichzoo[render]``); see "Rendering and
+    video" in the environments' overview.  ``show_all_hands``: render every
+    hand, not only the hand of the seat to act.
 
     ``reset(seed=None, options=None)``: the arguments above fix the game, so
     any of them in ``options`` is refused with a ValueError naming it; reset
@@ -77,7 +96,8 @@ from stichzoo.envs.wizard.rules import WizardGame
 class raw_env(CardGameEnv):
     game_cls = WizardGame
     encoder_cls = WizardEncoder
-    metadata = {"name": "wizard_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata = {"name": "wizard_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                "render_fps": 1, "is_parallelizable": False}
 
 
 def env(**kwargs):

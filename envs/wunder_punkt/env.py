@@ -50,6 +50,20 @@ Observation Space
     ``env.state()`` adds all hands, all picks and the seat to act, for
     centralised critics.
 
+    Suit order: ``sore_suits`` lists the suits clubs, diamonds, hearts,
+    spades (c, d, h, s) - the card id order, and the order in which a hand
+    shows them (``envs/wunder_punkt/display.py``).
+
+    After the game (every agent terminated) each seat's observation keeps
+    the last round as its last trick left it: ``phase`` is game_over and
+    the ``action_mask`` all zero; ``hand`` is all zero; ``round_progress``
+    is 1; ``cards_in_play`` is unchanged; ``dealer``, ``picked`` (every
+    seat), ``sore_cards`` and ``sore_suits`` (every seat's, face up),
+    ``won`` and ``removed`` are the last round's; ``trick_leader`` and
+    ``current_trick`` hold its last trick, complete; ``round_scores`` is all
+    zero (the round's scores are in the totals); ``scores`` are the final
+    totals / 100.
+
 Legal Actions Mask
     ``action_mask`` marks exactly the legal actions of the agent to act (all
     zero for everybody else).  In the ``sore`` phase: ``52 + c`` for every
@@ -66,7 +80,8 @@ Action Space
 Rewards
     ``reward="score"`` (default): each round's score at the end of the
     round, times ``reward_scale``.  ``reward="win"``: at the end only, the
-    winners share +1 (equal totals share).
+    winners share +1 (equal totals share).  ``reward_scale`` scales
+    ``score`` rewards only: the win shares are paid unscaled.
 
 Arguments
     ``wunder_punkt_v0.env(num_players=4, larger_hands=False, rounds=None,
@@ -74,6 +89,12 @@ Arguments
     show_all_hands=False)``.  ``larger_hands``: 3 players with A-Q (16
     cards each).  ``rounds``: a fixed number of rounds (1..100); None plays
     one per player.  ``first_dealer``: the seat dealing round 1.
+
+    ``render_mode``: ``"ansi"`` (the table as text), ``"human"`` (that text
+    printed after every step) or ``"rgb_array"`` (a picture of the table, an
+    ``HxWx3`` uint8 array; needs ``stichzoo[render]``); see "Rendering and
+    video" in the environments' overview.  ``show_all_hands``: render every
+    hand, not only the hand of the seat to act.
 
     ``reset(seed=None, options=None)``: the arguments above fix the game, so
     any of them in ``options`` is refused with a ValueError naming it; reset
@@ -93,8 +114,8 @@ from stichzoo.envs.wunder_punkt.rules import WunderPunktGame
 class raw_env(CardGameEnv):
     game_cls = WunderPunktGame
     encoder_cls = WunderPunktEncoder
-    metadata = {"name": "wunder_punkt_v0", "render_modes": ["ansi", "human"],
-                "is_parallelizable": False}
+    metadata = {"name": "wunder_punkt_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                "render_fps": 1, "is_parallelizable": False}
 
 
 def env(**kwargs):

@@ -316,8 +316,8 @@ class Table:
     cheap ``clone`` (the game and the deal plan are shared, never copied).
     """
 
-    __slots__ = ("drawn", "left", "next_draw", "recall", "returns", "rewards",
-                 "rules", "seen", "setup")
+    __slots__ = ("digests", "drawn", "left", "mark", "next_draw", "pending", "returns",
+                 "rewards", "rules", "seen", "setup")
 
     def __init__(self, setup: Setup):
         n = setup.rules.num_players
@@ -328,8 +328,14 @@ class Table:
         self.left: list[list[list[int]]] | None = setup.deal.fresh()
         self.rewards = [0.0] * n
         self.returns = [0.0] * n
-        self.seen: list[bytes] = [b""] * n  # each seat's last observation
-        self.recall: list[bytes] = [b""] * n  # digest of each seat's observation sequence
+        # Perfect recall, kept lazily: ``digests`` sum up each seat's observation sequence
+        # up to the rules state ``mark``; ``pending`` holds the actions since, newest first
+        # as ``(action, rest)`` pairs, shared between copies.  Random play and search that
+        # never ask for an information state never encode an observation.
+        self.seen: list[bytes] = [b""] * n  # each seat's observation at ``mark``
+        self.digests: list[bytes] = [b""] * n
+        self.mark: GameState | None = None
+        self.pending: tuple | None = None
         self.fill_forced()
 
     def __deepcopy__(self, memo) -> Table:
@@ -342,10 +348,14 @@ class Table:
         c.rewards = self.rewards[:]
         c.returns = self.returns[:]
         c.seen = self.seen[:]
-        c.recall = self.recall[:]
+        c.digests = self.digests[:]
+        c.mark = self.mark  # never changed: shared
+        c.pending = self.pending
         return c
 
     def __getstate__(self):
+        if self.rules is not None:
+            self.recall(0)  # brings ``mark`` up to date: no chain of pending actions to pickle
         return {k: getattr(self, k) for k in self.__slots__}
 
     def __setstate__(self, state) -> None:  # the setup comes back by its game string
@@ -385,7 +395,8 @@ class Table:
         g = self.setup
         self.rules = g.rules.new_state(g.deal.orders(self.drawn, self.left))
         self.left = None
-        self.observe()
+        self.mark = self.rules.clone()
+        self._observe(self.mark)
 
     # -- decisions -----------------------------------------------------------------
 
@@ -396,19 +407,35 @@ class Table:
         n = len(self.rewards)
         self.rewards = [float(x) for x in gains] if gains is not None else [0.0] * n
         self.returns = [r + x for r, x in zip(self.returns, self.rewards)]
-        self.observe()
+        self.pending = (action, self.pending)
 
-    def observe(self) -> None:
-        """Extend each seat's observation sequence by what it sees now (if it changed)."""
+    def recall(self, seat: int) -> bytes:
+        """A digest of ``seat``'s whole sequence of observations (one entry per change)."""
+        if self.pending is not None:
+            actions = []
+            link = self.pending
+            while link is not None:
+                actions.append(link[0])
+                link = link[1]
+            state = self.mark.clone()
+            for action in reversed(actions):
+                state.apply(action)  # checked when it was played
+                self._observe(state)
+            self.mark = state
+            self.pending = None
+        return self.digests[seat]
+
+    def _observe(self, state: GameState) -> None:
+        """Extend each seat's observation sequence by what it sees in ``state`` (if changed)."""
         buf = np.zeros(self.setup.layout.size, np.float32)
         encode = self.setup.encoder.encode
         for seat in range(len(self.seen)):
-            encode(self.rules, seat, buf)
+            encode(state, seat, buf)
             seen = buf.tobytes()
             if seen != self.seen[seat]:
                 self.seen[seat] = seen
-                self.recall[seat] = hashlib.blake2b(self.recall[seat] + seen,
-                                                    digest_size=16).digest()
+                self.digests[seat] = hashlib.blake2b(self.digests[seat] + seen,
+                                                     digest_size=16).digest()
 
 
 class StichzooState(pyspiel.State):
@@ -524,20 +551,38 @@ class Observer:
         self.set_from(state, player)
         text = f"p{player} " + describe(self.layout, self.tensor)
         if self.perfect_recall:
-            text += f" | recall {t.recall[player].hex()}"
+            text += f" | recall {t.recall(player).hex()}"
         return text
 
 
 def describe(layout: Layout, obs: np.ndarray) -> str:
     """An observation as text: per piece its set entries (``index`` or ``index=value``)."""
-    parts = []
-    for p in layout.pieces:
-        v = obs[layout.slice(p.name)]
-        idx = np.flatnonzero(v)
-        if idx.size:
-            parts.append(p.name + ":" + ",".join(
-                str(i) if v[i] == 1.0 else f"{i}={v[i]:g}" for i in idx))
+    idx = np.flatnonzero(obs)
+    starts = _starts(layout)
+    pieces = np.searchsorted(starts, idx, side="right") - 1
+    names = layout.pieces
+    parts: list[str] = []
+    last = -1
+    for i, p, v in zip(idx.tolist(), pieces.tolist(), obs[idx].tolist()):
+        i -= starts[p]
+        entry = str(i) if v == 1.0 else f"{i}={v:g}"
+        if p == last:
+            parts[-1] += "," + entry
+        else:
+            parts.append(f"{names[p].name}:{entry}")
+            last = p
     return " ".join(parts)
+
+
+_STARTS: dict[int, np.ndarray] = {}
+
+
+def _starts(layout: Layout) -> np.ndarray:
+    """The offset of each piece of ``layout``, in order."""
+    key = id(layout)
+    if key not in _STARTS:
+        _STARTS[key] = np.array([layout.offsets[p.name] for p in layout.pieces])
+    return _STARTS[key]
 
 
 # -- registration ----------------------------------------------------------------------

@@ -531,10 +531,11 @@ def replay(game: pyspiel.Game, cards: list[int], actions: list[int]) -> Stichzoo
 class Observer:
     """OpenSpiel's observer protocol over our encoder (``tensor``, ``dict``, ``set_from``...)."""
 
-    def __init__(self, game: Setup, perfect_recall: bool):
-        self.layout = game.layout
-        self.encoder = game.encoder
+    def __init__(self, setup: Setup, perfect_recall: bool):
+        self.layout = setup.layout
+        self.encoder = setup.encoder
         self.perfect_recall = perfect_recall
+        self.starts = piece_starts(self.layout)
         self.tensor = np.zeros(self.layout.size, np.float32)
         self.dict = {p.name: self.tensor[self.layout.slice(p.name)] for p in self.layout.pieces}
 
@@ -549,16 +550,19 @@ class Observer:
         if t.rules is None:
             return f"p{player} dealing {t.next_draw}"
         self.set_from(state, player)
-        text = f"p{player} " + describe(self.layout, self.tensor)
+        text = f"p{player} " + describe(self.layout, self.tensor, self.starts)
         if self.perfect_recall:
             text += f" | recall {t.recall(player).hex()}"
         return text
 
 
-def describe(layout: Layout, obs: np.ndarray) -> str:
-    """An observation as text: per piece its set entries (``index`` or ``index=value``)."""
+def describe(layout: Layout, obs: np.ndarray, starts: np.ndarray | None = None) -> str:
+    """An observation as text: per piece its set entries (``index`` or ``index=value``).
+
+    ``starts``: each piece's offset in order (:func:`piece_starts`), if already at hand.
+    """
     idx = np.flatnonzero(obs)
-    starts = _starts(layout)
+    starts = piece_starts(layout) if starts is None else starts
     pieces = np.searchsorted(starts, idx, side="right") - 1
     names = layout.pieces
     parts: list[str] = []
@@ -574,15 +578,9 @@ def describe(layout: Layout, obs: np.ndarray) -> str:
     return " ".join(parts)
 
 
-_STARTS: dict[int, np.ndarray] = {}
-
-
-def _starts(layout: Layout) -> np.ndarray:
+def piece_starts(layout: Layout) -> np.ndarray:
     """The offset of each piece of ``layout``, in order."""
-    key = id(layout)
-    if key not in _STARTS:
-        _STARTS[key] = np.array([layout.offsets[p.name] for p in layout.pieces])
-    return _STARTS[key]
+    return np.array([layout.offsets[p.name] for p in layout.pieces])
 
 
 # -- registration ----------------------------------------------------------------------

@@ -194,3 +194,22 @@ def test_the_envs_never_import_pyspiel():
     code = ("import sys; from stichzoo.envs import wizard_v0; e = wizard_v0.env(); "
             "e.reset(seed=0); assert 'pyspiel' not in sys.modules, 'pyspiel imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_openspiel_rl_environment():
+    """OpenSpiel's RL environment runs a game; its rewards add up to the state's returns."""
+    from open_spiel.python import rl_environment
+
+    game = sos.load("wizard", **SMALL["wizard"])
+    env = rl_environment.Environment(game, seed=0)
+    size = sos.setup_of(game).layout.size
+    assert env.observation_spec()["info_state"] == (size,)
+    rng = np.random.RandomState(0)
+    step = env.reset()
+    total = np.zeros(3)
+    while not step.last():
+        seat = step.observations["current_player"]
+        assert len(step.observations["info_state"][seat]) == size
+        step = env.step([rng.choice(step.observations["legal_actions"][seat])])
+        total += step.rewards
+    assert total.tolist() == env.get_state.returns()

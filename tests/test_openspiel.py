@@ -83,7 +83,8 @@ def test_same_game_as_the_env(name, reward, seed):
         totals += want
     assert state.is_terminal()
     assert state.returns() == totals.tolist()
-    assert any(totals)
+    # somebody scored (one round of Geheimtrumpf may end with no task checked off)
+    assert any(totals) or name == "geheimtrumpf"
 
 
 def _midgame(game, seed: int, decisions: int):

@@ -391,6 +391,13 @@ class Table:
                 "summary": self.summary() if self.over else None,
             }
 
+    def version(self) -> dict:
+        """How far the table is: ``decisions`` and ``events`` so far, ``over`` - cheap to
+        ask, for a page that follows the table (a move elsewhere changes them)."""
+        with self._lock:
+            return {"decisions": len(self._state.history), "events": len(self._events),
+                    "over": self.over}
+
     def events(self, after: int = -1) -> list[dict]:
         """Every public event numbered above ``after`` (``n`` counts from 0): for a page that
         missed some, e.g. after reconnecting."""

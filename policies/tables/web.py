@@ -193,11 +193,14 @@ def with_texts(view: dict) -> dict:
     (``GameDisplay.round_columns``: bids, sore cards, tasks met, ...).
     """
     names = seat_names(view)
+    display = display_of(view["game"]) if "game" in view else None
     for event in view.get("events", []):
         try:
             event["text"] = describe_event(event, names)
         except (KeyError, IndexError, TypeError, ValueError):  # a text is a courtesy
             event["text"] = event.get("type", "")
+        if display is not None:  # ids in the player's words: "the task no trick"
+            event["text"] = display.in_words(event["text"])
         if event.get("type") == "round_end" and "game" in view:
             event["columns"] = [{"title": title, "texts": texts} for title, texts
                                 in display_of(view["game"]).round_columns(event)]
@@ -213,14 +216,17 @@ def screen(view: dict) -> dict:
     cards, tasks, ...) and ``notes`` (trump, led suit, the Joker's gift, the
     draft rows; each a ``note`` with ``text`` and ``style``, or a ``grid``
     with ``title``, ``columns`` and ``rows`` whose cells are texts or
-    ``{"cards": [...], "seats": [...] or null}``).
+    ``{"cards": [...], "seats": [...] or null}``), and ``badges``, the few
+    facts the table shows in its middle (trump, the led suit, the bids against
+    the tricks; each a ``note``).
     """
     display = display_of(view["game"])
     v = view["view"]
     return {"where": display.where(v),
             "seat_columns": [{"title": title, "texts": texts}
                              for title, texts in display.seat_columns(v)],
-            "notes": [_note(note) for note in display.notes(v, seat_names(view))]}
+            "notes": [_note(note) for note in display.notes(v, seat_names(view))],
+            "badges": [_note(note) for note in display.badges(v)]}
 
 
 def _note(note: Note | Grid) -> dict:
@@ -238,8 +244,11 @@ def _cell(cell: str | Cards) -> str | dict:
 
 
 def page_view(view: dict) -> dict:
-    """A view as the page gets it: event texts and the game's screen lines added."""
-    return {**with_texts(view), "screen": screen(view)}
+    """A view as the page gets it: event texts, the game's screen lines and each move's
+    ``text`` (its label in the player's words: ``choose no trick``) added."""
+    display = display_of(view["game"])
+    moves = [{**m, "text": display.in_words(m["label"])} for m in view.get("moves", [])]
+    return {**with_texts(view), "moves": moves, "screen": screen(view)}
 
 
 # -- the routes ---------------------------------------------------------------------------
@@ -360,6 +369,13 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
         return {"table_id": table_id, "instance": store.instance,
                 "events": with_texts(tv)["events"]}
 
+    @router.get("/tables/{table_id}/version", responses=on_table)
+    def version(table_id: str):
+        """How far the table is (``decisions``, ``events``, ``over``) and the store's
+        ``instance``: a cheap answer for a page that polls, to notice a move made elsewhere
+        (another tab, a retried request) or a restart."""
+        return {**store.get(table_id).version(), "instance": store.instance}
+
     @router.get("/tables/{table_id}/record", responses={**on_table, 409: err[409]})
     def record(table_id: str):
         """The game record (docs/records.md) - at the end only (409 before: it shows every
@@ -375,8 +391,8 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
     def refuse(what: str, allow: str) -> None:
         raise RequestError(f"{what}; the table API: POST /tables, GET /tables/options, "
                           f"GET|DELETE /tables/ID, POST /tables/ID/act, GET /tables/ID/events, "
-                          f"GET /tables/ID/record (docs/web_table.md)", 405,
-                          headers={"Allow": allow})
+                          f"GET /tables/ID/version, GET /tables/ID/record (docs/web_table.md)",
+                          405, headers={"Allow": allow})
 
     # every other method and path below /tables answers in the same shape (never the
     # app's default 404/405 text): a table id is never listed, so GET /tables is refused

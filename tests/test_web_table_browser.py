@@ -2,13 +2,20 @@
 
 Each of the five games is set up in the page's form and played to its end by
 clicking the highlighted cards and the move buttons (a seeded random choice
-among the legal ones); the final totals the page shows must equal those of
-the engine's record (replayed by ``stichzoo.envs.core.record.replay``), the
+among the legal ones), at a desktop (1280x800) and a phone (390x844) size;
+the layout is checked on the way (no sideways scrolling, the hand and the
+moves on the first screen, nothing over the hand), the seats show the game's
+screen lines, the final totals the page shows must equal those of the
+engine's record (replayed by ``stichzoo.envs.core.record.replay``), the
 downloadable record must be that record, and the record stepper must reach
-the same totals.  A screenshot per game (mid-game and the end) is written to
-``runs/screenshots/`` (or ``$STICHZOO_SCREENSHOTS``) as a test artifact;
-with ``STICHZOO_DOC_SCREENSHOTS=1`` the mid-game one also replaces
-``docs/img/table_<game>.png`` (the README's pictures).
+the same totals.  Other tests: a page follows a move made in a second tab or
+by a retried request, a stale click plays nothing, the address drives the
+page (Back included), a forced move plays itself after the trick pause, the
+rules button.  A screenshot per game and size (mid-game and the end) is
+written to ``runs/screenshots/`` (or ``$STICHZOO_SCREENSHOTS``) as a test
+artifact; with ``STICHZOO_DOC_SCREENSHOTS=1`` (``scripts/screenshots.py``)
+the mid-game ones also replace ``docs/img/table_<game>.png`` and
+``docs/img/table_<game>_phone.png`` (docs/web_table.md's pictures).
 
 Chromium is Debian's ``chromium`` package (installed by ``.ci/run``),
 launched by path: ``playwright install`` is never needed.  Without
@@ -20,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import socket
 import threading
@@ -43,7 +51,14 @@ ARTIFACTS = Path(os.environ.get("STICHZOO_SCREENSHOTS", ROOT / "runs" / "screens
 DOC_IMAGES = ROOT / "docs" / "img"
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-VIEWPORT = {"width": 1000, "height": 700}
+VIEWPORT = {"width": 1280, "height": 800}
+#: the sizes every game is played at: a desktop window and a phone (portrait)
+SIZES = {"desktop": VIEWPORT, "phone": {"width": 390, "height": 844}}
+#: the page's settings for the tests (kept in localStorage by the page): no pause after a
+#: trick and no move played by itself, so that every move is a click of the test
+QUICK = {"pause": 0, "auto": False, "poll": 1500}
+#: the same, without looking for moves made elsewhere (for tests of a page that falls behind)
+NO_POLL = {**QUICK, "poll": 600_000}
 
 #: per game: players, the person's seat, the bots, the option fields to fill in, the seed
 GAMES = {
@@ -110,17 +125,31 @@ def browser():
         b.close()
 
 
-@pytest.fixture()
-def page(browser):
-    context = browser.new_context(viewport=VIEWPORT, accept_downloads=False)
+def _context(browser, size: str = "desktop", settings: dict | None = None):
+    """A browser context of a size, the page's settings set before its scripts run, every
+    "leave this game?" question answered yes."""
+    context = browser.new_context(viewport=SIZES[size], accept_downloads=False)
+    context.add_init_script(f"localStorage.setItem('stichzoo.settings', "
+                            f"{json.dumps(json.dumps(settings or QUICK))})")
+    return context
+
+
+def _new_page(context):
     pg = context.new_page()
     pg.set_default_timeout(20_000)
     problems: list[str] = []
     pg.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     pg.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-          if m.type == "error" else None)
+          if m.type == "error" and "404" not in m.text else None)
+    pg.on("dialog", lambda d: d.accept())
     pg.problems = problems
-    yield pg
+    return pg
+
+
+@pytest.fixture()
+def page(browser, request):
+    context = _context(browser, getattr(request, "param", "desktop"))
+    yield _new_page(context)
     context.close()
 
 
@@ -149,6 +178,10 @@ def _set_up(page, url: str, game: str) -> None:
     page.wait_for_selector("body[data-state=your-turn], body[data-state=over]")
 
 
+def _table_id(page) -> str:
+    return page.evaluate("decodeURIComponent(location.hash.split('=')[1])")
+
+
 def _click_move(page, rng: random.Random) -> None:
     """Click one legal move: a highlighted card where the move is a card, else its button."""
     ids = page.eval_on_selector_all("#moves button.move",
@@ -167,8 +200,8 @@ def _click_move(page, rng: random.Random) -> None:
         "['your-turn', 'over'].includes(document.body.dataset.state)", arg=before)
 
 
-#: what the page shows of the game's screen lines: the title, the scoreboard's cells, each
-#: note's text (a card drawn as its name) and the hand's suit names
+#: what the page shows of the game's screen lines: the title, each seat's columns and total,
+#: the badges, each note's text (a card drawn as its name) and the hand's suit names
 SHOWN = """() => {
   const text = node => {
     const copy = node.cloneNode(true);
@@ -177,8 +210,13 @@ SHOWN = """() => {
   };
   const cells = sel => [...document.querySelectorAll(sel + ' tr')]
     .map(tr => [...tr.children].filter(c => c.tagName !== 'CAPTION').map(text));
-  return {title: document.getElementById('table-title').textContent,
-          scoreboard: cells('#scoreboard'),
+  const seats = [...document.querySelectorAll('#felt .seat')].map(s => ({
+    seat: Number(s.dataset.seat), who: s.querySelector('.who').textContent,
+    total: s.querySelector('.total').textContent, toAct: s.classList.contains('to-act'),
+    columns: [...s.querySelectorAll('.cols-line')].map(
+      c => [c.dataset.col, text(c.querySelector('.col-text'))])}));
+  return {title: document.getElementById('table-title').textContent, seats,
+          badges: [...document.querySelectorAll('#badges .badge')].map(text),
           notes: [...document.querySelectorAll('#info > [data-testid^=note-]')].map(text),
           suits: [...document.querySelectorAll('#hand .suit-name')].map(n => n.textContent),
           rounds: Object.fromEntries([...document.querySelectorAll('#rounds table')]
@@ -188,18 +226,25 @@ SHOWN = """() => {
 
 def _check_screen(page, table) -> None:
     """The page shows the game's screen lines (bids, sore cards, tasks, trump, led suit, the
-    Joker's gift, draft rows, open hands) as the server evaluates them for the person's seat,
-    and the hand under the suit names the game declares."""
+    Joker's gift, draft rows, open hands) as the server evaluates them for the person's seat:
+    every seat around the table with its name, total and the game's columns, the badges, and
+    the hand under the suit names the game declares."""
     from stichzoo.envs.registry import display_of
-    from stichzoo.policies.tables.web import page_view
+    from stichzoo.policies.tables.web import page_view, seat_names
 
     tv = page_view(table.view())
     screen, shown = tv["screen"], page.evaluate(SHOWN)
     assert f" - {screen['where']} - " in shown["title"]
-    titles = [c["title"] for c in screen["seat_columns"]]
-    assert shown["scoreboard"][0] == ["", "Seat", "Player", *titles, "Total"]
-    for s, row in enumerate(shown["scoreboard"][1:]):
-        assert row[3:3 + len(titles)] == [c["texts"][s] for c in screen["seat_columns"]]
+    names = seat_names(tv)
+    assert sorted(s["seat"] for s in shown["seats"]) == list(range(len(names)))
+    assert shown["seats"][-1]["seat"] == table.human_seat  # the person sits at the bottom
+    for seat in shown["seats"]:
+        s = seat["seat"]
+        assert seat["who"] == names[s]
+        assert seat["total"] == str(tv["view"]["totals"][s])
+        assert seat["toAct"] == (tv["to_act"] == s)
+        assert seat["columns"] == [[c["title"], c["texts"][s]] for c in screen["seat_columns"]]
+    assert shown["badges"] == [b["text"] for b in screen["badges"]]
     assert len(shown["notes"]) == len(screen["notes"])
     for note, text in zip(screen["notes"], shown["notes"]):
         if note["kind"] == "note":
@@ -210,6 +255,45 @@ def _check_screen(page, table) -> None:
     assert set(shown["suits"]) <= {s.name for s in display_of(table.game.name).suits}
     assert len(shown["suits"]) == len({s for s in map(display_of(table.game.name).suit_of,
                                                        tv["view"]["hand"])})
+
+
+#: the layout at the top of the page: sideways scrolling, the boxes of the hand, the moves
+#: and what might cover the hand
+LAYOUT = """() => {
+  window.scrollTo(0, 0);
+  const box = sel => { const n = document.querySelector(sel);
+    if (!n || n.offsetParent === null) return null;
+    const r = n.getBoundingClientRect();
+    return {sel, top: r.top, bottom: r.bottom, left: r.left, right: r.right}; };
+  const cards = [...document.querySelectorAll('#hand .card')].map(c => {
+    const r = c.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left,
+                                                 right: r.right}; });
+  return {scrollWidth: document.scrollingElement.scrollWidth, innerWidth: innerWidth,
+          innerHeight: innerHeight, hand: box('#hand'), moves: box('#moves'), cards,
+          others: ['.top', '#table-title', '#felt', '#moves', '#info', '.col-side', '#gameover',
+                   '.last-row', '#error', '#notice'].map(box).filter(Boolean)};
+}"""
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return (min(a["right"], b["right"]) - max(a["left"], b["left"]) > 0.5
+            and min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0.5)
+
+
+def _check_layout(page, playing: bool = True) -> None:
+    """No sideways scrolling; the hand (and on the person's turn the moves) on the first
+    screen; nothing over the hand; every card inside the window."""
+    shown = page.evaluate(LAYOUT)
+    assert shown["scrollWidth"] <= shown["innerWidth"], shown["scrollWidth"]
+    hand = shown["hand"]
+    assert hand is not None
+    assert hand["top"] >= 0 and hand["bottom"] <= shown["innerHeight"], hand
+    for card in shown["cards"]:
+        assert card["left"] >= 0 and card["right"] <= shown["innerWidth"], card
+    if playing:
+        assert shown["moves"] and shown["moves"]["bottom"] <= shown["innerHeight"], shown["moves"]
+    for other in shown["others"]:
+        assert not _overlap(hand, other), (other, hand)
 
 
 def _check_round_ends(page, events: list[dict]) -> None:
@@ -227,33 +311,36 @@ def _check_round_ends(page, events: list[dict]) -> None:
 
 def _mid_game(page) -> bool:
     """A good picture: three cards or more in hand and a card on the table."""
-    return page.locator("#hand .card").count() >= 3 and page.locator("#trick .played").count() >= 1
+    return page.locator("#hand .card").count() >= 3 and \
+        page.locator("#felt .slot .card").count() >= 1
 
 
-def _shoot(page, name: str, doc_game: str | None = None) -> None:
+def _shoot(page, name: str, doc_name: str | None = None) -> None:
+    """The first screen (what a player sees without scrolling) as a picture."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / name
     page.evaluate("window.scrollTo(0, 0)")  # clicking scrolled the page: show it from the top
-    height = min(page.evaluate("document.documentElement.scrollHeight"), 1000)
-    page.screenshot(path=str(path), full_page=True,
-                    clip={"x": 0, "y": 0, "width": VIEWPORT["width"], "height": height})
+    page.screenshot(path=str(path), animations="disabled")
     assert path.stat().st_size > 10_000  # a page, not a blank
-    if doc_game and os.environ.get("STICHZOO_DOC_SCREENSHOTS") == "1":
+    if doc_name and os.environ.get("STICHZOO_DOC_SCREENSHOTS") == "1":
         DOC_IMAGES.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, DOC_IMAGES / f"table_{doc_game}.png")
+        shutil.copyfile(path, DOC_IMAGES / doc_name)
 
 
+@pytest.mark.parametrize("page", list(SIZES), indirect=True)
 @pytest.mark.parametrize("game", list(GAMES))
 def test_play_a_whole_game_by_clicking(server, page, game):
     players = GAMES[game][0]
+    size = "phone" if page.viewport_size["width"] < 500 else "desktop"
     _set_up(page, server.url, game)
-    table_id = page.evaluate("decodeURIComponent(location.hash.split('=')[1])")
+    table_id = _table_id(page)
     table = server.store.get(table_id)
     assert table.game.name == game and table.human_seat == GAMES[game][1]
     # the title the game declares (envs/<game>/display.py), read from GET /tables/options
     from stichzoo.envs.registry import display_of
 
     assert page.text_content("#table-title").startswith(display_of(game).title + " - ")
+    _check_layout(page)
     rng = random.Random(GAMES[game][4])
     shot, clicks = False, 0
     while _state(page) != "over":
@@ -264,7 +351,16 @@ def test_play_a_whole_game_by_clicking(server, page, game):
                                                   "bs => bs.map(b => b.dataset.card)"))
             view = table.view()
             assert legal == {m["card"] for m in view["moves"] if m["kind"] in ("card", "sore")}
-            _shoot(page, f"web_table_{game}_mid.png", doc_game=game)
+            # each card of the trick lies in front of the seat that played it
+            trick = view["view"]["trick"]
+            seats = trick.get("seats") or [(trick["leader"] + k) % players
+                                           for k in range(len(trick["cards"]))]
+            for seat, card in zip(seats, trick["cards"]):
+                assert page.get_attribute(f'#felt .slot[data-seat="{seat}"] .card',
+                                          "data-card") == card
+            _check_layout(page)
+            suffix = "" if size == "desktop" else "_phone"
+            _shoot(page, f"web_table_{game}{suffix}_mid.png", f"table_{game}{suffix}.png")
             shot = True
         _click_move(page, rng)
         clicks += 1
@@ -277,6 +373,7 @@ def test_play_a_whole_game_by_clicking(server, page, game):
         events = c.get(f"/tables/{table_id}/events", params={"after": -1}).json()["events"]
     _check_screen(page, table)
     _check_round_ends(page, events)
+    assert page.evaluate(LAYOUT)["scrollWidth"] <= SIZES[size]["width"]
     assert replay(json.loads(json.dumps(record))).totals == shown == record["totals"]
     assert page.get_attribute("#verdict", "data-winners") == ",".join(
         map(str, table.summary()["winners"]))
@@ -286,8 +383,17 @@ def test_play_a_whole_game_by_clicking(server, page, game):
     assert blob == record
     assert page.get_attribute("#download-record", "download") == \
         f"stichzoo-{game}-{table.seed}.json"
-    # every round summary was shown
+    # every round summary was shown; only the last one unfolded
     assert page.locator("#rounds table").count() == len(record["rounds"])
+    assert page.locator("#rounds details[open]").count() == 1
+    # the log draws cards as the hand does: no card name is left as plain text
+    log = page.evaluate("""[...document.querySelectorAll('#log li')].map(li => {
+        const copy = li.cloneNode(true);
+        for (const c of copy.querySelectorAll('[data-card]')) c.remove();
+        return copy.textContent; })""")
+    cards = set(table.game.deck.names)
+    assert page.locator("#log [data-card]").count() > 0
+    assert not [w for line in log for w in re.findall(r"\w+", line) if w in cards]
     # step through the record: the start has zeros, the end the record's totals
     page.wait_for_selector("#replay:not([hidden])")
     page.click("#replay-last")
@@ -306,7 +412,8 @@ def test_play_a_whole_game_by_clicking(server, page, game):
     page.click("#replay-next")
     assert page.get_attribute("#replay", "data-frame") == str(k)
     page.click("#replay-last")
-    _shoot(page, f"web_table_{game}_end.png")
+    assert page.evaluate(LAYOUT)["scrollWidth"] <= SIZES[size]["width"]
+    _shoot(page, f"web_table_{game}_{size}_end.png")
     assert not page.problems, page.problems
 
 
@@ -319,9 +426,8 @@ def test_a_gone_table_says_so_and_offers_a_new_one(browser):
     app = create_app(SHIPPED_BOTS)
     store = app.state.table_store
     live = LiveServer(app)
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    page.set_default_timeout(20_000)
+    context = _context(browser, settings=NO_POLL)  # the click, not a poll, meets the gone table
+    page = _new_page(context)
     try:
         with httpx.Client(base_url=live.url) as c:
             assert c.get("/bots").status_code == 200  # the bot API is still there
@@ -371,11 +477,9 @@ def test_a_stale_tab_plays_nothing(browser):
     app = create_app(SHIPPED_BOTS, levels=(), allowed_hosts=served_hosts("127.0.0.1", port))
     store = app.state.table_store
     live = LiveServer(app, port=port)
-    context = browser.new_context(viewport=VIEWPORT)
-    first, second = context.new_page(), context.new_page()
+    context = _context(browser, settings=NO_POLL)  # the second tab must not catch up by itself
+    first, second = _new_page(context), _new_page(context)
     try:
-        for pg in (first, second):
-            pg.set_default_timeout(20_000)
         _set_up(first, live.url, "hoch_tief")
         table_id = first.evaluate("decodeURIComponent(location.hash.split('=')[1])")
         second.goto(f"{live.url}/#table={table_id}")

@@ -141,7 +141,10 @@ def _new_page(context):
     pg.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     pg.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
           if m.type == "error" and "404" not in m.text else None)
-    pg.on("dialog", lambda d: d.accept())
+    # a question ("leave this game?") is noted and answered with pg.answer (yes unless set)
+    pg.dialogs, pg.answer = [], True
+    pg.on("dialog", lambda d: (pg.dialogs.append(d.message),
+                               d.accept() if pg.answer else d.dismiss()))
     pg.problems = problems
     return pg
 
@@ -496,3 +499,160 @@ def test_a_stale_tab_plays_nothing(browser):
     finally:
         live.stop()
         context.close()
+
+
+def test_a_page_follows_moves_made_elsewhere(server, browser):
+    """A move from a second tab, and one sent again by a client that retried, reach the first
+    page by themselves (it polls GET /tables/ID/version): it shows the table as it is now and
+    says why, without a click."""
+    context = _context(browser, settings={**QUICK, "poll": 300})
+    first, second = _new_page(context), _new_page(context)
+    try:
+        _set_up(first, server.url, "hoch_tief")
+        table_id = _table_id(first)
+        second.goto(f"{server.url}/#table={table_id}")
+        second.wait_for_selector("body[data-state=your-turn]")
+        _click_move(second, random.Random(3))
+        now = server.store.get(table_id).view()["decisions"]
+        first.wait_for_function(f"document.getElementById('table').dataset.decisions === '{now}'")
+        assert "moved on elsewhere" in first.text_content("#notice")
+        assert first.is_hidden("#error")
+        # a client's retried request (the same move for the same decision) lands once
+        view = server.store.get(table_id).view()
+        with httpx.Client(base_url=server.url) as c:
+            body = {"move": view["moves"][0]["id"], "decisions": view["decisions"]}
+            assert c.post(f"/tables/{table_id}/act", json=body).status_code == 200
+            assert c.post(f"/tables/{table_id}/act", json=body).status_code == 409
+        now = server.store.get(table_id).view()["decisions"]
+        for pg in (first, second):
+            pg.wait_for_function(
+                f"document.getElementById('table').dataset.decisions === '{now}'")
+            _check_screen(pg, server.store.get(table_id))
+        assert not first.problems and not second.problems, (first.problems, second.problems)
+    finally:
+        context.close()
+
+
+def test_the_address_drives_the_page(server, browser):
+    """#table=ID says which table the page shows: an edited address switches tables, Back
+    returns to the one before; "New table" asks before it closes a running game."""
+    context = _context(browser)
+    page = _new_page(context)
+    try:
+        _set_up(page, server.url, "wizard")
+        first_id = _table_id(page)
+        with httpx.Client(base_url=server.url) as c:
+            other = c.post("/tables", json={"game": "wunder_punkt", "options": {"rounds": 1},
+                                            "seed": 2}).json()
+        page.evaluate(f"location.hash = '#table={other['table_id']}'")
+        page.wait_for_function("document.getElementById('table').dataset.game === "
+                               "'wunder_punkt'")
+        assert page.get_attribute("#table", "data-decisions") == str(other["decisions"])
+        page.go_back()
+        page.wait_for_function(f"document.getElementById('table').dataset.tableId === "
+                               f"'{first_id}'")
+        page.wait_for_selector("body[data-state=your-turn]")
+        assert page.get_attribute("#table", "data-game") == "wizard"
+        # leaving a running game asks first: "no" keeps it, "yes" closes it
+        page.answer = False
+        page.click("#new-table")
+        assert page.dialogs and "still running" in page.dialogs[0]
+        assert _state(page) == "your-turn" and _table_id(page) == first_id
+        page.answer = True
+        page.click("#new-table")
+        page.wait_for_selector("body[data-state=setup]")
+        assert len(page.dialogs) == 2 and "#table" not in page.url
+        with httpx.Client(base_url=server.url) as c:
+            deadline = time.monotonic() + 10
+            while c.get(f"/tables/{first_id}/version").status_code != 404:
+                assert time.monotonic() < deadline, "the left table was not closed"
+                time.sleep(0.05)
+        page.go_back()  # back to the closed table's address: it says it is gone
+        page.wait_for_selector("body[data-state=gone]")
+        assert not page.problems, page.problems
+    finally:
+        context.close()
+
+
+def test_a_forced_move_plays_itself_after_the_trick_pause(server, browser):
+    """With the settings on, a single possible move (Wizard's one card in round 1) is played
+    by itself, and a completed trick stays on the table for the pause, saying who takes it."""
+    context = _context(browser, settings={"pause": 600, "auto": True, "poll": 1500})
+    page = _new_page(context)
+    try:
+        page.goto(server.url + "/")
+        page.wait_for_selector("body[data-state=setup]")
+        assert page.input_value("#set-pause") == "600" and page.is_checked("#set-auto")
+        page.select_option("#game", "wizard")
+        page.select_option("#players", "3")
+        page.locator('#options [data-option="rounds"]').fill("[1]")  # the terminal's syntax
+        page.fill("#seed", "4")
+        page.click("#start")
+        page.wait_for_selector("body[data-state=your-turn]")
+        assert page.locator("#moves button.move").count() == 2  # bid 0 or 1
+        page.click("#moves button.move >> nth=0")
+        # no further click: the one card goes by itself, the trick shows who takes it
+        page.wait_for_selector("#felt[data-trick-done='1']")
+        caption = page.text_content("#trick-caption")
+        assert "take" in caption and "the trick" in caption, caption
+        assert page.locator("#felt .seat.took").count() == 1
+        assert page.locator("#felt .slot .card").count() == 3
+        page.wait_for_selector("body[data-state=over]")
+        table = server.store.get(_table_id(page))
+        assert table.over and table.view()["decisions"] == int(
+            page.get_attribute("#table", "data-decisions"))
+        assert not page.problems, page.problems
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("page", ["phone"], indirect=True)
+def test_the_rules_button_shows_each_games_rules(server, page):
+    """One click on Rules shows the game's rules from GET /tables/rules/GAME (its html,
+    cleaned: no scripts), on the start page and at the table; where the server has no rules
+    the panel says so."""
+    page.goto(server.url + "/")
+    page.wait_for_selector("body[data-state=setup]")
+    with httpx.Client(base_url=server.url) as c:
+        for game in GAMES:
+            page.select_option("#game", game)
+            page.click("#rules-button")
+            page.wait_for_function("['shown', 'missing'].includes("
+                                   "document.getElementById('rules-panel').dataset.state)")
+            r = c.get(f"/tables/rules/{game}")
+            body = page.text_content("#rules-body")
+            if r.status_code == 200:  # the rules' route (issue 33, item 2)
+                rules = r.json()
+                assert page.get_attribute("#rules-panel", "data-state") == "shown"
+                assert page.text_content("#rules-title") == rules["title"]
+                assert len(body) > 200 and body.split()[0] in rules["markdown"]
+            else:
+                assert r.status_code == 404
+                assert page.get_attribute("#rules-panel", "data-state") == "missing"
+                assert "not available" in body
+            page.click("#rules-close")
+            assert page.is_hidden("#rules-panel")
+    # what the panel does with a server's html: text and tables kept, scripts and handlers not
+    page.route("**/tables/rules/hoch_tief", lambda route: route.fulfill(
+        status=200, content_type="application/json",
+        body=json.dumps({"game": "hoch_tief", "title": "Hoch & Tief: the rules",
+                         "markdown": "# x", "html": "<h2>Tricks</h2><p onclick='boom()'>Play "
+                         "<b>high</b></p><script>window.hacked = 1</script>"
+                         "<img src=x onerror='window.hacked = 2'><table><tr><td>A1</td></tr>"
+                         "</table><a href='javascript:boom()'>link</a>"})))
+    _set_up(page, server.url, "hoch_tief")
+    page.click("#rules-button")
+    page.wait_for_selector("#rules-panel[data-state=shown]")
+    assert page.text_content("#rules-title") == "Hoch & Tief: the rules"
+    assert page.text_content("#rules-body h2") == "Tricks"
+    assert page.text_content("#rules-body td") == "A1"
+    assert page.locator("#rules-body script, #rules-body img, #rules-body [onclick]").count() == 0
+    assert page.get_attribute("#rules-body a", "href") is None
+    assert page.evaluate("window.hacked") is None
+    # the panel sits over the table on a phone without sideways scrolling
+    assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+    box = page.locator("#rules-panel").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    page.keyboard.press("Escape")
+    assert page.is_hidden("#rules-panel")
+    assert not page.problems, page.problems

@@ -450,6 +450,23 @@ def test_a_gone_table_says_so_and_offers_a_new_one(browser):
         page.click("#start")
         page.wait_for_function("document.getElementById('setup-error').textContent !== ''")
         assert "seed" in page.text_content("#setup-error")
+        # the values as the form writes them, never Python's (True, None)
+        page.select_option("#game", "wunder_punkt")
+        page.select_option("#players", "4")
+        page.check('#options [data-option="larger_hands"]')
+        page.fill("#seed", "1")
+        page.click("#start")
+        page.wait_for_function("document.getElementById('setup-error').textContent"
+                               ".includes('larger_hands')")
+        assert "larger_hands=on" in page.text_content("#setup-error")
+        assert "True" not in page.text_content("#setup-error")
+        # a list option in the page's syntax or the terminal's JSON; a word is refused here
+        page.select_option("#game", "wizard")
+        page.uncheck("#short")
+        page.fill('#options [data-option="rounds"]', "1;2")
+        page.click("#start")
+        assert page.text_content("#setup-error") == "Options: rounds: whole numbers such as 1,2,3."
+        page.select_option("#game", "hoch_tief")
         page.fill("#seed", "1")
         page.click("#start")
         page.wait_for_selector("body[data-state=your-turn]")

@@ -184,6 +184,13 @@ function tableGone() {
   if (location.hash) history.replaceState(null, "", location.pathname);
 }
 
+// a refusal of the settings with the values as the form writes them: rounds=None is
+// "rounds=empty", larger_hands=True is "larger_hands=on"
+function plainValues(message) {
+  const words = {None: "empty", True: "on", False: "off"};
+  return message.replace(/=(None|True|False)\b/g, (_, w) => `=${words[w]}`);
+}
+
 // what a player reads for an answer that is not about a move of theirs
 function playerWords(e) {
   if (!(e instanceof ApiError)) return "Something went wrong in this page; reload it to go on.";
@@ -322,7 +329,7 @@ async function startTable(ev) {
     const tv = await api("POST", "/tables", body);
     beginTable(tv);
   } catch (e) {
-    $("setup-error").textContent = e.message;
+    $("setup-error").textContent = e instanceof ApiError && e.status === 422 ? plainValues(e.message) : playerWords(e);
     setState("setup");
   } finally {
     $("start").disabled = false;

@@ -50,7 +50,10 @@ ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = Path(os.environ.get("STICHZOO_SCREENSHOTS", ROOT / "runs" / "screenshots"))
 DOC_IMAGES = ROOT / "docs" / "img"
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               # two tabs at once: the one behind must run at full speed too
+               "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+               "--disable-backgrounding-occluded-windows"]
 VIEWPORT = {"width": 1280, "height": 800}
 #: the sizes every game is played at: a desktop window and a phone (portrait)
 SIZES = {"desktop": VIEWPORT, "phone": {"width": 390, "height": 844}}
@@ -187,6 +190,7 @@ def _table_id(page) -> str:
 
 def _click_move(page, rng: random.Random) -> None:
     """Click one legal move: a highlighted card where the move is a card, else its button."""
+    page.bring_to_front()  # the tab in front: Chromium slows the others down
     ids = page.eval_on_selector_all("#moves button.move",
                                     "bs => bs.map(b => b.dataset.moveId)")
     assert ids, "no legal moves shown on the person's turn"
@@ -200,7 +204,7 @@ def _click_move(page, rng: random.Random) -> None:
         page.click(f'#moves button.move[data-move-id="{move}"]')
     page.wait_for_function(
         "d => document.getElementById('table').dataset.decisions !== d && "
-        "['your-turn', 'over'].includes(document.body.dataset.state)", arg=before)
+        "['your-turn', 'over'].includes(document.body.dataset.state)", arg=before, polling=50)
 
 
 #: what the page shows of the game's screen lines: the title, each seat's columns and total,
@@ -500,8 +504,10 @@ def test_a_stale_tab_plays_nothing(browser):
     context = _context(browser, settings=NO_POLL)  # the second tab must not catch up by itself
     first, second = _new_page(context), _new_page(context)
     try:
+        first.bring_to_front()
         _set_up(first, live.url, "hoch_tief")
         table_id = first.evaluate("decodeURIComponent(location.hash.split('=')[1])")
+        second.bring_to_front()
         second.goto(f"{live.url}/#table={table_id}")
         second.wait_for_selector("body[data-state=your-turn]")
         seen = store.get(table_id).view()["decisions"]
@@ -525,13 +531,17 @@ def test_a_page_follows_moves_made_elsewhere(server, browser):
     context = _context(browser, settings={**QUICK, "poll": 300})
     first, second = _new_page(context), _new_page(context)
     try:
+        first.bring_to_front()
         _set_up(first, server.url, "hoch_tief")
         table_id = _table_id(first)
+        second.bring_to_front()
         second.goto(f"{server.url}/#table={table_id}")
         second.wait_for_selector("body[data-state=your-turn]")
         _click_move(second, random.Random(3))
         now = server.store.get(table_id).view()["decisions"]
-        first.wait_for_function(f"document.getElementById('table').dataset.decisions === '{now}'")
+        first.bring_to_front()
+        first.wait_for_function(f"document.getElementById('table').dataset.decisions === '{now}'",
+                                polling=50)
         assert "moved on elsewhere" in first.text_content("#notice")
         assert first.is_hidden("#error")
         # a client's retried request (the same move for the same decision) lands once
@@ -543,7 +553,7 @@ def test_a_page_follows_moves_made_elsewhere(server, browser):
         now = server.store.get(table_id).view()["decisions"]
         for pg in (first, second):
             pg.wait_for_function(
-                f"document.getElementById('table').dataset.decisions === '{now}'")
+                f"document.getElementById('table').dataset.decisions === '{now}'", polling=50)
             _check_screen(pg, server.store.get(table_id))
         assert not first.problems and not second.problems, (first.problems, second.problems)
     finally:

@@ -593,3 +593,33 @@ def test_the_version_follows_every_move_cheaply(client):
     assert second["events"] > first["events"]
     client.delete(f"/tables/{tid}")
     assert _error(client.get(f"/tables/{tid}/version"), 404) == NOT_FOUND
+
+
+def test_a_hint_rates_every_legal_move_and_names_its_decision(client):
+    """POST /tables/ID/hint: the search's move (legal), every legal move's value and difference
+    to it (0 for it, none better), in the player's words; the same answer twice; a stale
+    decision 409, a bad body 422, an unknown table 404; the table is unchanged."""
+    for game in ("wizard", "geheimtrumpf"):
+        v = client.post("/tables", json=_create_body(game)).json()
+        tid = v["table_id"]
+        body = {"decisions": v["decisions"]}
+        r = client.post(f"/tables/{tid}/hint", json=body)
+        assert r.status_code == 200, r.text
+        hint = r.json()
+        legal = {m["id"]: m for m in v["moves"]}
+        assert hint["move"]["id"] in legal and hint["why"]
+        assert sorted(x["id"] for x in hint["values"]) == sorted(legal)
+        for x in hint["values"]:
+            assert x["text"] == legal[x["id"]]["text"] and x["label"] == legal[x["id"]]["label"]
+            if x["difference"] is not None:
+                assert x["difference"] <= 0
+        assert next(x for x in hint["values"] if x["id"] == hint["move"]["id"])["difference"] \
+            in (0, None)
+        assert client.post(f"/tables/{tid}/hint", json=body).json() == hint
+        assert client.get(f"/tables/{tid}").json()["decisions"] == v["decisions"]
+        _error(client.post(f"/tables/{tid}/hint", json={"decisions": v["decisions"] + 1}), 409)
+        for bad in ({}, {"decisions": True}, {"decisions": -1}, {"decisions": 1, "x": 2}, [1]):
+            _error(client.post(f"/tables/{tid}/hint", json=bad), 422)
+    if game == "geheimtrumpf":  # tasks in words: "draft no trick", never "draft no_trick"
+        assert all("_" not in x["text"] for x in hint["values"])
+    _error(client.post("/tables/nope/hint", json={"decisions": 0}), 404)

@@ -634,10 +634,10 @@ def test_a_forced_move_plays_itself_after_the_trick_pause(server, browser):
 
 
 @pytest.mark.parametrize("page", ["phone"], indirect=True)
-def test_the_rules_button_shows_each_games_rules(server, page):
+def test_the_rules_and_hint_buttons(server, page):
     """One click on Rules shows the game's rules from GET /tables/rules/GAME (its html,
     cleaned: no scripts), on the start page and at the table; where the server has no rules
-    the panel says so."""
+    the panel says so.  Hint shows the search's move for the decision and marks it."""
     page.goto(server.url + "/")
     page.wait_for_selector("body[data-state=setup]")
     with httpx.Client(base_url=server.url) as c:
@@ -682,4 +682,15 @@ def test_the_rules_button_shows_each_games_rules(server, page):
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390
     page.keyboard.press("Escape")
     assert page.is_hidden("#rules-panel")
+    # a hint: the search's move marked in the hand, the others with their estimated loss
+    table = server.store.get(_table_id(page))
+    page.click("#hint-button")
+    page.wait_for_selector("#hint[data-state=shown]")
+    hint = table.hint(table.view()["decisions"])
+    assert page.get_attribute("#hint", "data-move") == str(hint["move"]["id"])
+    assert page.locator(f'#hand button.hinted[data-move-id="{hint["move"]["id"]}"]').count() == 1
+    assert page.locator("#hint li").count() == len(hint["values"]) - 1
+    _check_layout(page)
+    _click_move(page, random.Random(0))
+    assert page.is_hidden("#hint")  # a hint is for one decision
     assert not page.problems, page.problems

@@ -369,6 +369,21 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
         return {"table_id": table_id, "instance": store.instance,
                 "events": with_texts(tv)["events"]}
 
+    @router.post("/tables/{table_id}/hint", responses=with_body,
+                 openapi_extra={"requestBody": _body_doc(HINT_SCHEMA)})
+    async def hint(table_id: str, request: Request):
+        """The search's suggestion for the person's decision (``{"decisions": N}`` names it):
+        the move, why, and every legal move's estimated value and difference to it, each
+        with its ``text`` in the player's words (docs/web_table.md)."""
+        store.get(table_id)  # 404 before a byte of the body is read
+        decisions = check_hint(parse_json(await read_body(request, max_body_bytes)))
+        table = store.get(table_id)
+        answer = await run_in_threadpool(table.hint, decisions)
+        display = display_of(table.game.name)
+        for move in (answer["move"], *answer["values"]):
+            move["text"] = display.in_words(move["label"])
+        return answer
+
     @router.get("/tables/{table_id}/version", responses=on_table)
     def version(table_id: str):
         """How far the table is (``decisions``, ``events``, ``over``) and the store's
@@ -391,7 +406,8 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
     def refuse(what: str, allow: str) -> None:
         raise RequestError(f"{what}; the table API: POST /tables, GET /tables/options, "
                           f"GET|DELETE /tables/ID, POST /tables/ID/act, GET /tables/ID/events, "
-                          f"GET /tables/ID/version, GET /tables/ID/record (docs/web_table.md)",
+                          f"POST /tables/ID/hint, GET /tables/ID/version, GET /tables/ID/record "
+                          f"(docs/web_table.md)",
                           405, headers={"Allow": allow})
 
     # every other method and path below /tables answers in the same shape (never the
@@ -416,6 +432,22 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
                           f"docs/web_table.md", 404)
 
     return router
+
+
+#: the body of POST /tables/ID/hint: the decision the hint is asked for
+HINT_SCHEMA = {"type": "object", "required": ["decisions"], "additionalProperties": False,
+               "properties": {"decisions": {"type": "integer", "minimum": 0}}}
+
+
+def check_hint(body: Any) -> int:
+    """The ``decisions`` a hint request names (the view's), or a 422 naming the problem."""
+    if not isinstance(body, dict) or set(body) != {"decisions"}:
+        raise RequestError('a hint request is {"decisions": N}: the view\'s "decisions", '
+                           'the decision the hint is for')
+    decisions = body["decisions"]
+    if isinstance(decisions, bool) or not isinstance(decisions, int) or decisions < 0:
+        raise RequestError('decisions must be the view\'s "decisions" (an integer >= 0)')
+    return decisions
 
 
 def _body_doc(schema: dict) -> dict:

@@ -179,6 +179,7 @@ function tableGone() {
   S.seq += 1;
   show($("gone"), true);
   show($("table"), false);
+  show($("gameover"), false);
   showNotice("");
   setState("gone");
   if (location.hash) history.replaceState(null, "", location.pathname);
@@ -342,6 +343,7 @@ function toSetup(push) {
   showError("");
   showNotice("");
   show($("table"), false);
+  show($("gameover"), false);
   show($("replay"), false);
   show($("setup"), true);
   show($("new-table"), false);
@@ -767,6 +769,12 @@ function render(tv) {
   renderLastTrick(tv);
   renderHand(tv);
   renderMoves(tv);
+  if ($("hint").dataset.decisions !== String(tv.decisions)) {  // a hint is for one decision
+    show($("hint"), false);
+    $("hint").dataset.decisions = String(tv.decisions);
+  }
+  $("hint-button").hidden = tv.over;
+  $("hint-button").disabled = !tv.moves.length;
   show($("gameover"), tv.over);
 }
 
@@ -831,6 +839,51 @@ async function renderGameOver(tv) {
     }
   } catch (e) {
     handleError(e);
+  }
+}
+
+// -- hints -----------------------------------------------------------------------------------
+
+// the search's suggestion for this decision (POST /tables/ID/hint): the move, marked in the
+// hand and the moves, and how many points over the rest of the round each other move is
+// estimated to lose
+async function askHint() {
+  const tv = S.tv;
+  if (!tv || tv.over || !tv.moves.length || S.busy) return;
+  const box = clear($("hint"));
+  show(box, true);
+  box.dataset.state = "loading";
+  box.append("The search is thinking...");
+  try {
+    const h = await api("POST", `/tables/${encodeURIComponent(S.tableId)}/hint`, {decisions: tv.decisions});
+    if (S.tv !== tv) return;  // the table moved on meanwhile
+    clear(box);
+    box.dataset.state = "shown";
+    box.dataset.move = String(h.move.id);
+    const face = m => (m.kind === "card" ? cardNode(tv.game, m.label, {inline: true}) : richText(tv.game, m.text));
+    box.append(el("div", {}, el("strong", {text: "Suggested: "}), face(h.move), ` (${h.why})`));
+    const others = h.values.filter(v => v.id !== h.move.id);
+    if (others.length) {
+      const list = el("ol", {});
+      for (const v of others) {
+        const loss = v.difference === null ? (v.reason || "not rated")
+          : `${v.difference <= 0 ? "" : "+"}${v.difference} points` +
+            (v.difference_stderr !== null ? ` (\u00b1${v.difference_stderr})` : "");
+        list.append(el("li", {"data-move-id": v.id}, face(v), `: ${loss}`));
+      }
+      box.append(el("div", {class: "small", text: "The others, estimated against it over the rest of the round:"}), list);
+    }
+    for (const b of document.querySelectorAll(`#hand button[data-move-id="${h.move.id}"], ` +
+                                              `#moves button[data-move-id="${h.move.id}"], ` +
+                                              `#info button[data-move-id="${h.move.id}"]`)) {
+      b.classList.add("hinted");
+    }
+  } catch (e) {
+    if (S.tv !== tv) return;
+    clear(box);
+    box.dataset.state = "missing";
+    box.append(e instanceof ApiError && e.status === 409 ? "The table moved on; ask again."
+                                                         : "No hint available now.");
   }
 }
 
@@ -1066,6 +1119,7 @@ async function main() {
   });
   $("again").addEventListener("click", () => toSetup(true));
   $("rules-button").addEventListener("click", showRules);
+  $("hint-button").addEventListener("click", askHint);
   $("rules-close").addEventListener("click", () => show($("rules-panel"), false));
   document.addEventListener("keydown", e => { if (e.key === "Escape") show($("rules-panel"), false); });
   // leaving a running game (closing the tab, another address) asks first

@@ -647,7 +647,7 @@ function outcomeText(t, names) {
   return text;
 }
 
-// a card's face as plain text ("7♥"), for a caption
+// a card's face as plain text (its text and sub), for a caption
 function faceText(card) {
   const g = S.tv ? S.tv.game : (S.record ? S.record.game : null);
   if (!g) return card;

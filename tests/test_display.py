@@ -72,6 +72,20 @@ def test_the_screen_functions_read_every_view(name):
             assert title and len(texts) == game.num_players
         for note in display.notes(view, names):
             assert isinstance(note, (Note, Grid))
+        for badge in display.badges(view):  # short: they sit in the table's middle
+            assert isinstance(badge, Note) and 0 < len(badge.text) <= 40, badge
+
+
+def test_every_geheimtrumpf_task_has_words():
+    """A player reads tasks by name, never by id, in the scoreboard, the moves and the log."""
+    from stichzoo.envs.geheimtrumpf.rules import TASK_NAMES
+
+    display = display_of("geheimtrumpf")
+    assert set(display.terms) == set(TASK_NAMES)
+    assert display.in_words("choose no_trick") == "choose no trick"
+    assert display.in_words("the task last_trick, no_hearts") == \
+        "the task last trick, no hearts"
+    assert display_of("wizard").in_words("bid 2") == "bid 2"
 
 
 @pytest.mark.parametrize("name", envs.GAMES)

@@ -95,8 +95,12 @@ def _check_screen(v: dict) -> None:
     display = display_of(v["game"])
     names = ["You" if p["human"] else f"Seat {p['seat']}" for p in v["players"]]
     screen = v["screen"]
-    assert set(screen) == {"where", "seat_columns", "notes"}
+    assert set(screen) == {"where", "seat_columns", "notes", "badges"}
     assert screen["where"] == display.where(v["view"])
+    assert screen["badges"] == [{"kind": "note", "text": b.text, "style": b.style}
+                                for b in display.badges(v["view"])]
+    # every move in the player's words: the label with the game's ids replaced
+    assert [m["text"] for m in v["moves"]] == [display.in_words(m["label"]) for m in v["moves"]]
     assert screen["seat_columns"] == _columns(display.seat_columns(v["view"]))
     notes = display.notes(v["view"], names)
     assert len(screen["notes"]) == len(notes)
@@ -564,3 +568,58 @@ def test_a_move_is_played_exactly_once(live_server):
             assert c.get(f"/tables/{tid}").json()["decisions"] == after["decisions"]
             landed += 1
     assert landed == 8
+
+
+def test_the_version_follows_every_move_cheaply(client):
+    """GET /tables/ID/version: what a polling page compares - the decisions and events so far,
+    over, the instance - changes with every move (made in any tab) and is 404 once gone."""
+    v = client.post("/tables", json=_create_body("wizard")).json()
+    tid = v["table_id"]
+
+    def version() -> dict:
+        r = client.get(f"/tables/{tid}/version")
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    events = client.get(f"/tables/{tid}/events", params={"after": -1}).json()["events"]
+    first = version()
+    assert first == {"decisions": v["decisions"], "events": len(events), "over": False,
+                     "instance": client.store.instance}
+    assert version() == first  # asking changes nothing
+    v = client.post(f"/tables/{tid}/act", json={"move": v["moves"][0]["id"],
+                                                "decisions": v["decisions"]}).json()
+    second = version()
+    assert second["decisions"] == v["decisions"] > first["decisions"]
+    assert second["events"] > first["events"]
+    client.delete(f"/tables/{tid}")
+    assert _error(client.get(f"/tables/{tid}/version"), 404) == NOT_FOUND
+
+
+def test_a_hint_rates_every_legal_move_and_names_its_decision(client):
+    """POST /tables/ID/hint: the search's move (legal), every legal move's value and difference
+    to it (0 for it, none better), in the player's words; the same answer twice; a stale
+    decision 409, a bad body 422, an unknown table 404; the table is unchanged."""
+    for game in ("wizard", "geheimtrumpf"):
+        v = client.post("/tables", json=_create_body(game)).json()
+        tid = v["table_id"]
+        body = {"decisions": v["decisions"]}
+        r = client.post(f"/tables/{tid}/hint", json=body)
+        assert r.status_code == 200, r.text
+        hint = r.json()
+        legal = {m["id"]: m for m in v["moves"]}
+        assert hint["move"]["id"] in legal and hint["why"]
+        assert sorted(x["id"] for x in hint["values"]) == sorted(legal)
+        for x in hint["values"]:
+            assert x["text"] == legal[x["id"]]["text"] and x["label"] == legal[x["id"]]["label"]
+            if x["difference"] is not None:
+                assert x["difference"] <= 0
+        assert next(x for x in hint["values"] if x["id"] == hint["move"]["id"])["difference"] \
+            in (0, None)
+        assert client.post(f"/tables/{tid}/hint", json=body).json() == hint
+        assert client.get(f"/tables/{tid}").json()["decisions"] == v["decisions"]
+        _error(client.post(f"/tables/{tid}/hint", json={"decisions": v["decisions"] + 1}), 409)
+        for bad in ({}, {"decisions": True}, {"decisions": -1}, {"decisions": 1, "x": 2}, [1]):
+            _error(client.post(f"/tables/{tid}/hint", json=bad), 422)
+    if game == "geheimtrumpf":  # tasks in words: "draft no trick", never "draft no_trick"
+        assert all("_" not in x["text"] for x in hint["values"])
+    _error(client.post("/tables/nope/hint", json={"decisions": 0}), 404)

@@ -2,13 +2,20 @@
 
 Each of the five games is set up in the page's form and played to its end by
 clicking the highlighted cards and the move buttons (a seeded random choice
-among the legal ones); the final totals the page shows must equal those of
-the engine's record (replayed by ``stichzoo.envs.core.record.replay``), the
+among the legal ones), at a desktop (1280x800) and a phone (390x844) size;
+the layout is checked on the way (no sideways scrolling, the hand and the
+moves on the first screen, nothing over the hand), the seats show the game's
+screen lines, the final totals the page shows must equal those of the
+engine's record (replayed by ``stichzoo.envs.core.record.replay``), the
 downloadable record must be that record, and the record stepper must reach
-the same totals.  A screenshot per game (mid-game and the end) is written to
-``runs/screenshots/`` (or ``$STICHZOO_SCREENSHOTS``) as a test artifact;
-with ``STICHZOO_DOC_SCREENSHOTS=1`` the mid-game one also replaces
-``docs/img/table_<game>.png`` (the README's pictures).
+the same totals.  Other tests: a page follows a move made in a second tab or
+by a retried request, a stale click plays nothing, the address drives the
+page (Back included), a forced move plays itself after the trick pause, the
+rules button.  A screenshot per game and size (mid-game and the end) is
+written to ``runs/screenshots/`` (or ``$STICHZOO_SCREENSHOTS``) as a test
+artifact; with ``STICHZOO_DOC_SCREENSHOTS=1`` (``scripts/screenshots.py``)
+the mid-game ones also replace ``docs/img/table_<game>.png`` and
+``docs/img/table_<game>_phone.png`` (docs/web_table.md's pictures).
 
 Chromium is Debian's ``chromium`` package (installed by ``.ci/run``),
 launched by path: ``playwright install`` is never needed.  Without
@@ -20,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import socket
 import threading
@@ -42,8 +50,18 @@ ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = Path(os.environ.get("STICHZOO_SCREENSHOTS", ROOT / "runs" / "screenshots"))
 DOC_IMAGES = ROOT / "docs" / "img"
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-VIEWPORT = {"width": 1000, "height": 700}
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               # two tabs at once: the one behind must run at full speed too
+               "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+               "--disable-backgrounding-occluded-windows"]
+VIEWPORT = {"width": 1280, "height": 800}
+#: the sizes every game is played at: a desktop window and a phone (portrait)
+SIZES = {"desktop": VIEWPORT, "phone": {"width": 390, "height": 844}}
+#: the page's settings for the tests (kept in localStorage by the page): no pause after a
+#: trick and no move played by itself, so that every move is a click of the test
+QUICK = {"pause": 0, "auto": False, "poll": 1500}
+#: the same, without looking for moves made elsewhere (for tests of a page that falls behind)
+NO_POLL = {**QUICK, "poll": 600_000}
 
 #: per game: players, the person's seat, the bots, the option fields to fill in, the seed
 GAMES = {
@@ -110,17 +128,34 @@ def browser():
         b.close()
 
 
-@pytest.fixture()
-def page(browser):
-    context = browser.new_context(viewport=VIEWPORT, accept_downloads=False)
+def _context(browser, size: str = "desktop", settings: dict | None = None):
+    """A browser context of a size, the page's settings set before its scripts run, every
+    "leave this game?" question answered yes."""
+    context = browser.new_context(viewport=SIZES[size], accept_downloads=False)
+    context.add_init_script(f"localStorage.setItem('stichzoo.settings', "
+                            f"{json.dumps(json.dumps(settings or QUICK))})")
+    return context
+
+
+def _new_page(context):
     pg = context.new_page()
     pg.set_default_timeout(20_000)
     problems: list[str] = []
     pg.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     pg.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-          if m.type == "error" else None)
+          if m.type == "error" and "404" not in m.text else None)
+    # a question ("leave this game?") is noted and answered with pg.answer (yes unless set)
+    pg.dialogs, pg.answer = [], True
+    pg.on("dialog", lambda d: (pg.dialogs.append(d.message),
+                               d.accept() if pg.answer else d.dismiss()))
     pg.problems = problems
-    yield pg
+    return pg
+
+
+@pytest.fixture()
+def page(browser, request):
+    context = _context(browser, getattr(request, "param", "desktop"))
+    yield _new_page(context)
     context.close()
 
 
@@ -149,8 +184,13 @@ def _set_up(page, url: str, game: str) -> None:
     page.wait_for_selector("body[data-state=your-turn], body[data-state=over]")
 
 
+def _table_id(page) -> str:
+    return page.evaluate("decodeURIComponent(location.hash.split('=')[1])")
+
+
 def _click_move(page, rng: random.Random) -> None:
     """Click one legal move: a highlighted card where the move is a card, else its button."""
+    page.bring_to_front()  # the tab in front: Chromium slows the others down
     ids = page.eval_on_selector_all("#moves button.move",
                                     "bs => bs.map(b => b.dataset.moveId)")
     assert ids, "no legal moves shown on the person's turn"
@@ -164,11 +204,11 @@ def _click_move(page, rng: random.Random) -> None:
         page.click(f'#moves button.move[data-move-id="{move}"]')
     page.wait_for_function(
         "d => document.getElementById('table').dataset.decisions !== d && "
-        "['your-turn', 'over'].includes(document.body.dataset.state)", arg=before)
+        "['your-turn', 'over'].includes(document.body.dataset.state)", arg=before, polling=50)
 
 
-#: what the page shows of the game's screen lines: the title, the scoreboard's cells, each
-#: note's text (a card drawn as its name) and the hand's suit names
+#: what the page shows of the game's screen lines: the title, each seat's columns and total,
+#: the badges, each note's text (a card drawn as its name) and the hand's suit names
 SHOWN = """() => {
   const text = node => {
     const copy = node.cloneNode(true);
@@ -177,8 +217,13 @@ SHOWN = """() => {
   };
   const cells = sel => [...document.querySelectorAll(sel + ' tr')]
     .map(tr => [...tr.children].filter(c => c.tagName !== 'CAPTION').map(text));
-  return {title: document.getElementById('table-title').textContent,
-          scoreboard: cells('#scoreboard'),
+  const seats = [...document.querySelectorAll('#felt .seat')].map(s => ({
+    seat: Number(s.dataset.seat), who: s.querySelector('.who').textContent,
+    total: s.querySelector('.total').textContent, toAct: s.classList.contains('to-act'),
+    columns: [...s.querySelectorAll('.cols-line')].map(
+      c => [c.dataset.col, text(c.querySelector('.col-text'))])}));
+  return {title: document.getElementById('table-title').textContent, seats,
+          badges: [...document.querySelectorAll('#badges .badge')].map(text),
           notes: [...document.querySelectorAll('#info > [data-testid^=note-]')].map(text),
           suits: [...document.querySelectorAll('#hand .suit-name')].map(n => n.textContent),
           rounds: Object.fromEntries([...document.querySelectorAll('#rounds table')]
@@ -188,18 +233,25 @@ SHOWN = """() => {
 
 def _check_screen(page, table) -> None:
     """The page shows the game's screen lines (bids, sore cards, tasks, trump, led suit, the
-    Joker's gift, draft rows, open hands) as the server evaluates them for the person's seat,
-    and the hand under the suit names the game declares."""
+    Joker's gift, draft rows, open hands) as the server evaluates them for the person's seat:
+    every seat around the table with its name, total and the game's columns, the badges, and
+    the hand under the suit names the game declares."""
     from stichzoo.envs.registry import display_of
-    from stichzoo.policies.tables.web import page_view
+    from stichzoo.policies.tables.web import page_view, seat_names
 
     tv = page_view(table.view())
     screen, shown = tv["screen"], page.evaluate(SHOWN)
     assert f" - {screen['where']} - " in shown["title"]
-    titles = [c["title"] for c in screen["seat_columns"]]
-    assert shown["scoreboard"][0] == ["", "Seat", "Player", *titles, "Total"]
-    for s, row in enumerate(shown["scoreboard"][1:]):
-        assert row[3:3 + len(titles)] == [c["texts"][s] for c in screen["seat_columns"]]
+    names = seat_names(tv)
+    assert sorted(s["seat"] for s in shown["seats"]) == list(range(len(names)))
+    assert shown["seats"][-1]["seat"] == table.human_seat  # the person sits at the bottom
+    for seat in shown["seats"]:
+        s = seat["seat"]
+        assert seat["who"] == names[s]
+        assert seat["total"] == str(tv["view"]["totals"][s])
+        assert seat["toAct"] == (tv["to_act"] == s)
+        assert seat["columns"] == [[c["title"], c["texts"][s]] for c in screen["seat_columns"]]
+    assert shown["badges"] == [b["text"] for b in screen["badges"]]
     assert len(shown["notes"]) == len(screen["notes"])
     for note, text in zip(screen["notes"], shown["notes"]):
         if note["kind"] == "note":
@@ -210,6 +262,45 @@ def _check_screen(page, table) -> None:
     assert set(shown["suits"]) <= {s.name for s in display_of(table.game.name).suits}
     assert len(shown["suits"]) == len({s for s in map(display_of(table.game.name).suit_of,
                                                        tv["view"]["hand"])})
+
+
+#: the layout at the top of the page: sideways scrolling, the boxes of the hand, the moves
+#: and what might cover the hand
+LAYOUT = """() => {
+  window.scrollTo(0, 0);
+  const box = sel => { const n = document.querySelector(sel);
+    if (!n || n.offsetParent === null) return null;
+    const r = n.getBoundingClientRect();
+    return {sel, top: r.top, bottom: r.bottom, left: r.left, right: r.right}; };
+  const cards = [...document.querySelectorAll('#hand .card')].map(c => {
+    const r = c.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left,
+                                                 right: r.right}; });
+  return {scrollWidth: document.scrollingElement.scrollWidth, innerWidth: innerWidth,
+          innerHeight: innerHeight, hand: box('#hand'), moves: box('#moves'), cards,
+          others: ['.top', '#table-title', '#felt', '#moves', '#info', '.col-side', '#gameover',
+                   '.last-row', '#error', '#notice'].map(box).filter(Boolean)};
+}"""
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return (min(a["right"], b["right"]) - max(a["left"], b["left"]) > 0.5
+            and min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0.5)
+
+
+def _check_layout(page, playing: bool = True) -> None:
+    """No sideways scrolling; the hand (and on the person's turn the moves) on the first
+    screen; nothing over the hand; every card inside the window."""
+    shown = page.evaluate(LAYOUT)
+    assert shown["scrollWidth"] <= shown["innerWidth"], shown["scrollWidth"]
+    hand = shown["hand"]
+    assert hand is not None
+    assert hand["top"] >= 0 and hand["bottom"] <= shown["innerHeight"], hand
+    for card in shown["cards"]:
+        assert card["left"] >= 0 and card["right"] <= shown["innerWidth"], card
+    if playing:
+        assert shown["moves"] and shown["moves"]["bottom"] <= shown["innerHeight"], shown["moves"]
+    for other in shown["others"]:
+        assert not _overlap(hand, other), (other, hand)
 
 
 def _check_round_ends(page, events: list[dict]) -> None:
@@ -227,33 +318,36 @@ def _check_round_ends(page, events: list[dict]) -> None:
 
 def _mid_game(page) -> bool:
     """A good picture: three cards or more in hand and a card on the table."""
-    return page.locator("#hand .card").count() >= 3 and page.locator("#trick .played").count() >= 1
+    return page.locator("#hand .card").count() >= 3 and \
+        page.locator("#felt .slot .card").count() >= 1
 
 
-def _shoot(page, name: str, doc_game: str | None = None) -> None:
+def _shoot(page, name: str, doc_name: str | None = None) -> None:
+    """The first screen (what a player sees without scrolling) as a picture."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / name
     page.evaluate("window.scrollTo(0, 0)")  # clicking scrolled the page: show it from the top
-    height = min(page.evaluate("document.documentElement.scrollHeight"), 1000)
-    page.screenshot(path=str(path), full_page=True,
-                    clip={"x": 0, "y": 0, "width": VIEWPORT["width"], "height": height})
+    page.screenshot(path=str(path), animations="disabled")
     assert path.stat().st_size > 10_000  # a page, not a blank
-    if doc_game and os.environ.get("STICHZOO_DOC_SCREENSHOTS") == "1":
+    if doc_name and os.environ.get("STICHZOO_DOC_SCREENSHOTS") == "1":
         DOC_IMAGES.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, DOC_IMAGES / f"table_{doc_game}.png")
+        shutil.copyfile(path, DOC_IMAGES / doc_name)
 
 
+@pytest.mark.parametrize("page", list(SIZES), indirect=True)
 @pytest.mark.parametrize("game", list(GAMES))
 def test_play_a_whole_game_by_clicking(server, page, game):
     players = GAMES[game][0]
+    size = "phone" if page.viewport_size["width"] < 500 else "desktop"
     _set_up(page, server.url, game)
-    table_id = page.evaluate("decodeURIComponent(location.hash.split('=')[1])")
+    table_id = _table_id(page)
     table = server.store.get(table_id)
     assert table.game.name == game and table.human_seat == GAMES[game][1]
     # the title the game declares (envs/<game>/display.py), read from GET /tables/options
     from stichzoo.envs.registry import display_of
 
     assert page.text_content("#table-title").startswith(display_of(game).title + " - ")
+    _check_layout(page)
     rng = random.Random(GAMES[game][4])
     shot, clicks = False, 0
     while _state(page) != "over":
@@ -264,7 +358,16 @@ def test_play_a_whole_game_by_clicking(server, page, game):
                                                   "bs => bs.map(b => b.dataset.card)"))
             view = table.view()
             assert legal == {m["card"] for m in view["moves"] if m["kind"] in ("card", "sore")}
-            _shoot(page, f"web_table_{game}_mid.png", doc_game=game)
+            # each card of the trick lies in front of the seat that played it
+            trick = view["view"]["trick"]
+            seats = trick.get("seats") or [(trick["leader"] + k) % players
+                                           for k in range(len(trick["cards"]))]
+            for seat, card in zip(seats, trick["cards"]):
+                assert page.get_attribute(f'#felt .slot[data-seat="{seat}"] .card',
+                                          "data-card") == card
+            _check_layout(page)
+            suffix = "" if size == "desktop" else "_phone"
+            _shoot(page, f"web_table_{game}{suffix}_mid.png", f"table_{game}{suffix}.png")
             shot = True
         _click_move(page, rng)
         clicks += 1
@@ -277,6 +380,7 @@ def test_play_a_whole_game_by_clicking(server, page, game):
         events = c.get(f"/tables/{table_id}/events", params={"after": -1}).json()["events"]
     _check_screen(page, table)
     _check_round_ends(page, events)
+    assert page.evaluate(LAYOUT)["scrollWidth"] <= SIZES[size]["width"]
     assert replay(json.loads(json.dumps(record))).totals == shown == record["totals"]
     assert page.get_attribute("#verdict", "data-winners") == ",".join(
         map(str, table.summary()["winners"]))
@@ -286,8 +390,17 @@ def test_play_a_whole_game_by_clicking(server, page, game):
     assert blob == record
     assert page.get_attribute("#download-record", "download") == \
         f"stichzoo-{game}-{table.seed}.json"
-    # every round summary was shown
+    # every round summary was shown; only the last one unfolded
     assert page.locator("#rounds table").count() == len(record["rounds"])
+    assert page.locator("#rounds details[open]").count() == 1
+    # the log draws cards as the hand does: no card name is left as plain text
+    log = page.evaluate("""[...document.querySelectorAll('#log li')].map(li => {
+        const copy = li.cloneNode(true);
+        for (const c of copy.querySelectorAll('[data-card]')) c.remove();
+        return copy.textContent; })""")
+    cards = set(table.game.deck.names)
+    assert page.locator("#log [data-card]").count() > 0
+    assert not [w for line in log for w in re.findall(r"\w+", line) if w in cards]
     # step through the record: the start has zeros, the end the record's totals
     page.wait_for_selector("#replay:not([hidden])")
     page.click("#replay-last")
@@ -306,7 +419,8 @@ def test_play_a_whole_game_by_clicking(server, page, game):
     page.click("#replay-next")
     assert page.get_attribute("#replay", "data-frame") == str(k)
     page.click("#replay-last")
-    _shoot(page, f"web_table_{game}_end.png")
+    assert page.evaluate(LAYOUT)["scrollWidth"] <= SIZES[size]["width"]
+    _shoot(page, f"web_table_{game}_{size}_end.png")
     assert not page.problems, page.problems
 
 
@@ -319,9 +433,8 @@ def test_a_gone_table_says_so_and_offers_a_new_one(browser):
     app = create_app(SHIPPED_BOTS)
     store = app.state.table_store
     live = LiveServer(app)
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    page.set_default_timeout(20_000)
+    context = _context(browser, settings=NO_POLL)  # the click, not a poll, meets the gone table
+    page = _new_page(context)
     try:
         with httpx.Client(base_url=live.url) as c:
             assert c.get("/bots").status_code == 200  # the bot API is still there
@@ -341,6 +454,23 @@ def test_a_gone_table_says_so_and_offers_a_new_one(browser):
         page.click("#start")
         page.wait_for_function("document.getElementById('setup-error').textContent !== ''")
         assert "seed" in page.text_content("#setup-error")
+        # the values as the form writes them, never Python's (True, None)
+        page.select_option("#game", "wunder_punkt")
+        page.select_option("#players", "4")
+        page.check('#options [data-option="larger_hands"]')
+        page.fill("#seed", "1")
+        page.click("#start")
+        page.wait_for_function("document.getElementById('setup-error').textContent"
+                               ".includes('larger_hands')")
+        assert "larger_hands=on" in page.text_content("#setup-error")
+        assert "True" not in page.text_content("#setup-error")
+        # a list option in the page's syntax or the terminal's JSON; a word is refused here
+        page.select_option("#game", "wizard")
+        page.uncheck("#short")
+        page.fill('#options [data-option="rounds"]', "1;2")
+        page.click("#start")
+        assert page.text_content("#setup-error") == "Options: rounds: whole numbers such as 1,2,3."
+        page.select_option("#game", "hoch_tief")
         page.fill("#seed", "1")
         page.click("#start")
         page.wait_for_selector("body[data-state=your-turn]")
@@ -371,13 +501,13 @@ def test_a_stale_tab_plays_nothing(browser):
     app = create_app(SHIPPED_BOTS, levels=(), allowed_hosts=served_hosts("127.0.0.1", port))
     store = app.state.table_store
     live = LiveServer(app, port=port)
-    context = browser.new_context(viewport=VIEWPORT)
-    first, second = context.new_page(), context.new_page()
+    context = _context(browser, settings=NO_POLL)  # the second tab must not catch up by itself
+    first, second = _new_page(context), _new_page(context)
     try:
-        for pg in (first, second):
-            pg.set_default_timeout(20_000)
+        first.bring_to_front()
         _set_up(first, live.url, "hoch_tief")
         table_id = first.evaluate("decodeURIComponent(location.hash.split('=')[1])")
+        second.bring_to_front()
         second.goto(f"{live.url}/#table={table_id}")
         second.wait_for_selector("body[data-state=your-turn]")
         seen = store.get(table_id).view()["decisions"]
@@ -392,3 +522,175 @@ def test_a_stale_tab_plays_nothing(browser):
     finally:
         live.stop()
         context.close()
+
+
+def test_a_page_follows_moves_made_elsewhere(server, browser):
+    """A move from a second tab, and one sent again by a client that retried, reach the first
+    page by themselves (it polls GET /tables/ID/version): it shows the table as it is now and
+    says why, without a click."""
+    context = _context(browser, settings={**QUICK, "poll": 300})
+    first, second = _new_page(context), _new_page(context)
+    try:
+        first.bring_to_front()
+        _set_up(first, server.url, "hoch_tief")
+        table_id = _table_id(first)
+        second.bring_to_front()
+        second.goto(f"{server.url}/#table={table_id}")
+        second.wait_for_selector("body[data-state=your-turn]")
+        _click_move(second, random.Random(3))
+        now = server.store.get(table_id).view()["decisions"]
+        first.bring_to_front()
+        first.wait_for_function(f"document.getElementById('table').dataset.decisions === '{now}'",
+                                polling=50)
+        assert "moved on elsewhere" in first.text_content("#notice")
+        assert first.is_hidden("#error")
+        # a client's retried request (the same move for the same decision) lands once
+        view = server.store.get(table_id).view()
+        with httpx.Client(base_url=server.url) as c:
+            body = {"move": view["moves"][0]["id"], "decisions": view["decisions"]}
+            assert c.post(f"/tables/{table_id}/act", json=body).status_code == 200
+            assert c.post(f"/tables/{table_id}/act", json=body).status_code == 409
+        now = server.store.get(table_id).view()["decisions"]
+        for pg in (first, second):
+            pg.wait_for_function(
+                f"document.getElementById('table').dataset.decisions === '{now}'", polling=50)
+            _check_screen(pg, server.store.get(table_id))
+        assert not first.problems and not second.problems, (first.problems, second.problems)
+    finally:
+        context.close()
+
+
+def test_the_address_drives_the_page(server, browser):
+    """#table=ID says which table the page shows: an edited address switches tables, Back
+    returns to the one before; "New table" asks before it closes a running game."""
+    context = _context(browser)
+    page = _new_page(context)
+    try:
+        _set_up(page, server.url, "wizard")
+        first_id = _table_id(page)
+        with httpx.Client(base_url=server.url) as c:
+            other = c.post("/tables", json={"game": "wunder_punkt", "options": {"rounds": 1},
+                                            "seed": 2}).json()
+        page.evaluate(f"location.hash = '#table={other['table_id']}'")
+        page.wait_for_function("document.getElementById('table').dataset.game === "
+                               "'wunder_punkt'")
+        assert page.get_attribute("#table", "data-decisions") == str(other["decisions"])
+        page.go_back()
+        page.wait_for_function(f"document.getElementById('table').dataset.tableId === "
+                               f"'{first_id}'")
+        page.wait_for_selector("body[data-state=your-turn]")
+        assert page.get_attribute("#table", "data-game") == "wizard"
+        # leaving a running game asks first: "no" keeps it, "yes" closes it
+        page.answer = False
+        page.click("#new-table")
+        assert page.dialogs and "still running" in page.dialogs[0]
+        assert _state(page) == "your-turn" and _table_id(page) == first_id
+        page.answer = True
+        page.click("#new-table")
+        page.wait_for_selector("body[data-state=setup]")
+        assert len(page.dialogs) == 2 and "#table" not in page.url
+        with httpx.Client(base_url=server.url) as c:
+            deadline = time.monotonic() + 10
+            while c.get(f"/tables/{first_id}/version").status_code != 404:
+                assert time.monotonic() < deadline, "the left table was not closed"
+                time.sleep(0.05)
+        page.go_back()  # back to the closed table's address: it says it is gone
+        page.wait_for_selector("body[data-state=gone]")
+        assert not page.problems, page.problems
+    finally:
+        context.close()
+
+
+def test_a_forced_move_plays_itself_after_the_trick_pause(server, browser):
+    """With the settings on, a single possible move (Wizard's one card in round 1) is played
+    by itself, and a completed trick stays on the table for the pause, saying who takes it."""
+    context = _context(browser, settings={"pause": 600, "auto": True, "poll": 1500})
+    page = _new_page(context)
+    try:
+        page.goto(server.url + "/")
+        page.wait_for_selector("body[data-state=setup]")
+        assert page.input_value("#set-pause") == "600" and page.is_checked("#set-auto")
+        page.select_option("#game", "wizard")
+        page.select_option("#players", "3")
+        page.locator('#options [data-option="rounds"]').fill("[1]")  # the terminal's syntax
+        page.fill("#seed", "4")
+        page.click("#start")
+        page.wait_for_selector("body[data-state=your-turn]")
+        assert page.locator("#moves button.move").count() == 2  # bid 0 or 1
+        page.click("#moves button.move >> nth=0")
+        # no further click: the one card goes by itself, the trick shows who takes it
+        page.wait_for_selector("#felt[data-trick-done='1']")
+        caption = page.text_content("#trick-caption")
+        assert "take" in caption and "the trick" in caption, caption
+        assert page.locator("#felt .seat.took").count() == 1
+        assert page.locator("#felt .slot .card").count() == 3
+        page.wait_for_selector("body[data-state=over]")
+        table = server.store.get(_table_id(page))
+        assert table.over and table.view()["decisions"] == int(
+            page.get_attribute("#table", "data-decisions"))
+        assert not page.problems, page.problems
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("page", ["phone"], indirect=True)
+def test_the_rules_and_hint_buttons(server, page):
+    """One click on Rules shows the game's rules from GET /tables/rules/GAME (its html,
+    cleaned: no scripts), on the start page and at the table; where the server has no rules
+    the panel says so.  Hint shows the search's move for the decision and marks it."""
+    page.goto(server.url + "/")
+    page.wait_for_selector("body[data-state=setup]")
+    with httpx.Client(base_url=server.url) as c:
+        for game in GAMES:
+            page.select_option("#game", game)
+            page.click("#rules-button")
+            page.wait_for_function("['shown', 'missing'].includes("
+                                   "document.getElementById('rules-panel').dataset.state)")
+            r = c.get(f"/tables/rules/{game}")
+            body = page.text_content("#rules-body")
+            if r.status_code == 200:  # the rules' route (issue 33, item 2)
+                rules = r.json()
+                assert page.get_attribute("#rules-panel", "data-state") == "shown"
+                assert page.text_content("#rules-title") == rules["title"]
+                assert len(body) > 200 and body.split()[0] in rules["markdown"]
+            else:
+                assert r.status_code == 404
+                assert page.get_attribute("#rules-panel", "data-state") == "missing"
+                assert "not available" in body
+            page.click("#rules-close")
+            assert page.is_hidden("#rules-panel")
+    # what the panel does with a server's html: text and tables kept, scripts and handlers not
+    page.route("**/tables/rules/hoch_tief", lambda route: route.fulfill(
+        status=200, content_type="application/json",
+        body=json.dumps({"game": "hoch_tief", "title": "Hoch & Tief: the rules",
+                         "markdown": "# x", "html": "<h2>Tricks</h2><p onclick='boom()'>Play "
+                         "<b>high</b></p><script>window.hacked = 1</script>"
+                         "<img src=x onerror='window.hacked = 2'><table><tr><td>A1</td></tr>"
+                         "</table><a href='javascript:boom()'>link</a>"})))
+    _set_up(page, server.url, "hoch_tief")
+    page.click("#rules-button")
+    page.wait_for_selector("#rules-panel[data-state=shown]")
+    assert page.text_content("#rules-title") == "Hoch & Tief: the rules"
+    assert page.text_content("#rules-body h2") == "Tricks"
+    assert page.text_content("#rules-body td") == "A1"
+    assert page.locator("#rules-body script, #rules-body img, #rules-body [onclick]").count() == 0
+    assert page.get_attribute("#rules-body a", "href") is None
+    assert page.evaluate("window.hacked") is None
+    # the panel sits over the table on a phone without sideways scrolling
+    assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+    box = page.locator("#rules-panel").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    page.keyboard.press("Escape")
+    assert page.is_hidden("#rules-panel")
+    # a hint: the search's move marked in the hand, the others with their estimated loss
+    table = server.store.get(_table_id(page))
+    page.click("#hint-button")
+    page.wait_for_selector("#hint[data-state=shown]")
+    hint = table.hint(table.view()["decisions"])
+    assert page.get_attribute("#hint", "data-move") == str(hint["move"]["id"])
+    assert page.locator(f'#hand button.hinted[data-move-id="{hint["move"]["id"]}"]').count() == 1
+    assert page.locator("#hint li").count() == len(hint["values"]) - 1
+    _check_layout(page)
+    _click_move(page, random.Random(0))
+    assert page.is_hidden("#hint")  # a hint is for one decision
+    assert not page.problems, page.problems

@@ -17,6 +17,7 @@ nothing imports a frontend.  Styles are rich's style names (``"bold"``,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -107,6 +108,10 @@ def round_of(view: dict) -> str:
     return f"round {view['round'] + 1} of {view['num_rounds']}"
 
 
+#: a word a term may be: letters, digits and underscores
+_TERM_RE = re.compile(r"\w+")
+
+
 def _none(*_args: Any) -> list:
     return []
 
@@ -146,6 +151,22 @@ class GameDisplay:
     #: a round-end event -> per seat, how its round score came about, in words, from the
     #: rules' own scoring ("bid 2, took 2: 20 + 2x10 = 40"); the points close the text
     score_reasons: Callable[[dict], list[str]] = _none
+    #: the view -> the few facts a table shows as badges in its middle, each a short
+    #: :class:`Note` (trump, the led suit, the bids against the tricks)
+    badges: Callable[[dict], list[Note]] = _none
+    #: the player's words for the ids a game's views and moves use (Geheimtrumpf's
+    #: ``no_trick`` is "no trick"); an id without one is shown as it is
+    terms: Mapping[str, str] = field(default_factory=dict)
+
+    def term(self, word: str) -> str:
+        """A view's or move's id in the player's words (``"no_trick"`` -> ``"no trick"``)."""
+        return self.terms.get(word, word)
+
+    def in_words(self, text: str) -> str:
+        """A text with every id of :attr:`terms` in it replaced by its words."""
+        if not self.terms:
+            return text
+        return _TERM_RE.sub(lambda m: self.terms.get(m.group(0), m.group(0)), text)
 
     def suit_of(self, card: str) -> str:
         """The suit key of a card name (Wizards, Jesters and the Joker are their own)."""

@@ -29,6 +29,18 @@ def task_name(task: str) -> str:
     return TASKS[task][0] if task in TASKS else task
 
 
+#: each task's name as a player says it in running text ("choose no trick"): the names of
+#: :data:`TASKS`, one name per task everywhere (the page, the terminal, the rules text)
+TASK_WORDS = {task: name[0].lower() + name[1:] for task, (name, _) in TASKS.items()}
+
+_SUITS = (Suit("H", "hearts", "red", "\u2665"), Suit("D", "diamonds", "yellow", "\u2666"),
+          Suit("S", "spades", "blue", "\u2660"), Suit("C", "clubs", "green", "\u2663"))
+
+
+def _task(t: str) -> str:
+    return TASK_WORDS.get(t, t)
+
+
 def _where(v: dict) -> str:
     return f"round {v['round'] + 1} (limit {v['options']['round_limit']})"
 
@@ -38,11 +50,12 @@ def _seat_columns(v: dict) -> list[Column]:
 
     def tasks(s: int) -> str:
         done = set(v["checked"][s])
-        return ", ".join(f"\u2714{t}" if t in done else t for t in v["tasks"][s]) or "-"
+        return ", ".join(f"\u2714{_task(t)}" if t in done else _task(t)
+                         for t in v["tasks"][s]) or "-"
 
     def chosen(s: int) -> str:
         c = v["chosen"][s]
-        return "-" if c is None else ("(secret)" if c == "secret" else c)
+        return "-" if c is None else ("(secret)" if c == "secret" else _task(c))
 
     return [("Tasks (\u2714 checked off)", [tasks(s) for s in range(n)]),
             ("Chosen", [chosen(s) for s in range(n)]),
@@ -56,8 +69,9 @@ def _round_columns(event: dict) -> list[Column]:
         m = (event.get("met") or [None] * n)[s]
         chosen = (event.get("chosen") or [None] * n)[s]
         if m is None:
-            return f"start player: checked {event.get('start_checks') or 'nothing'}"
-        return f"{chosen}: {'met, checked off' if m else 'missed'}"
+            checks = event.get("start_checks")
+            return f"start player: checked {_task(checks) if checks else 'nothing'}"
+        return f"{_task(chosen)}: {'met, checked off' if m else 'missed'}"
 
     return [("Tricks", [str((event.get("tricks_won") or [0] * n)[s]) for s in range(n)]),
             ("Task", [met(s) for s in range(n)])]
@@ -114,10 +128,19 @@ def _notes(v: dict, names: Sequence[str]) -> list[Note | Grid]:
     return out
 
 
+def _badges(v: dict) -> list[Note]:
+    t = v["trumps"]
+    if t is None:
+        return [Note("Trumps: secret until the draft ends")]
+    suit = next((x for x in _SUITS if x.key == t["suit"]), None)
+    parts = [f"{suit.symbol} {suit.name}" if suit else "no trump suit",
+             f"every {t['value']}" if t["value"] else "no trump value"]
+    return [Note("Trumps: " + " + ".join(parts), style=f"bold {suit.colour}" if suit else "bold")]
+
+
 DISPLAY = GameDisplay(
     title="Geheimtrumpf",
-    suits=(Suit("H", "hearts", "red", "\u2665"), Suit("D", "diamonds", "yellow", "\u2666"),
-           Suit("S", "spades", "blue", "\u2660"), Suit("C", "clubs", "green", "\u2663")),
+    suits=_SUITS,
     winner_rule="whoever checks off all four tasks wins",
     ranks=("A", "2", "3", "4", "5", "6", "7", "8", "9"),
     secret_kinds=frozenset({"choose_task"}),
@@ -132,4 +155,6 @@ DISPLAY = GameDisplay(
     round_columns=_round_columns,
     score_reasons=_score_reasons,
     notes=_notes,
+    badges=_badges,
+    terms=TASK_WORDS,
 )

@@ -8,10 +8,18 @@ from stichzoo.envs.core.display import Column, GameDisplay, Note, Suit
 from stichzoo.envs.hoch_tief.rules import lookups, score_taken
 
 
+def _by_suit(cards: list[str]) -> str:
+    """Taken cards grouped by suit, low to high (the game scores each suit): ``A3 A8 / B1``."""
+    suits: dict[str, list[str]] = {}
+    for c in sorted(cards, key=lambda c: (c[0], int(c[1:]))):
+        suits.setdefault(c[0], []).append(c)
+    return " / ".join(" ".join(group) for group in suits.values()) or "-"
+
+
 def _seat_columns(v: dict) -> list[Column]:
     n = len(v["totals"])
     return [("Cards", [str(v["hand_sizes"][s]) for s in range(n)]),
-            ("Taken", [" ".join(v["taken"][s]) or "-" for s in range(n)]),
+            ("Taken", [_by_suit(v["taken"][s]) for s in range(n)]),
             ("Would score", [str(v["taken_score"][s]) for s in range(n)])]
 
 
@@ -47,10 +55,16 @@ def _notes(v: dict, names: Sequence[str]) -> list[Note]:
     return [Note(f"Led suit: {v['led_suit']}")] if v["led_suit"] else []
 
 
+def _badges(v: dict) -> list[Note]:
+    return [Note(f"Led suit: {v['led_suit']}", style=_COLOURS[v["led_suit"]])] \
+        if v["led_suit"] else []
+
+
+_COLOURS = dict(zip("ABCDE", ("red", "yellow", "green", "blue", "magenta")))
+
 DISPLAY = GameDisplay(
     title="Hoch & Tief",
-    suits=tuple(Suit(s, f"suit {s}", colour) for s, colour in
-                zip("ABCDE", ("red", "yellow", "green", "blue", "magenta"))),
+    suits=tuple(Suit(s, f"suit {s}", colour) for s, colour in _COLOURS.items()),
     winner_rule="the highest total wins",
     suit_first=True,
     option_docs={
@@ -61,4 +75,5 @@ DISPLAY = GameDisplay(
     seat_columns=_seat_columns,
     score_reasons=_score_reasons,
     notes=_notes,
+    badges=_badges,
 )

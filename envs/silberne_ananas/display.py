@@ -57,11 +57,18 @@ def _notes(v: dict, names: Sequence[str]) -> list[Note]:
     return out
 
 
+def _badges(v: dict) -> list[Note]:
+    suit = next((s for s in _SUITS if s.key == v["lead_suit"]), None)
+    return [Note(f"Led suit: {suit.symbol} {suit.name}", style=suit.colour)] if suit else []
+
+
+_SUITS = (Suit("h", "hearts", "red", "\u2665"), Suit("d", "diamonds", "yellow", "\u2666"),
+          Suit("s", "spades", "blue", "\u2660"), Suit("c", "clubs", "green", "\u2663"),
+          Suit("Joker", "Joker", "bold magenta"))
+
 DISPLAY = GameDisplay(
     title="Silberne Ananas",
-    suits=(Suit("h", "hearts", "red", "\u2665"), Suit("d", "diamonds", "yellow", "\u2666"),
-           Suit("s", "spades", "blue", "\u2660"), Suit("c", "clubs", "green", "\u2663"),
-           Suit("Joker", "Joker", "bold magenta")),
+    suits=_SUITS,
     winner_rule="the middle total wins (two equal top totals: the third wins)",
     ranks=("7", "8", "9", "10", "J", "Q", "K", "A"),
     own_suit_cards=frozenset({"Joker"}),
@@ -77,4 +84,5 @@ DISPLAY = GameDisplay(
     round_columns=_round_columns,
     score_reasons=_score_reasons,
     notes=_notes,
+    badges=_badges,
 )

@@ -49,6 +49,22 @@ def _notes(v: dict, names: Sequence[str]) -> list[Note]:
     return [Note(f"{each}. Turned card: {turned}   Trump: {trump}")]
 
 
+def _badges(v: dict) -> list[Note]:
+    suit = next((s for s in _SUITS if s.key == v["trump"]), None)
+    if suit is not None:
+        out = [Note(f"Trump: {suit.name}", style=f"bold {suit.colour}")]
+    else:
+        out = [Note({None: "No trump", "pending": "Trump: the dealer is choosing"}.get(
+            v["trump"], f"Trump: {v['trump']}"), style="bold")]
+    bids = [b for b in v["bids"] if b is not None]
+    if bids:
+        total, tricks = sum(bids), v["hand_size"]
+        side = ("over by " + str(total - tricks) if total > tricks else
+                "under by " + str(tricks - total) if total < tricks else "even")
+        out.append(Note(f"Bids {total} for {tricks} trick{'s' if tricks != 1 else ''}: {side}"))
+    return out
+
+
 _SUITS = (Suit("B", "blue", "blue"), Suit("R", "red", "red"), Suit("G", "green", "green"),
           Suit("Y", "yellow", "yellow"),
           Suit("W", "Wizards", "bold magenta", card_name="Wizard"),
@@ -69,4 +85,5 @@ DISPLAY = GameDisplay(
     round_columns=_round_columns,
     score_reasons=_score_reasons,
     notes=_notes,
+    badges=_badges,
 )

@@ -55,10 +55,19 @@ def _notes(v: dict, names: Sequence[str]) -> list[Note]:
                  "(sore cards cost their number, all other cards won +1).", style="bold")]
 
 
+def _badges(v: dict) -> list[Note]:
+    mine = v["sore_suits"][v["seat"]] if v.get("sore_suits") else None
+    suit = next((s for s in _SUITS if s.key == mine), None)
+    return [Note(f"Your sore suit: {suit.symbol} {suit.name}", style=f"bold {suit.colour}")] \
+        if suit else []
+
+
+_SUITS = (Suit("c", "clubs", "green", "\u2663"), Suit("d", "diamonds", "yellow", "\u2666"),
+          Suit("h", "hearts", "red", "\u2665"), Suit("s", "spades", "blue", "\u2660"))
+
 DISPLAY = GameDisplay(
     title="Wunder Punkt",
-    suits=(Suit("c", "clubs", "green", "\u2663"), Suit("d", "diamonds", "yellow", "\u2666"),
-           Suit("h", "hearts", "red", "\u2665"), Suit("s", "spades", "blue", "\u2660")),
+    suits=_SUITS,
     winner_rule="the highest total wins",
     ranks=("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"),
     secret_kinds=frozenset({"sore"}),
@@ -73,4 +82,5 @@ DISPLAY = GameDisplay(
     round_columns=_round_columns,
     score_reasons=_score_reasons,
     notes=_notes,
+    badges=_badges,
 )

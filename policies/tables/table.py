@@ -47,6 +47,7 @@ from stichzoo import envs
 from stichzoo.envs.core.display import agree, verb_for
 from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
 from stichzoo.envs.registry import display_of
+from stichzoo.policies.tables.hints import search_hint
 
 #: how long a table may sit untouched before a store forgets it (seconds)
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0
@@ -483,6 +484,31 @@ class Table:
                 "decisions": len(self._state.history),
                 "summary": self.summary() if self.over else None,
             }
+
+    def hint(self, decisions: int | None = None) -> dict:
+        """The search's suggestion for the person's decision now (:mod:`.hints`): the move,
+        why, and every legal move's estimated value and difference to it.
+
+        ``decisions`` as in :meth:`act` (409 when the table moved on). The
+        search samples only what the person's seat may know; its seed is the
+        table's and the decision's, so asking twice gives the same hint.
+        """
+        with self._lock:
+            if self.over or self._state.current_player != self.human_seat:
+                raise TableError("no decision of yours to hint at now", status=409)
+            now = len(self._state.history)
+            if decisions is not None and decisions != now:
+                raise TableError(f"this hint asks about decision {decisions}, but the table "
+                                 f"is at decision {now}", status=409)
+            return search_hint(self.game, copy.deepcopy(self._state), self.human_seat,
+                               seed=_mix(self.seed, now, 0x4B1D))
+
+    def version(self) -> dict:
+        """How far the table is: ``decisions`` and ``events`` so far, ``over`` - cheap to
+        ask, for a page that follows the table (a move elsewhere changes them)."""
+        with self._lock:
+            return {"decisions": len(self._state.history), "events": len(self._events),
+                    "over": self.over}
 
     def events(self, after: int = -1) -> list[dict]:
         """Every public event numbered above ``after`` (``n`` counts from 0): for a page that

@@ -194,11 +194,14 @@ def with_texts(view: dict) -> dict:
     (``GameDisplay.round_columns``: bids, sore cards, tasks met, ...).
     """
     names = seat_names(view)
+    display = display_of(view["game"]) if "game" in view else None
     for event in view.get("events", []):
         try:
             event["text"] = describe_event(event, names)
         except (KeyError, IndexError, TypeError, ValueError):  # a text is a courtesy
             event["text"] = event.get("type", "")
+        if display is not None:  # ids in the player's words: "the task no trick"
+            event["text"] = display.in_words(event["text"])
         if event.get("type") == "round_end" and "game" in view:
             event["columns"] = [{"title": title, "texts": texts} for title, texts
                                 in display_of(view["game"]).round_columns(event)]
@@ -214,14 +217,17 @@ def screen(view: dict) -> dict:
     cards, tasks, ...) and ``notes`` (trump, led suit, the Joker's gift, the
     draft rows; each a ``note`` with ``text`` and ``style``, or a ``grid``
     with ``title``, ``columns`` and ``rows`` whose cells are texts or
-    ``{"cards": [...], "seats": [...] or null}``).
+    ``{"cards": [...], "seats": [...] or null}``), and ``badges``, the few
+    facts the table shows in its middle (trump, the led suit, the bids against
+    the tricks; each a ``note``).
     """
     display = display_of(view["game"])
     v = view["view"]
     return {"where": display.where(v),
             "seat_columns": [{"title": title, "texts": texts}
                              for title, texts in display.seat_columns(v)],
-            "notes": [_note(note) for note in display.notes(v, seat_names(view))]}
+            "notes": [_note(note) for note in display.notes(v, seat_names(view))],
+            "badges": [_note(note) for note in display.badges(v)]}
 
 
 def _note(note: Note | Grid) -> dict:
@@ -239,8 +245,11 @@ def _cell(cell: str | Cards) -> str | dict:
 
 
 def page_view(view: dict) -> dict:
-    """A view as the page gets it: event texts and the game's screen lines added."""
-    return {**with_texts(view), "screen": screen(view)}
+    """A view as the page gets it: event texts, the game's screen lines and each move's
+    ``text`` (its label in the player's words: ``choose no trick``) added."""
+    display = display_of(view["game"])
+    moves = [{**m, "text": display.in_words(m["label"])} for m in view.get("moves", [])]
+    return {**with_texts(view), "moves": moves, "screen": screen(view)}
 
 
 # -- the routes ---------------------------------------------------------------------------
@@ -370,6 +379,28 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
         return {"table_id": table_id, "instance": store.instance,
                 "events": with_texts(tv)["events"]}
 
+    @router.post("/tables/{table_id}/hint", responses=with_body,
+                 openapi_extra={"requestBody": _body_doc(HINT_SCHEMA)})
+    async def hint(table_id: str, request: Request):
+        """The search's suggestion for the person's decision (``{"decisions": N}`` names it):
+        the move, why, and every legal move's estimated value and difference to it, each
+        with its ``text`` in the player's words (docs/web_table.md)."""
+        store.get(table_id)  # 404 before a byte of the body is read
+        decisions = check_hint(parse_json(await read_body(request, max_body_bytes)))
+        table = store.get(table_id)
+        answer = await run_in_threadpool(table.hint, decisions)
+        display = display_of(table.game.name)
+        for move in (answer["move"], *answer["values"]):
+            move["text"] = display.in_words(move["label"])
+        return answer
+
+    @router.get("/tables/{table_id}/version", responses=on_table)
+    def version(table_id: str):
+        """How far the table is (``decisions``, ``events``, ``over``) and the store's
+        ``instance``: a cheap answer for a page that polls, to notice a move made elsewhere
+        (another tab, a retried request) or a restart."""
+        return {**store.get(table_id).version(), "instance": store.instance}
+
     @router.get("/tables/{table_id}/record", responses={**on_table, 409: err[409]})
     def record(table_id: str):
         """The game record (docs/records.md) - at the end only (409 before: it shows every
@@ -385,8 +416,9 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
     def refuse(what: str, allow: str) -> None:
         raise RequestError(f"{what}; the table API: POST /tables, GET /tables/options, "
                           f"GET|DELETE /tables/ID, POST /tables/ID/act, GET /tables/ID/events, "
-                          f"GET /tables/ID/record (docs/web_table.md)", 405,
-                          headers={"Allow": allow})
+                          f"POST /tables/ID/hint, GET /tables/ID/version, GET /tables/ID/record "
+                          f"(docs/web_table.md)",
+                          405, headers={"Allow": allow})
 
     # every other method and path below /tables answers in the same shape (never the
     # app's default 404/405 text): a table id is never listed, so GET /tables is refused
@@ -410,6 +442,22 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
                           f"docs/web_table.md", 404)
 
     return router
+
+
+#: the body of POST /tables/ID/hint: the decision the hint is asked for
+HINT_SCHEMA = {"type": "object", "required": ["decisions"], "additionalProperties": False,
+               "properties": {"decisions": {"type": "integer", "minimum": 0}}}
+
+
+def check_hint(body: Any) -> int:
+    """The ``decisions`` a hint request names (the view's), or a 422 naming the problem."""
+    if not isinstance(body, dict) or set(body) != {"decisions"}:
+        raise RequestError('a hint request is {"decisions": N}: the view\'s "decisions", '
+                           'the decision the hint is for')
+    decisions = body["decisions"]
+    if isinstance(decisions, bool) or not isinstance(decisions, int) or decisions < 0:
+        raise RequestError('decisions must be the view\'s "decisions" (an integer >= 0)')
+    return decisions
 
 
 def _body_doc(schema: dict) -> dict:

@@ -2,14 +2,21 @@
 //
 // The server referees (policies/tables/web.py, docs/web_table.md): this page only shows the
 // human seat's view and sends the chosen move.  Everything from the server is written with
-// textContent, never as HTML.  document.body.dataset.state tells tests (and CSS) where the
-// page is: loading, setup, busy, your-turn, over, gone, replay.
+// textContent, never as HTML (the rules panel alone shows the server's html, cleaned).
+// document.body.dataset.state tells tests (and CSS) where the page is: loading, setup, busy,
+// your-turn, over, gone, replay.
+//
+// The page follows the table: the address (#table=ID) says which table it shows (Back
+// included), a cheap look at GET /tables/ID/version every poll interval notices a move made
+// elsewhere (another tab, a retried request) or a restart, and every move names the decision
+// it answers, so a stale one is refused by the server and explained here in player words.
 "use strict";
 
 const GONE_TEXT = "This table is gone (expired, or the server restarted).";
 
 const S = {choices: null, tableId: null, instance: null, tv: null, log: [], lastEvent: -1,
-           roundEnds: [], record: null, frames: [], frame: 0, busy: false};
+           roundEnds: [], record: null, frames: [], frame: 0, busy: false, seq: 0,
+           settings: {pause: 700, auto: true, poll: 1500}, replayOf: null};
 
 // -- small helpers ---------------------------------------------------------------------------
 
@@ -73,7 +80,8 @@ function cardFace(game, card) {
 function cardNode(game, card, opts) {
   const o = opts || {};
   const f = cardFace(game, card);
-  const cls = `card ${f.colour}${o.small ? " small" : ""}${o.legal ? " legal" : ""}`;
+  const size = o.inline ? " inline" : (o.small ? " small" : "");
+  const cls = `card ${f.colour}${size}${o.legal ? " legal" : ""}`;
   if (o.onClick) {
     const b = el("button", {type: "button", class: cls, title: f.title, "data-card": card,
                             "data-move-id": o.moveId}, f.text, f.sub ? el("span", {class: "sub", text: f.sub}) : null);
@@ -108,6 +116,23 @@ function groupBySuit(game, hand) {
   return keys.map(s => [s, groups.get(s).sort((a, b) => rank(a) - rank(b))]);
 }
 
+
+// a text from the server with every card name in it drawn as its face - the log, the seats'
+// columns and the notes read as the hand does (one card notation everywhere)
+function richText(game, text, opts) {
+  const span = el("span", {});
+  const cards = facts(game).cards;
+  for (const part of String(text).split(/([\w]+)/)) {
+    if (part && Object.hasOwn(cards, part)) span.append(cardNode(game, part, opts || {inline: true}));
+    else if (part) span.append(part);
+  }
+  return span;
+}
+
+// "You take" but "Seat 2 takes": the person is "You"
+function verb(name, base) { return name === "You" ? base : `${base}s`; }
+
+const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 // -- talking to the server -------------------------------------------------------------------
 
 class ApiError extends Error {
@@ -141,18 +166,44 @@ function showError(message) {
   show(box, !!message);
 }
 
+function showNotice(message) {
+  const box = $("notice");
+  box.textContent = message || "";
+  show(box, !!message);
+}
+
 function tableGone() {
   S.busy = false;
   S.tableId = null;
+  S.tv = null;
+  S.seq += 1;
   show($("gone"), true);
   show($("table"), false);
+  show($("gameover"), false);
+  showNotice("");
   setState("gone");
   if (location.hash) history.replaceState(null, "", location.pathname);
 }
 
+// a refusal of the settings with the values as the form writes them: rounds=None is
+// "rounds=empty", larger_hands=True is "larger_hands=on"
+function plainValues(message) {
+  const words = {None: "empty", True: "on", False: "off"};
+  return message.replace(/=(None|True|False)\b/g, (_, w) => `=${words[w]}`);
+}
+
+// what a player reads for an answer that is not about a move of theirs
+function playerWords(e) {
+  if (!(e instanceof ApiError)) return "Something went wrong in this page; reload it to go on.";
+  if (e.status === 429) return "You have too many tables open or started many just now; close one or wait a minute.";
+  if (e.status === 503) return "The server is busy (too many tables); please try again in a minute.";
+  if (e.status >= 500) return "The server had a problem with that request; reload the page to go on.";
+  return e.message;
+}
+
 function handleError(e) {
   if (e instanceof ApiError && e.status === 404) { tableGone(); return; }
-  showError(e.message);
+  showError(playerWords(e));
   setState(S.tv && S.tv.over ? "over" : (S.tv ? "your-turn" : "setup"));
 }
 
@@ -214,7 +265,7 @@ function fillOptions() {
       input = el("input", {type: "checkbox", "data-option": o.name});
       input.checked = !!o.default;
     } else if (o.kind === "int_list_or_null") {
-      input = el("input", {type: "text", "data-option": o.name, placeholder: "full game", size: 14});
+      input = el("input", {type: "text", "data-option": o.name, placeholder: "full game (e.g. 1,2,3)", size: 16});
     } else {
       input = el("input", {type: "number", step: 1, "data-option": o.name, style: "width:6em",
                            placeholder: o.default === null ? "default" : String(o.default)});
@@ -246,8 +297,14 @@ function readOptions() {
     const raw = input.value.trim();
     if (kind === "bool") out[name] = input.checked;
     else if (kind === "int_list_or_null") {
-      if (raw) out[name] = raw.split(/[\s,]+/).filter(Boolean).map(Number);
-    } else if (raw) out[name] = Number(raw);
+      // "1,2,3", "1 2 3" or the terminal's JSON "[1, 2, 3]": one syntax, both accepted
+      const items = raw.replace(/[[\]]/g, " ").split(/[\s,]+/).filter(Boolean);
+      if (items.some(x => !/^-?\d+$/.test(x))) throw new Error(`${name}: whole numbers such as 1,2,3`);
+      if (items.length) out[name] = items.map(Number);
+    } else if (raw) {
+      if (!/^-?\d+$/.test(raw)) throw new Error(`${name}: a whole number`);
+      out[name] = Number(raw);
+    }
   }
   return out;
 }
@@ -255,8 +312,15 @@ function readOptions() {
 async function startTable(ev) {
   if (ev) ev.preventDefault();
   $("setup-error").textContent = "";
+  let options;
+  try {
+    options = readOptions();
+  } catch (e) {
+    $("setup-error").textContent = `Options: ${e.message}.`;
+    return;
+  }
   const body = {game: $("game").value, players: parseInt($("players").value, 10),
-                seat: parseInt($("seat").value, 10), options: readOptions(),
+                seat: parseInt($("seat").value, 10), options,
                 opponents: [...document.querySelectorAll("#opponents select")].map(s => s.value)};
   const seed = $("seed").value.trim();
   if (seed) body.seed = Number(seed);
@@ -266,24 +330,60 @@ async function startTable(ev) {
     const tv = await api("POST", "/tables", body);
     beginTable(tv);
   } catch (e) {
-    $("setup-error").textContent = e.message;
+    $("setup-error").textContent = e instanceof ApiError && e.status === 422 ? plainValues(e.message) : playerWords(e);
     setState("setup");
   } finally {
     $("start").disabled = false;
   }
 }
 
-function toSetup() {
+// the start page; the address loses its table (a new history entry: Back returns to it)
+function toSetup(push) {
   show($("gone"), false);
   showError("");
+  showNotice("");
   show($("table"), false);
+  show($("gameover"), false);
   show($("replay"), false);
   show($("setup"), true);
   show($("new-table"), false);
   S.tableId = null;
   S.tv = null;
-  if (location.hash) history.replaceState(null, "", location.pathname);
+  S.seq += 1;  // an animation or a poll under way belongs to the old table
+  if (location.hash) {
+    if (push) history.pushState(null, "", location.pathname);
+    else history.replaceState(null, "", location.pathname);
+  }
   setState("setup");
+}
+
+// a running game the person would lose by leaving: ask first
+function running() { return !!(S.tableId && S.tv && !S.tv.over); }
+
+// -- settings (kept in this browser) -----------------------------------------------------------
+
+// pause: milliseconds a completed trick stays on the table; auto: play a single possible move
+// by itself; poll: milliseconds between two looks at the table's version
+const SETTINGS_KEY = "stichzoo.settings";
+const DEFAULTS = {pause: 700, auto: true, poll: 1500};
+
+function loadSettings() {
+  let saved = {};
+  try { saved = JSON.parse(localStorage.getItem(SETTINGS_KEY) || "{}") || {}; } catch (e) { saved = {}; }
+  S.settings = {...DEFAULTS, ...saved};
+  $("set-pause").value = String(S.settings.pause);
+  if ($("set-pause").value !== String(S.settings.pause)) {  // a pause of its own (tests)
+    $("set-pause").append(el("option", {value: S.settings.pause, text: `${S.settings.pause} ms`}));
+    $("set-pause").value = String(S.settings.pause);
+  }
+  $("set-auto").checked = !!S.settings.auto;
+}
+
+function saveSettings() {
+  S.settings.pause = parseInt($("set-pause").value, 10) || 0;
+  S.settings.auto = $("set-auto").checked;
+  try { localStorage.setItem(SETTINGS_KEY, JSON.stringify(S.settings)); } catch (e) { /* private mode */ }
+  maybeAutoplay();
 }
 
 // -- the table -------------------------------------------------------------------------------
@@ -295,12 +395,16 @@ function beginTable(tv) {
   S.lastEvent = -1;
   S.roundEnds = [];
   S.record = null;
-  history.replaceState(null, "", `#table=${encodeURIComponent(tv.table_id)}`);
+  S.seq += 1;
+  const hash = `#table=${encodeURIComponent(tv.table_id)}`;
+  if (location.hash !== hash) history.pushState(null, "", hash);
   show($("setup"), false);
   show($("gone"), false);
   show($("replay"), false);
   show($("table"), true);
   show($("new-table"), true);
+  show($("rules-button"), true);
+  showNotice("");
   clear($("log"));
   clear($("rounds"));
   update(tv);
@@ -312,7 +416,7 @@ function addEvents(tv, events) {
     S.lastEvent = e.n;
     if (e.type === "round_end") { S.roundEnds.push(e); renderRoundEnd(tv, e); }
     if (e.type === "game_over") continue;  // the summary says it
-    const li = el("li", {text: e.text || e.type, "data-type": e.type});
+    const li = el("li", {"data-type": e.type}, richText(tv.game, e.text || e.type));
     $("log").append(li);
   }
   const log = $("log");
@@ -320,15 +424,51 @@ function addEvents(tv, events) {
   log.scrollTop = log.scrollHeight;
 }
 
-function update(tv) {
+// a new view: what happened since (the completed tricks shown for a moment), then the table
+async function update(tv, opts) {
   if (S.instance && tv.instance !== S.instance) { tableGone(); return; }
+  const seq = ++S.seq;
+  const before = S.tv;
   S.tv = tv;
-  S.busy = false;
+  S.busy = true;
   showError("");
   addEvents(tv, tv.events || []);
+  const animate = !(opts && opts.quiet) && before && S.settings.pause > 0;
+  if (animate) {
+    setState("busy");
+    render(tv);  // the new hand (not yet playable) while the tricks are shown
+    for (const t of (tv.events || []).filter(e => e.type === "trick")) {
+      await showTrickTaken(tv, t);
+      if (seq !== S.seq) return;  // a newer view came meanwhile
+    }
+  }
+  S.busy = false;
   render(tv);
   if (tv.over) { renderGameOver(tv); setState("over"); }
-  else setState("your-turn");
+  else { setState("your-turn"); maybeAutoplay(); }
+}
+
+// a completed trick: every card in front of its player, who takes it, then the cards go
+async function showTrickTaken(tv, t) {
+  const names = seatNames(tv);
+  renderSeats(tv, {trick: t, winner: t.winner});
+  $("trick-caption").textContent = outcomeText(t, names);
+  $("felt").dataset.trickDone = "1";
+  const pause = S.settings.pause;
+  await sleep(pause * 0.65);
+  for (const slot of document.querySelectorAll("#felt .slot")) slot.classList.add("swept");
+  await sleep(pause * 0.35);
+  delete $("felt").dataset.trickDone;
+}
+
+// a single possible move is played by itself after a short pause (Settings)
+function maybeAutoplay() {
+  const tv = S.tv;
+  if (!S.settings.auto || !tv || tv.over || S.busy || tv.moves.length !== 1) return;
+  const at = tv.decisions, only = tv.moves[0].id;
+  setTimeout(() => {
+    if (S.tv === tv && !S.busy && S.tv.decisions === at) play(only);
+  }, Math.max(400, S.settings.pause * 0.6));
 }
 
 async function play(moveId) {
@@ -339,29 +479,67 @@ async function play(moveId) {
   try {
     // the decision this move answers: the server plays it only while the table is there
     const body = {move: moveId, decisions: S.tv.decisions};
-    update(await api("POST", `/tables/${encodeURIComponent(S.tableId)}/act`, body));
+    await update(await api("POST", `/tables/${encodeURIComponent(S.tableId)}/act`, body));
   } catch (e) {
     S.busy = false;
-    if (e instanceof ApiError && e.status === 409 && !S.tv.over) { await catchUp(e); return; }
+    if (e instanceof ApiError && (e.status === 409 || e.status === 422) && S.tv && !S.tv.over) {
+      await catchUp(e.status === 409 ? STALE_TEXT : REFUSED_TEXT);
+      return;
+    }
     if (S.tv) render(S.tv);
     handleError(e);
   }
 }
 
-// a stale move (another tab moved, or the game went on): show the table as it is now
-async function catchUp(stale) {
+// what a player reads when a move was not played (never the server's developer wording)
+const STALE_TEXT = "Your click came too late: the table had already moved on (a move from " +
+  "another tab or window, or a click that arrived twice), so nothing was played. Here is the " +
+  "table as it is now - please choose again.";
+const REFUSED_TEXT = "That move is not possible now; nothing was played. Here is the table " +
+  "as it is now - please choose again.";
+
+// the table as it is now (after a stale move, or a move made elsewhere), with a message
+async function catchUp(message, notice) {
   const id = encodeURIComponent(S.tableId);
   try {
     const tv = await api("GET", `/tables/${id}`);
     const missed = await api("GET", `/tables/${id}/events?after=${S.lastEvent}`);
     addEvents(tv, missed.events);
-    update(tv);
-    showError(stale.message);
+    await update({...tv, events: []}, {quiet: true});
+    if (notice) showNotice(message);
+    else showError(message);
   } catch (e) {
     if (S.tv) render(S.tv);
     handleError(e);
   }
 }
+
+// -- following the table: a cheap look at its version now and then -------------------------
+
+async function poll() {
+  const tv = S.tv;
+  if (!S.tableId || !tv || S.busy || document.hidden || document.body.dataset.state === "gone") return;
+  let v;
+  try {
+    v = await api("GET", `/tables/${encodeURIComponent(S.tableId)}/version`);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404 && S.tv === tv) tableGone();
+    return;  // a server that does not answer now may answer at the next look
+  }
+  if (S.tv !== tv || S.busy) return;
+  if (v.instance !== S.instance) { tableGone(); return; }
+  if (v.decisions !== tv.decisions || v.over !== tv.over) {
+    await catchUp("The table moved on elsewhere (another tab or window); here it is now.", true);
+  }
+}
+
+function schedulePoll() {
+  setTimeout(async () => {
+    try { await poll(); } finally { schedulePoll(); }
+  }, Math.max(250, S.settings.poll));
+}
+
+// -- drawing the table -----------------------------------------------------------------------
 
 // "<title> - <where> - phase: <phase>": where the game stands is the game's own line
 function header(tv) {
@@ -380,24 +558,67 @@ function columns(list) {
   return (list || []).map(c => [c.title, s => String(c.texts[s] ?? "")]);
 }
 
-function renderScoreboard(tv) {
-  const v = tv.view, names = seatNames(tv);
+// an opponent's level (easy, medium, hard) from the choices the page offered
+function levelOf(game, spec) {
+  const g = S.choices && S.choices.games && S.choices.games[game];
+  const o = g && g.opponents.find(x => x.spec === spec);
+  return o && o.level ? o.level : "";
+}
+
+// the seats in play order from the person's left: the others across the top, you below
+function seatOrder(tv) {
+  const n = tv.players.length;
+  return Array.from({length: n - 1}, (_, k) => (tv.seat + 1 + k) % n);
+}
+
+function seatNode(tv, s, winner) {
+  const v = tv.view, names = seatNames(tv), p = tv.players[s];
   const cols = columns(tv.screen && tv.screen.seat_columns);
   const dealer = "dealer" in v ? v.dealer : v.start_player;
   const role = "dealer" in v ? "dealer" : "start";
-  const tb = clear($("scoreboard"));
-  tb.append(el("tr", {}, el("th", {text: ""}), el("th", {text: "Seat"}), el("th", {text: "Player"}),
-                ...cols.map(([t]) => el("th", {text: t})), el("th", {class: "num", text: "Total"})));
-  names.forEach((name, s) => {
-    const p = tv.players[s];
-    const cls = [v.to_act === s ? "to-act" : "", p.human ? "human" : ""].join(" ").trim();
-    tb.append(el("tr", {class: cls || null, "data-seat": s},
-                 el("td", {text: v.to_act === s ? "\u25B6" : ""}),
-                 el("td", {text: name + (s === dealer ? ` (${role})` : "")}),
-                 el("td", {text: p.human ? "you" : p.policy}),
-                 ...cols.map(([, f]) => el("td", {text: f(s)})),
-                 el("td", {class: "num", "data-testid": `total-${s}`, text: String(v.totals[s])})));
-  });
+  const cls = ["seat", v.to_act === s ? "to-act" : "", p.human ? "human" : "",
+               winner === s ? "took" : ""].join(" ").replace(/\s+/g, " ").trim();
+  const level = p.human ? "" : [p.policy, levelOf(tv.game, p.policy)].filter(Boolean).join(" \u00b7 ");
+  const node = el("div", {class: cls, "data-seat": s, "data-testid": `seat-${s}`},
+                  el("span", {class: "who", text: names[s]}),
+                  s === dealer ? el("span", {class: "role", text: role}) : null,
+                  level ? el("span", {class: "level", text: ` ${level}`}) : null,
+                  " ", el("span", {class: "total", "data-testid": `total-${s}`, text: String(v.totals[s])}),
+                  el("span", {class: "level", text: " pts"}));
+  for (const [title, f] of cols) {
+    node.append(el("span", {class: "cols-line", "data-col": title},
+                   `${title}: `, el("span", {class: "col-text"}, richText(tv.game, f(s)))));
+  }
+  return node;
+}
+
+// each player's card of the trick in front of them (``trick`` from the view or a trick event)
+function renderSeats(tv, opts) {
+  const o = opts || {};
+  const trick = o.trick !== undefined ? o.trick : tv.view.trick;
+  const n = tv.players.length;
+  const played = new Map();
+  if (trick && trick.cards) {
+    const seats = trick.seats || trick.cards.map((_, k) => (trick.leader + k) % n);
+    trick.cards.forEach((c, k) => played.set(seats[k], c));
+  }
+  const slot = s => {
+    const box = el("div", {class: "slot", "data-seat": s});
+    if (played.has(s)) box.append(cardNode(tv.game, played.get(s)));
+    return box;
+  };
+  const others = clear($("others"));
+  for (const s of seatOrder(tv)) {
+    others.append(el("div", {class: "seat-col"}, seatNode(tv, s, o.winner), slot(s)));
+  }
+  const me = clear($("me"));
+  me.append(seatNode(tv, tv.seat, o.winner), slot(tv.seat));
+  const badges = clear($("badges"));
+  for (const b of (tv.screen && tv.screen.badges) || []) {
+    badges.append(el("span", {class: `badge ${styleClass(b.style)}`.trim(), "data-testid": "badge"},
+                     richText(tv.game, b.text)));
+  }
+  $("trick-caption").textContent = "";
 }
 
 function trickNode(game, trick, names, n) {
@@ -414,28 +635,37 @@ function trickNode(game, trick, names, n) {
 }
 
 function outcomeText(t, names) {
-  if ("high" in t) return `${names[t.low_seat]} takes ${t.high}, ${names[t.high_seat]} takes the rest and leads`;
-  if (t.winner === null || t.winner === undefined) return "all Aces: the cards leave the game";
-  let text = `\u2192 ${names[t.winner]}`;
-  if ("gift" in t) text += ` (Joker gift: ${names[t.joker_seat]} gave it ${t.gift})`;
+  if ("high" in t) {
+    const low = names[t.low_seat], high = names[t.high_seat];
+    return `${low} ${verb(low, "take")} ${faceText(t.high)}, ${high} ${verb(high, "take")} ` +
+      `the rest and ${verb(high, "lead")}`;
+  }
+  if (t.winner === null || t.winner === undefined) return "All Aces: the cards leave the game";
+  const who = names[t.winner];
+  let text = `${who} ${verb(who, "take")} the trick`;
+  if ("gift" in t) text += ` (the Joker's gift from ${names[t.joker_seat]}: ${t.gift})`;
   return text;
 }
 
-function renderTricks(tv) {
-  const game = tv.game, v = tv.view, names = seatNames(tv), n = names.length;
-  const last = clear($("last-trick"));
+// a card's face as plain text (its text and sub), for a caption
+function faceText(card) {
+  const g = S.tv ? S.tv.game : (S.record ? S.record.game : null);
+  if (!g) return card;
+  const c = cardFacts(g, card);
+  return c.text + (c.sub || "");
+}
+
+function renderLastTrick(tv) {
+  const names = seatNames(tv), n = names.length;
+  const box = clear($("last-trick"));
   const t = tv.last_trick;
-  if (!t) last.append(el("span", {class: "small", text: "(none yet)"}));
-  else {
-    last.append(trickNode(game, t, names, n));
-    const now = v.round !== undefined ? v.round : v.deal;
-    const earlier = t.round !== now ? `(round ${t.round + 1}) ` : "";
-    last.append(el("div", {class: "outcome", "data-testid": "last-trick-outcome",
-                           text: earlier + outcomeText(t, names)}));
-  }
-  const cur = clear($("trick"));
-  if (v.trick) cur.append(trickNode(game, v.trick, names, n));
-  else cur.append(el("span", {class: "small", text: "(no trick now)"}));
+  if (!t) { box.append(el("span", {class: "small", text: "none yet"})); return; }
+  box.append(trickNode(tv.game, t, names, n));
+  const v = tv.view;
+  const now = v.round !== undefined ? v.round : v.deal;
+  const earlier = t.round !== now ? `(round ${t.round + 1}) ` : "";
+  box.append(el("span", {class: "small", "data-testid": "last-trick-outcome",
+                         text: earlier + outcomeText(t, names)}));
 }
 
 // the legal moves that name a card (play it, lay it face down, take it), by card
@@ -449,29 +679,29 @@ function renderHand(tv) {
   const game = tv.game, v = tv.view;
   const legal = legalByCard(tv);
   const box = clear($("hand"));
-  if (!v.hand.length) { box.append(el("span", {class: "small", text: "(no cards)"})); return; }
+  if (!v.hand.length) { box.append(el("span", {class: "small", text: "(no cards in your hand)"})); return; }
   for (const [suit, cards] of groupBySuit(game, v.hand)) {
     const name = suitFacts(game, suit).name;
-    const line = el("div", {class: "suit-line"}, el("span", {class: "suit-name", text: name}));
+    const group = el("div", {class: "suit-group", title: name}, el("span", {class: "suit-name", text: name}));
     for (const c of cards) {
       const m = legal.get(c);
-      line.append(cardNode(game, c, {legal: !!m && !S.busy, moveId: m ? m.id : null,
-                                     onClick: () => m && play(m.id)}));
+      group.append(cardNode(game, c, {legal: !!m && !S.busy, moveId: m ? m.id : null,
+                                      onClick: () => m && play(m.id)}));
     }
-    box.append(line);
+    box.append(group);
   }
 }
 
 function renderMoves(tv) {
   const box = clear($("moves"));
-  show($("moves-title"), !tv.over);
   for (const m of tv.moves) {
+    const words = m.text || m.label;
     const b = el("button", {type: "button", class: "move", "data-move-id": m.id,
                             "data-kind": m.kind, "data-testid": `move-${m.n}`},
                  el("span", {class: "n", text: `${m.n}:`}),
                  m.card
-                   ? [m.kind === "card" ? "" : `${m.kind} `, cardNode(tv.game, m.card, {small: true})]
-                   : m.label);
+                   ? [m.kind === "card" ? "" : `${words.split(" ")[0]} `, cardNode(tv.game, m.card, {small: true})]
+                   : words);
     b.disabled = S.busy;
     b.addEventListener("click", () => play(m.id));
     box.append(b);
@@ -533,30 +763,43 @@ function render(tv) {
     `Decisions so far: ${tv.decisions}.`;
   $("table").dataset.decisions = String(tv.decisions);
   $("table").dataset.game = game;
-  renderScoreboard(tv);
+  $("table").dataset.tableId = S.tableId || "";
+  renderSeats(tv);
   renderInfo(tv);
-  renderTricks(tv);
+  renderLastTrick(tv);
   renderHand(tv);
   renderMoves(tv);
+  if ($("hint").dataset.decisions !== String(tv.decisions)) {  // a hint is for one decision
+    show($("hint"), false);
+    $("hint").dataset.decisions = String(tv.decisions);
+  }
+  $("hint-button").hidden = tv.over;
+  $("hint-button").disabled = !tv.moves.length;
   show($("gameover"), tv.over);
 }
 
+// a round's summary: folded away once a newer round ends, so the page stays short
 function renderRoundEnd(tv, e) {
   const names = seatNames(tv), n = names.length;
   const extra = columns(e.columns);  // the game's columns of the round summary
   const hasScores = e.scores !== null && e.scores !== undefined;
   const tb = el("table", {class: "grid", "data-testid": `round-${e.round}`});
-  tb.append(el("caption", {text: `End of round ${e.round + 1}`}));
   tb.append(el("tr", {}, el("th", {text: "Seat"}), ...extra.map(([t]) => el("th", {text: t})),
                hasScores ? el("th", {class: "num", text: "Round score"}) : null,
                el("th", {class: "num", text: "Total"})));
   for (let s = 0; s < n; s++) {
-    tb.append(el("tr", {}, el("td", {text: names[s]}), ...extra.map(([, f]) => el("td", {text: f(s)})),
+    tb.append(el("tr", {}, el("td", {text: names[s]}),
+                 ...extra.map(([, f]) => el("td", {}, richText(tv.game, f(s)))),
                  hasScores ? el("td", {class: "num", text: String(e.scores[s])}) : null,
                  el("td", {class: "num", text: String(e.totals[s])})));
   }
+  const mine = hasScores ? `: you ${e.scores[tv.seat] >= 0 ? "+" : ""}${e.scores[tv.seat]}` : "";
+  const fold = el("details", {"data-round": e.round},
+                  el("summary", {text: `End of round ${e.round + 1}${mine}, total ${e.totals[tv.seat]}`}), tb);
+  fold.open = true;
   const box = $("rounds");
-  box.prepend(tb);
+  for (const older of box.querySelectorAll("details")) older.open = false;
+  box.prepend(fold);
 }
 
 async function renderGameOver(tv) {
@@ -580,17 +823,121 @@ async function renderGameOver(tv) {
   $("rule").textContent = `Rule: ${s.winner_rule}.`;
   const link = $("download-record");
   link.removeAttribute("data-ready");
+  const table = S.tableId;
   try {
-    const record = await api("GET", `/tables/${encodeURIComponent(S.tableId)}/record`);
+    const record = await api("GET", `/tables/${encodeURIComponent(table)}/record`);
+    if (S.tableId !== table) return;
     S.record = record;
     const blob = new Blob([JSON.stringify(record, null, 1)], {type: "application/json"});
     if (link.href && link.href.startsWith("blob:")) URL.revokeObjectURL(link.href);
     link.href = URL.createObjectURL(blob);
     link.download = `stichzoo-${tv.game}-${tv.seed}.json`;
     link.dataset.ready = "1";
-    openReplay(record, names, tv.players);
+    if (S.replayOf !== table) {  // once per table: a later look must not move the stepper
+      S.replayOf = table;
+      openReplay(record, names, tv.players);
+    }
   } catch (e) {
     handleError(e);
+  }
+}
+
+// -- hints -----------------------------------------------------------------------------------
+
+// the search's suggestion for this decision (POST /tables/ID/hint): the move, marked in the
+// hand and the moves, and how many points over the rest of the round each other move is
+// estimated to lose
+async function askHint() {
+  const tv = S.tv;
+  if (!tv || tv.over || !tv.moves.length || S.busy) return;
+  const box = clear($("hint"));
+  show(box, true);
+  box.dataset.state = "loading";
+  box.append("The search is thinking...");
+  try {
+    const h = await api("POST", `/tables/${encodeURIComponent(S.tableId)}/hint`, {decisions: tv.decisions});
+    if (S.tv !== tv) return;  // the table moved on meanwhile
+    clear(box);
+    box.dataset.state = "shown";
+    box.dataset.move = String(h.move.id);
+    const face = m => (m.kind === "card" ? cardNode(tv.game, m.label, {inline: true}) : richText(tv.game, m.text));
+    box.append(el("div", {}, el("strong", {text: "Suggested: "}), face(h.move), ` (${h.why})`));
+    const others = h.values.filter(v => v.id !== h.move.id);
+    if (others.length) {
+      const list = el("ol", {});
+      for (const v of others) {
+        const loss = v.difference === null ? (v.reason || "not rated")
+          : `${v.difference <= 0 ? "" : "+"}${v.difference} points` +
+            (v.difference_stderr !== null ? ` (\u00b1${v.difference_stderr})` : "");
+        list.append(el("li", {"data-move-id": v.id}, face(v), `: ${loss}`));
+      }
+      box.append(el("div", {class: "small", text: "The others, estimated against it over the rest of the round:"}), list);
+    }
+    for (const b of document.querySelectorAll(`#hand button[data-move-id="${h.move.id}"], ` +
+                                              `#moves button[data-move-id="${h.move.id}"], ` +
+                                              `#info button[data-move-id="${h.move.id}"]`)) {
+      b.classList.add("hinted");
+    }
+  } catch (e) {
+    if (S.tv !== tv) return;
+    clear(box);
+    box.dataset.state = "missing";
+    box.append(e instanceof ApiError && e.status === 409 ? "The table moved on; ask again."
+                                                         : "No hint available now.");
+  }
+}
+
+// -- the rules -------------------------------------------------------------------------------
+
+// The game's rules in plain words, from one source beside the game (GET /tables/rules/GAME,
+// {"game", "title", "markdown", "html"}).  The html is the server's own rendering of the
+// project's text; it is still cleaned here: only plain text tags, no scripts, no attributes
+// but a link's address.
+const RULE_TAGS = new Set(["P", "H1", "H2", "H3", "H4", "H5", "H6", "UL", "OL", "LI", "STRONG", "EM",
+  "B", "I", "CODE", "PRE", "TABLE", "THEAD", "TBODY", "TR", "TH", "TD", "BR", "HR", "BLOCKQUOTE",
+  "A", "SPAN", "DIV", "DL", "DT", "DD", "SUP", "SUB"]);
+
+function cleanHtml(html) {
+  const doc = new DOMParser().parseFromString(String(html), "text/html");
+  const copy = (node) => {
+    if (node.nodeType === Node.TEXT_NODE) return document.createTextNode(node.textContent);
+    if (node.nodeType !== Node.ELEMENT_NODE) return null;
+    const kids = [...node.childNodes].map(copy).filter(Boolean);
+    if (!RULE_TAGS.has(node.tagName)) {
+      if (["SCRIPT", "STYLE", "IFRAME", "OBJECT"].includes(node.tagName)) return null;
+      const frag = document.createDocumentFragment();
+      frag.append(...kids);
+      return frag;
+    }
+    const out = document.createElement(node.tagName.toLowerCase());
+    const href = node.getAttribute("href");
+    if (node.tagName === "A" && href && /^(https?:|#)/.test(href)) {
+      out.setAttribute("href", href);
+      out.setAttribute("rel", "noreferrer");
+      out.setAttribute("target", "_blank");
+    }
+    out.append(...kids);
+    return out;
+  };
+  const frag = document.createDocumentFragment();
+  frag.append(...[...doc.body.childNodes].map(copy).filter(Boolean));
+  return frag;
+}
+
+async function showRules() {
+  const game = S.tv ? S.tv.game : $("game").value;
+  const body = clear($("rules-body"));
+  $("rules-title").textContent = `${titleOf(game)}: rules`;
+  show($("rules-panel"), true);
+  $("rules-panel").dataset.state = "loading";
+  try {
+    const r = await api("GET", `/tables/rules/${encodeURIComponent(game)}`);
+    if (r.title) $("rules-title").textContent = r.title;
+    body.append(cleanHtml(r.html || ""));
+    $("rules-panel").dataset.state = "shown";
+  } catch (e) {
+    body.append(el("p", {text: e.status === 0 ? e.message : "The rules are not available from this server."}));
+    $("rules-panel").dataset.state = "missing";
   }
 }
 
@@ -728,26 +1075,59 @@ function wireReplay() {
 
 async function resume(tableId) {
   S.tableId = tableId;
+  S.tv = null;
+  const seq = ++S.seq;
+  show($("setup"), false);
   try {
     const tv = await api("GET", `/tables/${encodeURIComponent(tableId)}`);
-    beginTable({...tv, events: []});
+    if (seq !== S.seq) return;
     const all = await api("GET", `/tables/${encodeURIComponent(tableId)}/events?after=-1`);
+    if (seq !== S.seq) return;
+    S.instance = tv.instance;
+    beginTable({...tv, events: []});
     addEvents(tv, all.events);
   } catch (e) {
-    handleError(e);
+    if (seq === S.seq) handleError(e);
   }
 }
 
+// the address drives the page: #table=ID shows that table, no table the start page
+function tableInAddress() {
+  const m = /^#table=(.+)$/.exec(location.hash);
+  return m ? decodeURIComponent(m[1]) : null;
+}
+
+async function route() {
+  const id = tableInAddress();
+  if (id && id === S.tableId) return;
+  if (id) await resume(id);
+  else if (S.tableId || document.body.dataset.state !== "setup") toSetup();
+}
+
 async function main() {
+  loadSettings();
+  $("set-pause").addEventListener("change", saveSettings);
+  $("set-auto").addEventListener("change", saveSettings);
   $("setup-form").addEventListener("submit", startTable);
-  $("gone-new").addEventListener("click", toSetup);
+  $("gone-new").addEventListener("click", () => toSetup());
   $("new-table").addEventListener("click", () => {
-    if (S.tableId && S.tv && !S.tv.over) {
+    if (running()) {
+      if (!confirm("Leave this game? It is still running and will be closed.")) return;
       api("DELETE", `/tables/${encodeURIComponent(S.tableId)}`).catch(() => {});
     }
-    toSetup();
+    toSetup(true);
   });
-  $("again").addEventListener("click", toSetup);
+  $("again").addEventListener("click", () => toSetup(true));
+  $("rules-button").addEventListener("click", showRules);
+  $("hint-button").addEventListener("click", askHint);
+  $("rules-close").addEventListener("click", () => show($("rules-panel"), false));
+  document.addEventListener("keydown", e => { if (e.key === "Escape") show($("rules-panel"), false); });
+  // leaving a running game (closing the tab, another address) asks first
+  window.addEventListener("beforeunload", e => {
+    if (running()) { e.preventDefault(); e.returnValue = ""; }
+  });
+  window.addEventListener("popstate", route);
+  window.addEventListener("hashchange", route);
   wireReplay();
   try {
     S.choices = await api("GET", "/tables/options");
@@ -758,9 +1138,10 @@ async function main() {
   }
   S.instance = S.choices.instance;
   fillSetup();
-  const m = /^#table=(.+)$/.exec(location.hash);
-  if (m) await resume(decodeURIComponent(m[1]));
+  show($("rules-button"), true);
+  if (tableInAddress()) await route();
   else toSetup();
+  schedulePoll();
 }
 
 document.addEventListener("DOMContentLoaded", main);

@@ -314,6 +314,8 @@ def _check_round_ends(page, events: list[dict]) -> None:
         assert cells[0][1:1 + len(titles)] == titles
         for s, row in enumerate(cells[1:]):
             assert row[1:1 + len(titles)] == [c["texts"][s] for c in e["columns"]]
+        if "reasons" in e:  # "how it scored" closes every row (issue 33, item 2)
+            assert cells[0][-1] == "How it scored" and all(row[-1] for row in cells[1:])
 
 
 def _mid_game(page) -> bool:
@@ -648,17 +650,22 @@ def test_the_rules_and_hint_buttons(server, page):
                                    "document.getElementById('rules-panel').dataset.state)")
             r = c.get(f"/tables/rules/{game}")
             body = page.text_content("#rules-body")
-            if r.status_code == 200:  # the rules' route (issue 33, item 2)
-                rules = r.json()
-                assert page.get_attribute("#rules-panel", "data-state") == "shown"
-                assert page.text_content("#rules-title") == rules["title"]
-                assert len(body) > 200 and body.split()[0] in rules["markdown"]
-            else:
-                assert r.status_code == 404
-                assert page.get_attribute("#rules-panel", "data-state") == "missing"
-                assert "not available" in body
+            assert r.status_code == 200  # the rules' route (issue 33, item 2)
+            rules = r.json()
+            assert page.get_attribute("#rules-panel", "data-state") == "shown"
+            assert page.text_content("#rules-title") == rules["title"]
+            assert len(body) > 200 and body.split()[0] in rules["markdown"]
             page.click("#rules-close")
             assert page.is_hidden("#rules-panel")
+    # a server without the rules: the panel says so
+    page.route("**/tables/rules/wizard", lambda route: route.fulfill(
+        status=404, content_type="application/json", body=json.dumps({"error": "no rules"})))
+    page.select_option("#game", "wizard")
+    page.click("#rules-button")
+    page.wait_for_selector("#rules-panel[data-state=missing]")
+    assert "not available" in page.text_content("#rules-body")
+    page.click("#rules-close")
+    page.unroute("**/tables/rules/wizard")
     # what the panel does with a server's html: text and tables kept, scripts and handlers not
     page.route("**/tables/rules/hoch_tief", lambda route: route.fulfill(
         status=200, content_type="application/json",

@@ -783,15 +783,19 @@ function renderRoundEnd(tv, e) {
   const names = seatNames(tv), n = names.length;
   const extra = columns(e.columns);  // the game's columns of the round summary
   const hasScores = e.scores !== null && e.scores !== undefined;
+  const reasons = Array.isArray(e.reasons) ? e.reasons : null;  // "how it scored", per seat
   const tb = el("table", {class: "grid", "data-testid": `round-${e.round}`});
   tb.append(el("tr", {}, el("th", {text: "Seat"}), ...extra.map(([t]) => el("th", {text: t})),
                hasScores ? el("th", {class: "num", text: "Round score"}) : null,
-               el("th", {class: "num", text: "Total"})));
+               el("th", {class: "num", text: "Total"}),
+               reasons ? el("th", {text: "How it scored"}) : null));
   for (let s = 0; s < n; s++) {
-    tb.append(el("tr", {}, el("td", {text: names[s]}),
+    tb.append(el("tr", {class: s === tv.seat ? "human" : null}, el("td", {text: names[s]}),
                  ...extra.map(([, f]) => el("td", {}, richText(tv.game, f(s)))),
                  hasScores ? el("td", {class: "num", text: String(e.scores[s])}) : null,
-                 el("td", {class: "num", text: String(e.totals[s])})));
+                 el("td", {class: "num", text: String(e.totals[s])}),
+                 reasons ? el("td", {"data-testid": `reason-${e.round}-${s}`},
+                              richText(tv.game, reasons[s] || "")) : null));
   }
   const mine = hasScores ? `: you ${e.scores[tv.seat] >= 0 ? "+" : ""}${e.scores[tv.seat]}` : "";
   const fold = el("details", {"data-round": e.round},
@@ -807,11 +811,13 @@ async function renderGameOver(tv) {
   const tb = clear($("final"));
   tb.append(el("tr", {}, el("th", {text: "Place"}), el("th", {text: "Seat"}), el("th", {text: "Player"}),
                el("th", {class: "num", text: "Total"})));
-  const order = names.map((_, k) => k).sort((a, b) => (s.placement[a] - s.placement[b]) || (a - b));
+  // places by standard competition ranking (1, 2, 2, 4); older servers send only placement
+  const place = seat => (s.places ? s.places[seat] : s.placement[seat] + 1);
+  const order = names.map((_, k) => k).sort((a, b) => (place(a) - place(b)) || (a - b));
   for (const seat of order) {
     const pl = tv.players[seat];
     tb.append(el("tr", {class: pl.human ? "human" : null},
-                 el("td", {text: String(s.placement[seat] + 1)}), el("td", {text: names[seat]}),
+                 el("td", {text: String(place(seat))}), el("td", {text: names[seat]}),
                  el("td", {text: pl.human ? "you" : pl.policy}),
                  el("td", {class: "num", "data-testid": `final-total-${seat}`, text: String(s.totals[seat])})));
   }

@@ -19,6 +19,9 @@ from typing import Any
 
 from stichzoo.policies.base import Policy, RandomPolicy
 
+#: ``pimc:rollout=random``: marks PIMC's own uniform play-out (no rollout player)
+_UNIFORM = object()
+
 POLICY_NAMES = ("random", "heuristic", "pimc", "search", "ppo", "onnx", "bot")
 
 
@@ -41,8 +44,17 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
 
         module = game_policy_module(game.name)
         rollout = kwargs.pop("rollout", None)
+        if rollout == "random":  # pimc:rollout=random - uniform random play-outs
+            rollout = _UNIFORM
+        elif rollout == "heuristic":  # pimc:rollout=heuristic - the game's full heuristic
+            rollout = module.Heuristic(game, seed=seed)
+        elif isinstance(rollout, str):
+            raise ValueError(f"pimc: rollout={rollout!r}; choose random or heuristic (the "
+                             f"default is the game's rollout player)")
         if rollout is None and hasattr(module, "rollout_policy"):
             rollout = module.rollout_policy(game, seed)
+        if rollout is _UNIFORM:
+            rollout = None  # PIMC's own uniform play-out
         value = kwargs.pop("value", getattr(module, "search_value", None))
         guide = kwargs.pop("guide", f"bot:{game.name}" if name == "search" else None)
         if isinstance(guide, str):  # a policy spec: pimc:guide=bot:wizard

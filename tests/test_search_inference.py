@@ -171,3 +171,19 @@ def test_determinize_is_its_two_steps():
         rng = random.Random(k)
         two = game.world_of(s, seat, game.deal_others(s, seat, rng), rng)
         assert snapshot(one) == snapshot(two)
+
+
+def test_the_rollout_player_is_a_spec_argument():
+    """``pimc:rollout=random`` plays worlds out uniformly (as the headroom probes' variant),
+    ``rollout=heuristic`` with the game's full heuristic; anything else is refused by name."""
+    from stichzoo.policies.wizard import FastHeuristic, Heuristic
+
+    game = wizard(rounds=[3])
+    assert isinstance(build_policy("pimc", game, seed=0).rollout, FastHeuristic)
+    assert build_policy("pimc:rollout=random", game, seed=0).rollout is None
+    assert isinstance(build_policy("pimc:rollout=heuristic", game, seed=0).rollout, Heuristic)
+    with pytest.raises(ValueError, match="rollout='bot'; choose random or heuristic"):
+        build_policy("pimc:rollout=bot", game, seed=0)
+    s = after_bids(game, 3)
+    uniform = build_policy("pimc:rollout=random,worlds=4", game, seed=2)
+    assert uniform.act(Decision(game, s)) in s.legal_actions()

@@ -340,7 +340,7 @@ def search_value(root, end, seat: int) -> float:
 
 #: the spread of a bid around :func:`estimate_tricks` of the bidder's hand, by hand size:
 #: sigma = BID_SPREAD[0] + BID_SPREAD[1] * cards (PIMC bidders in 4-player self-play, 360 bids:
-#: 0.2 at one card, 0.7 at eight, about 1.5 at fifteen)
+#: 0.2 at one card, 0.7 at eight, about 1.5 at fifteen; scripts/repro/inference_signal.py)
 BID_SPREAD = (0.25, 0.09)
 
 

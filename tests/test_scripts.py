@@ -76,6 +76,21 @@ def test_bench_search_script():
     out = run("scripts/bench/search_time.py", "--games", "geheimtrumpf", "--decisions", "3")
     lines = [x for x in out.splitlines() if x.startswith("geheimtrumpf")]
     assert [x.split()[1] for x in lines] == ["pimc", "pimc:guide=bot:geheimtrumpf"]
+    out = run("scripts/bench/search_time.py", "--games", "wizard", "--decisions", "3",
+              "--specs", "pimc:worlds=2", "pimc:infer=0.5,worlds=2")
+    lines = [x for x in out.splitlines() if x.startswith("wizard")]
+    assert [x.split()[1] for x in lines] == ["pimc:worlds=2", "pimc:infer=0.5,worlds=2"]
+
+
+def test_inference_signal_script_measures_agreement():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "inference_signal", ROOT / "scripts" / "repro" / "inference_signal.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.wizard(deals=1).startswith("wizard: ")
+    assert "under the true trumps" in module.geheimtrumpf(games=1)
 
 
 def test_curves_script_measures_saved_policies(tmp_path):

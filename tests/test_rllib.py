@@ -152,6 +152,100 @@ def test_rllibs_own_masking_module_reads_our_observations():
     assert bool((logits[~torch.as_tensor(legal)] < -1e30).all())
 
 
+def test_registered_envs_pass_rllibs_env_check():
+    """Every game, as registered and with RLlib's default (empty) env_config, passes RLlib's
+    own pre-check, which steps with unmasked random actions - mostly illegal ones."""
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+    from ray.tune.registry import ENV_CREATOR, _global_registry
+
+    from stichzoo.envs import GAMES
+    from stichzoo.training.rllib.algo import ppo_config
+    from stichzoo.training.rllib.env import env_name, register_games
+
+    register_games()
+    for game in GAMES:
+        env = _global_registry.get(ENV_CREATOR, env_name(game))({})
+        for _ in range(8):
+            check_multiagent_environments(env)
+        assert env.illegal_actions > 0  # the check did take illegal actions, and they ended
+    assert not ppo_config(_cfg()).disable_env_checking  # our trainer runs the check too
+
+
+def test_an_illegal_action_ends_the_deal_with_a_penalty_or_raises():
+    from stichzoo.envs.core.game import IllegalActionError
+    from stichzoo.training.rllib.env import MASK_KEY, StichzooMultiAgentEnv, env_config
+
+    env = StichzooMultiAgentEnv({**env_config(_cfg()), "seed": 5})
+    rng = np.random.default_rng(5)
+    obs, _ = env.reset()
+    for _ in range(6):  # a few legal decisions first: several seats have acted
+        (agent, o), = obs.items()
+        obs, *_ = env.step({agent: _masked_random(o, rng)})
+    (agent, o), = obs.items()
+    history = list(env.aec.state_.history)
+    illegal = int(np.flatnonzero(o[MASK_KEY] == 0)[0])
+    obs, rew, term, trunc, infos = env.step({agent: illegal})
+    assert rew[agent] == -1.0 and all(r == 0.0 for a, r in rew.items() if a != agent)
+    assert term["__all__"] and all(term[a] for a in obs) and not trunc["__all__"]
+    assert set(obs) == set(rew) and agent in obs and obs[agent][MASK_KEY].sum() == 0
+    assert infos[agent]["illegal_action"] == illegal and "illegal" in infos[agent]["illegal_reason"]
+    assert env.illegal_actions == 1 and not env.aec.state_.over
+    assert env.aec.state_.history == history  # the rules state is untouched
+    strict = StichzooMultiAgentEnv({**env_config(_cfg()), "seed": 5, "illegal": "raise"})
+    obs, _ = strict.reset()
+    (agent, o), = obs.items()
+    with pytest.raises(IllegalActionError):
+        strict.step({agent: int(np.flatnonzero(o[MASK_KEY] == 0)[0])})
+    with pytest.raises(ValueError, match="illegal='ignore'"):
+        StichzooMultiAgentEnv({"game": "wizard", "illegal": "ignore"})
+
+
+#: runs docs/cluster.md's own-config block (``{code}``) on a Ray of its own in this process
+#: (no dashboard, 2 CPUs), then prints what the test checks as one JSON line
+_USER_CONFIG_RUN = """
+import json, math, ray
+ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="ERROR")
+try:
+    exec(compile({code!r}, "docs/cluster.md", "exec"))
+    def _count(runner):
+        envs = getattr(getattr(runner, "env", None), "envs", None) or []
+        return [(e.unwrapped.decisions.get("learner", 0), e.unwrapped.illegal_actions)
+                for e in envs]
+    counts = [c for per in algo.env_runner_group.foreach_env_runner(
+        _count, local_env_runner=True) for c in per]
+    print(json.dumps({{"check_off": bool(algo.config.disable_env_checking),
+                      "policy_loss": float(result["learners"]["mine"]["policy_loss"]),
+                      "env_steps": int(result["env_runners"]["num_env_steps_sampled"]),
+                      "decisions": sum(d for d, _ in counts),
+                      "illegal": sum(i for _, i in counts)}}))
+    algo.stop()
+finally:
+    ray.shutdown()
+"""
+
+
+def test_a_users_config_with_the_stock_masking_module():
+    """docs/cluster.md's own-config block, run as it stands: RLlib's stock
+    ActionMaskingTorchRLModule trains on the registered env, env check on, no illegal action."""
+    import math
+    import re
+
+    text = (ROOT / "docs" / "cluster.md").read_text()
+    block = text.split("<!-- rllib-user-config -->")[1].split("<!-- /rllib-user-config -->")[0]
+    code = re.search(r"```python[^\n]*\n(.*?)```", block, re.S).group(1)
+    assert "disable_env_checking" not in code and "ActionMaskingTorchRLModule" in code
+    out = subprocess.run([sys.executable, "-c", _USER_CONFIG_RUN.format(code=code)],
+                         capture_output=True, text=True, timeout=400, cwd=ROOT,
+                         env={**os.environ, **LOCAL_RAY_ENV})
+    assert out.returncode == 0, f"{out.stdout}\n{out.stderr}"
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert not got["check_off"] and math.isfinite(got["policy_loss"])
+    # every sampled step was a legal decision (an illegal one is no decision); the one
+    # illegal action there may be is RLlib's env check's random one, before sampling
+    assert got["env_steps"] >= 400 and got["decisions"] >= got["env_steps"]
+    assert got["illegal"] <= 1
+
+
 def test_module_is_the_policy_file_network(tmp_path):
     """Masked logits and values of the RLModule are the SB3 network's; policy.pt holds it."""
     import torch
@@ -238,6 +332,21 @@ def test_run_folder_is_every_trainers(run):
     assert not any("episode_return_mean" in t for t in tags)  # no summed-over-seats returns
     report = json.loads((run / "eval" / "final_vs_random" / "report.json").read_text())
     assert report["games"] >= 24
+
+
+def test_rllib_logs_the_documented_tags_with_their_signs(run):
+    """docs/training.md's table: every training tag marked for RLlib is logged (this run has
+    no periodic evaluation), nothing undocumented is, and the signs are the table's."""
+    from tests.tags_table import check_against_docs, logged_tags, scalars
+
+    tb = run / "tb"
+    check_against_docs(logged_tags(tb), "RLlib", "wizard", TINY["eval"]["opponents"],
+                       required=("charts/", "losses/", "time/", "pretrain/", "<game>/train_"))
+    assert all(v > 0 for v in scalars(tb, "losses/entropy"))  # +entropy, as the others
+    assert all(v >= -1e-6 for v in scalars(tb, "losses/approx_kl"))
+    assert all(0 <= v <= 1 for v in scalars(tb, "losses/clip_fraction"))
+    assert all(0 <= v <= 1 for v in scalars(tb, "time/rollout_share"))
+    assert all(v >= 1 for v in scalars(tb, "charts/episode_length"))
 
 
 def test_snapshots_stay_frozen(run):

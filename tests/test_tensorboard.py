@@ -1,8 +1,16 @@
-"""TensorBoard shows what the docs say: every tag docs/training.md names is in a short run."""
+"""One vocabulary: SB3 and the batch trainer log exactly the tags docs/training.md lists.
+
+The table in docs/training.md (between the ``tensorboard-tags`` markers) names
+every tag, with the trainers that log it (``all``, or ``batch`` / ``RLlib``
+for a trainer's own).  Both local trainers run for a tiny budget with periodic
+and final evaluations; each must log every tag marked for it and nothing
+else, the two tag sets must be the same but for the one-trainer rows, and the
+signs must be the documented ones (``losses/entropy`` is +entropy in both).
+tests/test_rllib.py checks RLlib's run against the same table.
+"""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -10,67 +18,90 @@ import pytest
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("tensorboard")
 
-from stichzoo import envs
+from stichzoo.training import config as config_mod
 from tests.conftest import tiny_config
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _docs_tags() -> list[str]:
-    text = (ROOT / "docs" / "training.md").read_text()
-    section = text.split("<!-- tensorboard-tags -->")[1].split("<!-- /tensorboard-tags -->")[0]
-    return re.findall(r"`([a-z_<>]+(?:/[a-z_<>]+)+)`", section)
-
-
-def _logged_tags(tb: Path) -> set[str]:
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    tags: set[str] = set()
-    for folder in {p.parent for p in tb.rglob("events.out.tfevents.*")}:
-        acc = EventAccumulator(str(folder), size_guidance={"scalars": 0})
-        acc.Reload()
-        tags |= set(acc.Tags()["scalars"])
-    return tags
+from tests.tags_table import (
+    TRAINERS,
+    check_against_docs,
+    docs_rows,
+    docs_tags,
+    logged_tags,
+    pattern,
+    scalars,
+)
 
 
-@pytest.fixture(scope="module")
-def short_run(tmp_path_factory) -> Path:
-    """A short Wizard run with two periodic evaluations and a final one (intervals included)."""
+def _config(algo: str) -> dict:
+    """A tiny Wizard config (three short rounds) with two periodic evaluations."""
+    cfg = tiny_config("wizard")
+    cfg["algo"] = algo
+    cfg["options"]["rounds"] = [1, 2, 3]
+    cfg["eval"].update(every=128, games=80, workers=1)  # 20 deals: enough for intervals
+    if algo == "batch_ppo":
+        cfg["batch"].update(games=12, rollout_steps=10)
+    return config_mod.validate(cfg)
+
+
+def _run(algo: str, folder: Path) -> Path:
     from stichzoo.training.run_eval import final_evaluation
     from stichzoo.training.train import train
 
-    cfg = tiny_config("wizard")
-    cfg["eval"].update(every=128, games=80, workers=1)  # 20 deals: enough for intervals
-    run = train(cfg, run_dir=str(tmp_path_factory.mktemp("tb") / "run"), progress_bar=False,
-                verbose=False)
+    run = train(_config(algo), run_dir=str(folder / "run"), progress_bar=False, verbose=False)
     final_evaluation(run, games=80, workers=1, progress=False)
     return Path(run)
 
 
+@pytest.fixture(scope="module")
+def short_run(tmp_path_factory) -> Path:
+    """A short SB3 Wizard run with two periodic evaluations and a final one."""
+    return _run("maskable_ppo", tmp_path_factory.mktemp("tb_sb3"))
+
+
+@pytest.fixture(scope="module")
+def batch_run(tmp_path_factory) -> Path:
+    """The same with the batch trainer."""
+    return _run("batch_ppo", tmp_path_factory.mktemp("tb_batch"))
+
+
 def test_the_docs_name_the_tags():
-    tags = _docs_tags()
+    tags = docs_tags()
     assert len(tags) > 30 and "eval/vs_<opp>/score_diff_lo" in tags
     assert "final/vs_<opp>/win_rate_diff_hi" in tags
+    assert "losses/entropy" in docs_tags("SB3") and "train/entropy_loss" not in tags
 
 
-def test_every_tag_the_docs_name_is_logged(short_run, capsys):
-    game = tiny_config("wizard")["game"]
-    opponents = tiny_config("wizard")["eval"]["opponents"]
-    logged = _logged_tags(short_run / "tb")
-    missing = []
-    for tag in _docs_tags():
-        first = tag.split("/")[0]
-        if first in envs.GAMES and first != game:
-            continue  # an example from another game
-        for opp in (opponents if "<opp>" in tag else [None]):
-            want = tag.replace("<game>", game).replace("<opp>", str(opp))
-            if "<metric>" in want:
-                prefix = want.split("<metric>")[0]
-                if not any(t.startswith(prefix) for t in logged):
-                    missing.append(want)
-            elif want not in logged:
-                missing.append(want)
-    assert not missing, f"named in docs/training.md but not logged: {missing}"
+@pytest.mark.parametrize(("trainer", "fixture"), [("SB3", "short_run"), ("batch", "batch_run")])
+def test_each_trainer_logs_exactly_the_documented_tags(trainer, fixture, request):
+    cfg = _config("maskable_ppo")
+    logged = logged_tags(request.getfixturevalue(fixture) / "tb")
+    check_against_docs(logged, trainer, cfg["game"], cfg["eval"]["opponents"])
+
+
+def test_both_trainers_log_one_vocabulary(short_run, batch_run):
+    """The tag sets are the same but for the documented one-trainer rows; the signs agree."""
+    cfg = _config("maskable_ppo")
+    own = {t for tags, who in docs_rows() if who != TRAINERS for t in tags}
+    own_patterns = [pattern(t, cfg["game"], cfg["eval"]["opponents"]) for t in own]
+
+    def shared(tags: set[str]) -> set[str]:
+        return {t for t in tags if not any(p.match(t) for p in own_patterns)}
+
+    sb3, batch = logged_tags(short_run / "tb"), logged_tags(batch_run / "tb")
+    assert shared(sb3) == shared(batch), (
+        f"only SB3: {sorted(shared(sb3) - shared(batch))}; "
+        f"only batch: {sorted(shared(batch) - shared(sb3))}")
+    assert "charts/episode_length" in shared(sb3) and not any(t.startswith(("train/", "rollout/"))
+                                                              for t in sb3)
+    for run in (short_run, batch_run):
+        tb = run / "tb"
+        assert all(v > 0 for v in scalars(tb, "losses/entropy"))  # +entropy, never -entropy
+        assert all(v >= 0 for v in scalars(tb, "losses/value_loss"))
+        assert all(v >= -1e-6 for v in scalars(tb, "losses/approx_kl"))
+        assert all(0 <= v <= 1 for v in scalars(tb, "losses/clip_fraction"))
+        assert all(0 <= v <= 1 for v in scalars(tb, "time/rollout_share"))
+        assert all(v <= 1 for v in scalars(tb, "losses/explained_variance"))
+        assert all(v >= 1 for v in scalars(tb, "charts/episode_length"))
+        assert all(v > 0 for v in scalars(tb, "charts/learning_rate"))
 
 
 def test_final_evaluation_is_in_tensorboard(short_run):

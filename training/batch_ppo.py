@@ -22,11 +22,12 @@ training sample:
   observation.
 - Mask-aware PPO (clipped surrogate, value loss, entropy; illegal logits
   masked out), on the same network classes, warm start, checkpoints,
-  TensorBoard groups (``charts/``, ``losses/``, ``time/``, ``eval/``, and the game's
-  own metrics of finished training games as ``<game>/train_<metric>``) and
+  TensorBoard tags (docs/training.md: ``charts/``, ``losses/``, ``time/``,
+  ``eval/``, and the game's own metrics of finished training games as
+  ``<game>/train_<metric>``, with the SB3 path's meanings and signs) and
   policy files as the SB3 path, so ``stichzoo export`` turns a run into the
-  same ONNX bot.  ``time/`` splits the wall clock into simulate / infer /
-  update.
+  same ONNX bot.  Its own ``time/*_share`` split the wall clock into
+  simulate / infer / update.
 
 Config: the same YAML as the SB3 path.  ``train.total_timesteps`` counts
 learner samples; ``batch.games`` and ``batch.rollout_steps`` size a rollout
@@ -49,7 +50,7 @@ import torch as th
 from stichzoo.policies import Decision
 from stichzoo.training import config as config_mod
 from stichzoo.training.run_eval import periodic_evaluation
-from stichzoo.training.runs import RunPaths, config_text, new_run_dir, sample_bar
+from stichzoo.training.runs import Budget, RunPaths, budget_bar, config_text, new_run_dir
 
 LEARNER = 0
 
@@ -204,6 +205,7 @@ class SelfPlay:
         self.tables = np.array([league.draw_table() for _ in range(n_games)], np.int64)
         self.last = np.full((n_games, n), -1, np.int64)  # each learner seat's open transition
         self.ep_return = np.zeros((n_games, n))
+        self.ep_length = np.zeros((n_games, n), np.int64)  # each seat's decisions this game
         self.carried: tuple[Rollout, np.ndarray] | None = None
         self.gen = th.Generator().manual_seed(seed)  # the learner's own sampling, seeded
         self.timers = {"simulate": 0.0, "infer": 0.0, "update": 0.0}
@@ -226,6 +228,7 @@ class SelfPlay:
             last[old.game[pending], old.seat[pending]] = old.carry(buf, pending)
         rows_all = np.arange(n_games)
         returns: list[float] = []
+        lengths: list[int] = []
         wins: list[float] = []
         metrics: dict[str, list[float]] = {}
         seat_metrics = self.seat_metrics
@@ -246,6 +249,7 @@ class SelfPlay:
                 prev = last[learn, seats]
                 buf.next[prev[prev >= 0]] = j[prev >= 0]
                 last[learn, seats] = j
+                self.ep_length[learn, seats] += 1
             t1 = time.perf_counter()
             for kind in np.unique(kinds[kinds != LEARNER]):
                 rows = np.flatnonzero(kinds == kind)
@@ -273,10 +277,12 @@ class SelfPlay:
                 per_seat = seat_metrics(engine.final_states[r]) if seat_metrics else None
                 for s in seats:
                     returns.append(float(self.ep_return[r, s]))
+                    lengths.append(int(self.ep_length[r, s]))
                     wins.append(float(engine.final_win_share[r, s]))
                     for k, v in (per_seat[s] if per_seat else {}).items():
                         metrics.setdefault(k, []).append(float(v))
                 self.ep_return[r] = 0.0
+                self.ep_length[r] = 0
                 tables[r] = league.draw_table()
             decisions += n_games
             learner += learn.size
@@ -286,7 +292,7 @@ class SelfPlay:
         pending = last[last >= 0]
         buf.pending[pending] = True
         self.carried = (buf, pending)
-        return buf, {"returns": returns, "wins": wins, "metrics": metrics,
+        return buf, {"returns": returns, "lengths": lengths, "wins": wins, "metrics": metrics,
                      "learner_share": learner / max(decisions, 1)}
 
 
@@ -470,7 +476,8 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     snap_every = cfg["selfplay"]["snapshot_every"]
     next_snap = samples + snap_every if snap_every else None
     next_eval = samples + cfg["eval"]["every"] if cfg["eval"]["every"] else None
-    bar = sample_bar(progress_bar, t["total_timesteps"], samples)
+    budget = Budget.of(cfg, run_start)
+    bar = budget_bar(progress_bar, budget, samples)
 
     def save_checkpoint() -> None:
         th.save({"policy": policy.state_dict(), "optimizer": optimizer.state_dict(),
@@ -481,9 +488,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
 
     loop_start, loop_samples = time.time(), samples
     while samples < t["total_timesteps"]:
-        if (time.time() - run_start) / 60 > t["max_minutes"]:
-            if verbose:
-                print(f"time limit of {t['max_minutes']} min reached at {samples} samples")
+        if budget.time_up():
             break
         buf, finished = play.rollout(policy, b["rollout_steps"], device)
         lr = ppo_learning_rate(t, (time.time() - run_start) / 60, samples - loop_samples,
@@ -497,19 +502,23 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
         samples += trained
         rollouts += 1
         if bar:
-            bar.update(trained)
+            bar.update(samples)
         timers = play.timers
-        total = sum(timers.values())
-        # this leg's rate (a resume starts the clock again; its samples do not)
-        writer.add_scalar("time/fps", (samples - loop_samples) / max(1e-9, time.time() - run_start),
+        total = max(sum(timers.values()), 1e-9)
+        # this leg's PPO rate (warm start excluded; a resume starts the clock again)
+        leg = max(1e-9, time.time() - loop_start)
+        writer.add_scalar("time/fps", (samples - loop_samples) / leg, samples)
+        writer.add_scalar("time/rollout_share", (timers["simulate"] + timers["infer"]) / total,
                           samples)
         for key, value in timers.items():
-            writer.add_scalar(f"time/{key}_share", value / max(total, 1e-9), samples)
+            writer.add_scalar(f"time/{key}_share", value / total, samples)
         for key, value in stats.items():
             writer.add_scalar(f"losses/{key}", value, samples)
         writer.add_scalar("charts/learning_rate", lr, samples)
         if finished["returns"]:
             writer.add_scalar("charts/episode_return", float(np.mean(finished["returns"])),
+                              samples)
+            writer.add_scalar("charts/episode_length", float(np.mean(finished["lengths"])),
                               samples)
             writer.add_scalar("charts/win_share", float(np.mean(finished["wins"])), samples)
         for key, values in finished["metrics"].items():
@@ -524,8 +533,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
             policy.to(device)
             league.add_snapshot(snap)
             next_snap = samples + snap_every
-        over_budget = (time.time() - run_start) / 60 > t["max_minutes"]
-        if next_eval is not None and samples >= next_eval and not over_budget:
+        if next_eval is not None and samples >= next_eval and not budget.time_up():
             path = os.path.join(paths.eval, "policy_under_eval.pt")
             save_policy(policy.to("cpu"), game, path, {"steps": samples})
             policy.to(device)
@@ -542,12 +550,15 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
                "wall_seconds": wall, "pretrain": stages.get("pretrain"),
                "expert": stages.get("expert"),
                "fps": (samples - loop_samples) / max(time.time() - loop_start, 1e-9),
-               **{f"{k}_share": v / max(total, 1e-9) for k, v in timers.items()}}
+               **{f"{k}_share": v / max(total, 1e-9) for k, v in timers.items()},
+               **budget.outcome(samples)}
     paths.write_summary(summary)
     if verbose:
         split = ", ".join(f"{k} {v / max(total, 1e-9):.0%}" for k, v in timers.items())
-        print(f"trained {samples} learner samples in {wall / 60:.1f} min "
-              f"({summary['fps']:.0f} samples/s; {split}); policy: {paths.policy}")
+        print(f"trained {samples:,} of {t['total_timesteps']:,} learner samples in "
+              f"{wall / 60:.1f} min ({summary['fps']:.0f} samples/s; {split}); "
+              f"policy: {paths.policy}")
+    budget.announce(samples)
     return run_dir
 
 
@@ -623,7 +634,12 @@ def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str) -> dict[str
         if t["target_kl"] is not None and kl_epoch and np.mean(kl_epoch) > 1.5 * t["target_kl"]:
             break
     policy.set_training_mode(False)
-    return {k: v / max(batches, 1) for k, v in out.items()}
+    means = {k: v / max(batches, 1) for k, v in out.items()}
+    # as SB3 logs it: how much of the returns' variance the rollout's values explained
+    var = float(np.var(ret[ready]))
+    means["explained_variance"] = (float("nan") if var == 0
+                                   else 1.0 - float(np.var(ret[ready] - buf.value[ready])) / var)
+    return means
 
 
 __all__ = ["League", "Rollout", "train_batch"]

@@ -277,6 +277,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             raise ValueError(f"--run-dir {args.run_dir} exists; use --resume to continue it")
     _check_backend(args, cfg)
     from stichzoo.training.run_eval import final_evaluation
+    from stichzoo.training.runs import RunPaths, shortfall_of
     from stichzoo.training.train import train
 
     if cfg["algo"] == "rllib_ppo":
@@ -290,6 +291,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         run_dir = train(cfg, run_dir=args.run_dir, progress_bar=not args.quiet)
     if args.final_eval:
         final_evaluation(run_dir, games=args.final_games, progress=not args.quiet)
+        # the run's last line again, below the evaluation: a short run never passes unseen
+        line = shortfall_of(RunPaths(run_dir).read_summary())
+        if line:
+            print(line, flush=True)
     return 0
 
 

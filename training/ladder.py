@@ -24,6 +24,13 @@ The rungs come from where they are measured, never typed in by hand:
 
 ``show`` prints the ladder; with ``--run`` it adds a fresh run's final
 evaluation against the heuristic (the main job does this).
+
+A row may say how its network was trained: ``"training": {"samples": N,
+"budget_samples": M, "budget_reached": bool}`` (a fresh run's row always has
+it, from the run's ``train_summary.yaml``; rows recorded before the field have
+none and load as before).  A row whose training stopped short of its sample
+budget - the time guard ended it - is marked in its verdict, and the ladder's
+last line says so: such a row measures a shorter run than its recipe.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ import sys
 from dataclasses import dataclass
 
 from stichzoo.policies.serve.levels import LADDER_FILE  # one file, read by the bot server too
+from stichzoo.training.runs import RunPaths
 
 SCHEMA = "stichzoo.ladder/1"
 #: tournament seed of every ladder match: training seeds are small and evaluation uses 104729+
@@ -175,11 +183,36 @@ def _fmt(stat: dict | None, digits: int) -> str:
     return f"{stat['mean']:+.{digits}f} [{stat['lo']:+.{digits}f}, {stat['hi']:+.{digits}f}]"
 
 
+def short_of_budget(entry: dict) -> bool:
+    """Did the row's network train less than its sample budget? (False when the row
+    does not say: rows recorded before the ``training`` field.)"""
+    training = entry.get("training") or {}
+    return training.get("budget_reached") is False
+
+
+def _short_note(entry: dict) -> str:
+    """The verdict's mark on a row whose network stopped short of its sample budget."""
+    if not short_of_budget(entry):
+        return ""
+    t = entry["training"]
+    return f" (BUDGET NOT REACHED: {t['samples']:,} of {t['budget_samples']:,} samples)"
+
+
 def format_row(label: str, opponent: str, entry: dict, game: str) -> str:
     key = objective(game)
+    mark = _short_note(entry)
     return (f"{label:24} {'vs ' + opponent:14} {entry['games']:>6}  "
             f"{_fmt(entry['score_difference'], 2):28} {_fmt(entry['win_rate_difference'], 3):26} "
-            f"{verdict(entry[key])}")
+            f"{verdict(entry[key])}{mark}")
+
+
+def training_of(run_dir: str) -> dict | None:
+    """A row's ``training`` field from the run's ``train_summary.yaml`` (None if it cannot say)."""
+    trained = RunPaths(run_dir).read_summary()
+    if "budget_samples" not in trained:
+        return None
+    return {"samples": int(trained["steps"]), "budget_samples": int(trained["budget_samples"]),
+            "budget_reached": bool(trained["budget_reached"])}
 
 
 def fresh_run(run_dir: str) -> dict | None:
@@ -190,7 +223,11 @@ def fresh_run(run_dir: str) -> dict | None:
     with open(report_path) as f:
         report = json.load(f)
     me = next(p for p in report["policies"] if p.startswith("ppo"))
-    return {**summary(report, me), "player": me, "opponent": "heuristic"}
+    entry = {**summary(report, me), "player": me, "opponent": "heuristic"}
+    training = training_of(run_dir)
+    if training is not None:
+        entry["training"] = training
+    return entry
 
 
 def placement(game: str, matches: dict) -> str:
@@ -251,9 +288,10 @@ def show(data: dict, run_dir: str | None = None, run_game: str = "wizard") -> st
               f"{'win-rate diff [95%]':26} verdict")
     lines = [f"The ladder (duplicate tournaments, seed {data.get('seed', SEED)}; "
              f"verdict on the game's objective, 95% intervals)"]
+    fresh = fresh_run(run_dir) if run_dir else None
     for game in PLAYERS:
         matches = rungs(data, game)
-        extra = fresh_run(run_dir) if run_dir and game == run_game else None
+        extra = fresh if game == run_game else None
         if not matches and extra is None:
             continue
         lines += ["", f"{game} ({PLAYERS[game]} players; judged on "
@@ -264,6 +302,15 @@ def show(data: dict, run_dir: str | None = None, run_game: str = "wizard") -> st
         if extra is not None:
             lines.append(format_row("this run (network)", "heuristic", extra, game))
         lines.append("  " + placement(game, matches))
+    short = [(game, key, e) for game in PLAYERS for key, e in rungs(data, game).items()
+             if short_of_budget(e)]
+    if fresh is not None and short_of_budget(fresh):
+        short.append((run_game, "this run", fresh))
+    for game, key, e in short:  # the last lines: a short run's row never passes unseen
+        t = e["training"]
+        lines += ["", f"BUDGET NOT REACHED ({game}, {key}): the network trained "
+                      f"{t['samples']:,} of its {t['budget_samples']:,} samples (the time guard "
+                      f"stopped it), so this row measures a shorter run than its recipe"]
     return "\n".join(lines)
 
 
@@ -279,7 +326,7 @@ def markdown(data: dict) -> str:
             e = matches[key]
             rows.append(f"| {game} | {label} | {e['opponent']} | {e['games']} | "
                         f"{_fmt(e['score_difference'], 2)} | {_fmt(e['win_rate_difference'], 3)} | "
-                        f"{verdict(e[objective(game)])} | `{e['command']}` |")
+                        f"{verdict(e[objective(game)])}{_short_note(e)} | `{e['command']}` |")
     places = [f"- {game}: {placement(game, rungs(data, game))}" for game in PLAYERS]
     return "\n".join([*rows, "", *places])
 

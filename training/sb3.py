@@ -2,12 +2,13 @@
 
 The learner holds one seat of :class:`~stichzoo.training.single_seat.SingleSeatEnv`
 (the Gymnasium view), the other seats are drawn from the opponent pool, which
-self-play snapshots of the learner join as training goes.  What is logged, in
-stable TensorBoard groups: ``charts/`` episode return, length and win share;
+self-play snapshots of the learner join as training goes.  What is logged:
+the tags every trainer logs (docs/training.md): ``charts/`` episode return,
+length and win share; ``losses/`` and ``time/`` (SB3's own ``train/`` names
+translated by :mod:`stichzoo.training.tags`, ``losses/entropy`` as +entropy);
 ``eval/vs_<opponent>/`` (:mod:`stichzoo.training.run_eval`); ``<game>/`` the
-game's own metrics from evaluation and from training episodes; SB3's ``train/``
-(losses, entropy, KL, clip fraction), ``time/`` (fps) and ``rollout/``; the
-config as text.  The run folder is :class:`~stichzoo.training.runs.RunPaths`.
+game's own metrics from evaluation and from training episodes; the config as
+text.  The run folder is :class:`~stichzoo.training.runs.RunPaths`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import time
 
 from stichzoo.training.config import game_of
 from stichzoo.training.run_eval import evaluate_policy_file, evaluation_line, evaluation_scalars
-from stichzoo.training.runs import RunPaths, config_text, new_run_dir
+from stichzoo.training.runs import Budget, RunPaths, budget_bar, config_text, new_run_dir
+from stichzoo.training.tags import sb3_logger
 
 
 def make_env_fn(cfg: dict, rank: int):
@@ -98,6 +100,8 @@ def train_sb3(cfg: dict, run_dir: str | None = None, resume: bool = False,
         from stichzoo.training.pretrain import warm_start
 
         pretrain_stats = warm_start(model, cfg, verbose=verbose)
+    # (after the warm start: its final stats are logged once, at step 0, as the batch trainer's)
+    model.set_logger(sb3_logger(os.path.join(paths.tb, "maskable_ppo")))
     for snap in sorted(glob.glob(os.path.join(paths.snapshots, "*.pt")))[-cfg["selfplay"]["keep"]:]:
         vec.env_method("add_snapshot", snap)
 
@@ -106,7 +110,7 @@ def train_sb3(cfg: dict, run_dir: str | None = None, resume: bool = False,
 
         def __init__(self):
             super().__init__()
-            self.start = run_start
+            self.bar = None
             self.rollout_time = 0.0
             self.update_time = 0.0
             self._mark = time.time()
@@ -114,6 +118,7 @@ def train_sb3(cfg: dict, run_dir: str | None = None, resume: bool = False,
 
         def _on_training_start(self) -> None:
             now = self.num_timesteps
+            self.bar = budget_bar(progress_bar, budget, now)
             self.next_ckpt = now + t["checkpoint_every"]
             self.next_snap = now + (cfg["selfplay"]["snapshot_every"] or 10**18)
             self.next_eval = now + (cfg["eval"]["every"] or 10**18)
@@ -157,11 +162,13 @@ def train_sb3(cfg: dict, run_dir: str | None = None, resume: bool = False,
             if n >= self.next_eval:
                 self.evaluate(cfg["eval"]["games"])
                 self.next_eval = n + cfg["eval"]["every"]
-            if (time.time() - self.start) / 60 > t["max_minutes"]:
-                if verbose:
-                    print(f"time limit of {t['max_minutes']} min reached at {n} steps")
-                return False
-            return True
+            if self.bar:
+                self.bar.update(n)
+            return not budget.time_up()
+
+        def _on_training_end(self) -> None:
+            if self.bar:
+                self.bar.close()
 
         def save_checkpoint(self) -> None:
             n = self.num_timesteps
@@ -186,11 +193,11 @@ def train_sb3(cfg: dict, run_dir: str | None = None, resume: bool = False,
                 print(" | ".join(line), flush=True)
             return results
 
+    budget = Budget.of(cfg, run_start)
     loop = Loop()
     start = time.time()
     remaining = max(0, t["total_timesteps"] - model.num_timesteps)
-    model.learn(total_timesteps=remaining, callback=loop, reset_num_timesteps=not latest,
-                tb_log_name="ppo", progress_bar=progress_bar)
+    model.learn(total_timesteps=remaining, callback=loop, reset_num_timesteps=not latest)
     wall = time.time() - start
     loop.save_checkpoint()
     vec.close()
@@ -199,12 +206,14 @@ def train_sb3(cfg: dict, run_dir: str | None = None, resume: bool = False,
     summary = {"steps": steps, "wall_seconds": time.time() - run_start,
                "ppo_seconds": wall, "pretrain": pretrain_stats,
                "fps": (steps - (latest[1] if latest else 0)) / max(wall, 1e-9),
-               "rollout_share": loop.rollout_time / total if total else float("nan")}
+               "rollout_share": loop.rollout_time / total if total else float("nan"),
+               **budget.outcome(steps)}
     paths.write_summary(summary)
     if verbose:
-        print(f"trained {steps} steps in {summary['wall_seconds'] / 60:.1f} min "
-              f"({summary['fps']:.0f} fps, "
+        print(f"trained {steps:,} of {t['total_timesteps']:,} steps in "
+              f"{summary['wall_seconds'] / 60:.1f} min ({summary['fps']:.0f} fps, "
               f"rollout {summary['rollout_share']:.0%} of the time); policy: {paths.policy}")
+    budget.announce(steps)
     return run_dir
 
 

@@ -64,7 +64,7 @@ def minutes_at(run_dir: str) -> dict[int, float]:
     the leg's training began.  Each leg's minutes count from that file's
     creation; the legs are chained without the time between them (a resume
     may come days later); the first leg adds the warm start before its
-    writer, from its first ``time/fps`` (samples per second since the start).
+    writer, from its ``pretrain/seconds`` and ``expert/seconds`` (logged at step 0).
     Exact to the second: an event file is named by the whole second it was made in.
     """
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -83,8 +83,9 @@ def minutes_at(run_dir: str) -> dict[int, float]:
         events = acc.Scalars("time/fps")
         start = created(path)
         if not out:  # the first leg: its warm start ran before the writer existed
-            first = events[0]
-            offset = first.step / max(first.value, 1e-9) / 60 - (first.wall_time - start) / 60
+            offset = sum(acc.Scalars(f"{stage}/seconds")[0].value / 60
+                         for stage in ("pretrain", "expert")
+                         if f"{stage}/seconds" in acc.Tags()["scalars"])
         for e in events:
             out[e.step] = offset + (e.wall_time - start) / 60
         offset = out[events[-1].step]

@@ -11,8 +11,10 @@ PIMC, random, shipped bots) are played inside the env
 
 The loss is PPO's as the local trainers have it: clipped surrogate, value
 loss without clipping (``vf_clip_param`` inf), entropy bonus, gradient norm
-clipped, no KL penalty.  One difference stays: RLlib standardises
-advantages over the whole train batch, SB3 per minibatch.
+clipped, no KL penalty; the learner (:mod:`.learner`) also logs the update's
+approximate KL and clip fraction, as the local trainers do.  One difference
+stays: RLlib standardises advantages over the whole train batch, SB3 per
+minibatch.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from stichzoo.training.rllib.env import (  # noqa: E402
     snapshot_module,
 )
 from stichzoo.training.rllib.keys import batch_per_learner  # noqa: E402
+from stichzoo.training.rllib.learner import StichzooPPOLearner  # noqa: E402
 from stichzoo.training.rllib.module import MaskedSB3Module  # noqa: E402
 
 
@@ -67,9 +70,9 @@ def ppo_config(cfg: dict) -> PPOConfig:
     t, r = cfg["train"], cfg["rllib"]
     return (
         PPOConfig()
-        # RLlib's env check steps with unmasked random actions, which the rules refuse
-        .environment(env=env_name(cfg["game"]), env_config=env_config(cfg),
-                     disable_env_checking=True)
+        # (RLlib's env check steps with unmasked random actions: the env ends such a
+        # game with a penalty, as PettingZoo's classic envs do, so the check passes)
+        .environment(env=env_name(cfg["game"]), env_config=env_config(cfg))
         .framework("torch")
         .env_runners(num_env_runners=r["num_env_runners"],
                      num_envs_per_env_runner=t["n_envs"],
@@ -83,7 +86,8 @@ def ppo_config(cfg: dict) -> PPOConfig:
                   lambda_=t["gae_lambda"], clip_param=t["clip_range"],
                   entropy_coeff=t["ent_coef"], vf_loss_coeff=t["vf_coef"],
                   vf_clip_param=float("inf"), grad_clip=t["max_grad_norm"],
-                  grad_clip_by="global_norm", use_kl_loss=False, kl_coeff=0.0)
+                  grad_clip_by="global_norm", use_kl_loss=False, kl_coeff=0.0,
+                  learner_class=StichzooPPOLearner)
         .multi_agent(policies=set(module_ids(cfg)), policy_mapping_fn=module_for_agent,
                      policies_to_train=[LEARNER])
         .rl_module(rl_module_spec=module_spec(cfg, game))

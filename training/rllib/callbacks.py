@@ -10,7 +10,8 @@ the seat's own return, its win share and the game's own metrics
 logs them per learner seat into RLlib's metrics, under the names the other
 trainers give them in TensorBoard, so the driver writes them unchanged:
 
-- ``charts/episode_return``, ``charts/win_share``, ``charts/learner_seats``;
+- ``charts/episode_return``, ``charts/episode_length`` (the seat's decisions),
+  ``charts/win_share``, ``charts/learner_seats``;
 - ``charts/win_share_seat<s>``: the same per table position (seat 0 leads
   the first trick, which matters in these games);
 - ``<game>/train_<metric>``.
@@ -62,6 +63,7 @@ class StichzooMetrics(RLlibCallback):
         game = self._game(env)
         for info in learner_infos(episode):
             values = {"charts/episode_return": info["return"],
+                      "charts/episode_length": info["length"],
                       "charts/win_share": info["win_share"],
                       f"charts/win_share_seat{info['seat']}": info["win_share"],
                       "charts/learner_seats": info["learner_seats"],

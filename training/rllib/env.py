@@ -20,8 +20,21 @@ env wraps the same AEC env (same rules, encoder, per-seat rewards) and:
   seeing only the encoded observation, never gets;
 - credits every seat RLlib sees with what *that seat* earned since its last
   decision (the AEC env's per-seat accumulated rewards), and reports at the
-  end each learner seat's return, win share and the game's own metrics
-  (``envs/<game>/metrics.py``, the code the other trainers log from).
+  end each learner seat's return, decisions, win share and the game's own
+  metrics (``envs/<game>/metrics.py``, the code the other trainers log from);
+- ends the deal on an illegal action, as PettingZoo's classic envs do
+  (``TerminateIllegalWrapper``) and as the single-seat view does
+  (:mod:`stichzoo.training.single_seat`): the seat that took it gets
+  :data:`~stichzoo.training.single_seat.ILLEGAL_REWARD` (-1, not scaled), every
+  seat RLlib has seen is terminated, the rules state is untouched, and that
+  seat's info says why (``illegal_action``: the action id, ``illegal_reason``:
+  the rules' message).  So RLlib's own env check, which steps with unmasked
+  ``action_space.sample()`` actions, passes on the env as registered.  A
+  masked module (ours, or RLlib's ``ActionMaskingTorchRLModule``) never takes
+  one.  ``env_config={"illegal": "raise"}`` raises the rules'
+  :class:`~stichzoo.envs.core.game.IllegalActionError` instead.  The AEC env
+  itself always raises: only these training views turn an illegal action
+  into an end.
 """
 
 from __future__ import annotations
@@ -41,7 +54,9 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv  # noqa: E402
 from ray.tune.registry import register_env  # noqa: E402
 
 from stichzoo import envs  # noqa: E402
+from stichzoo.envs.core.game import IllegalActionError  # noqa: E402
 from stichzoo.policies import Decision  # noqa: E402
+from stichzoo.training.single_seat import ILLEGAL_MODES, ILLEGAL_REWARD  # noqa: E402
 
 LEARNER = "learner"
 OBS_KEY = "observations"  # RLlib's action-masking RLModule reads these two keys
@@ -59,6 +74,11 @@ def snapshot_module(k: int) -> str:
 def module_for_agent(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
     """RLlib's policy mapping: the module is named in the agent id (``player_2@snapshot_1``)."""
     return agent_id.partition("@")[2] or LEARNER
+
+
+def seat_of(agent_id: str) -> int:
+    """The table position of an agent id (``player_2@snapshot_1`` -> 2)."""
+    return int(agent_id.partition("@")[0].rpartition("_")[2])
 
 
 def observation_space(game) -> gym.spaces.Dict:
@@ -93,6 +113,10 @@ class StichzooMultiAgentEnv(MultiAgentEnv):
         self.names = [e["policy"] for e in entries]
         self.weights = np.array([float(e.get("weight", 1.0)) for e in entries])
         self.keep = int(config.get("keep", 5))
+        self.illegal = config.get("illegal", "terminate")
+        if self.illegal not in ILLEGAL_MODES:
+            raise ValueError(f"env_config illegal={self.illegal!r}: choose one of "
+                             f"{list(ILLEGAL_MODES)}")
         self.live_snapshots = 0  # snapshot modules that hold a copy of the learner
         seats = [f"player_{s}" for s in range(n)]
         self.possible_agents = seats + [f"{a}@{snapshot_module(k)}"
@@ -109,8 +133,10 @@ class StichzooMultiAgentEnv(MultiAgentEnv):
         self._acted: set[str] = set()
         self._pending: dict[str, float] = {}
         self._returns: dict[str, float] = {}
+        self._lengths: dict[str, int] = {}  # each seat's decisions this deal
         #: decisions served to RLlib, per module (tests read where samples came from)
         self.decisions: dict[str, int] = {}
+        self.illegal_actions = 0  #: deals an illegal action ended (a masked module: none)
         # the game's own per-seat metrics (every game has them), as the other trainers log
         self._seat_metrics = importlib.import_module(
             f"stichzoo.envs.{self.game_name}.metrics").seat_metrics
@@ -162,6 +188,7 @@ class StichzooMultiAgentEnv(MultiAgentEnv):
             self.agents = [a for a in table if a]
             self._pending = dict.fromkeys(self.agents, 0.0)
             self._returns = dict.fromkeys(self.agents, 0.0)
+            self._lengths = dict.fromkeys(self.agents, 0)
             self._acted = set()
             self._advance()
             state = self.aec.state_
@@ -173,8 +200,15 @@ class StichzooMultiAgentEnv(MultiAgentEnv):
     def step(self, action_dict: dict):
         state = self.aec.state_
         agent = self._table[state.current_player]
-        self.aec.step(int(action_dict[agent]))
+        action = int(action_dict[agent])
+        try:
+            self.aec.step(action)  # an illegal action raises and changes nothing
+        except IllegalActionError as e:
+            if self.illegal == "raise":
+                raise
+            return self._illegal_end(agent, action, e)
         self._acted.add(agent)
+        self._lengths[agent] += 1
         module = module_for_agent(agent)
         self.decisions[module] = self.decisions.get(module, 0) + 1
         self._advance()
@@ -200,6 +234,20 @@ class StichzooMultiAgentEnv(MultiAgentEnv):
             seat = state.current_player
             aec.step(self._seat_bots[seat].act(Decision(game, state, seat)))
 
+    def _illegal_end(self, agent: str, action: int, error: IllegalActionError):
+        """The deal ends: -1 for ``agent``, every seat seen terminated (TerminateIllegalWrapper)."""
+        self.illegal_actions += 1
+        self._acted.add(agent)
+        rewards = {a: 0.0 for a in self._acted}
+        rewards[agent] = ILLEGAL_REWARD  # what it earned before was credited when earned
+        self._returns[agent] += ILLEGAL_REWARD
+        obs = {a: self._observe(a) for a in self._acted}
+        obs[agent][MASK_KEY][:] = 0.0  # nothing is legal any more
+        infos = {a: {"seat": seat_of(a)} for a in self._acted}
+        infos[agent].update(illegal_action=action, illegal_reason=str(error))
+        done = {a: True for a in self._acted}
+        return obs, rewards, {**done, "__all__": True}, {"__all__": False}, infos
+
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         raw = self.aec.observe(agent.partition("@")[0])
         return {OBS_KEY: raw["observation"], MASK_KEY: raw["action_mask"].astype(np.float32)}
@@ -223,13 +271,13 @@ class StichzooMultiAgentEnv(MultiAgentEnv):
         return out
 
     def _final_info(self, agent: str) -> dict[str, Any]:
-        seat = int(agent.partition("@")[0].rpartition("_")[2])
+        seat = seat_of(agent)
         if module_for_agent(agent) != LEARNER:
             return {"seat": seat}
         state = self.aec.state_
         winners = state.winners() if state.over else []
         metrics = self._seat_metrics(state)[seat]
-        return {"seat": seat, "return": self._returns[agent],
+        return {"seat": seat, "return": self._returns[agent], "length": self._lengths[agent],
                 "win_share": (1 / len(winners)) if seat in winners else 0.0,
                 "metrics": dict(metrics),
                 "learner_seats": sum(1 for a in self.agents if module_for_agent(a) == LEARNER)}
@@ -257,4 +305,5 @@ def register_games() -> list[str]:
 
 
 __all__ = ["LEARNER", "MASK_KEY", "OBS_KEY", "StichzooMultiAgentEnv", "env_config", "env_name",
-           "module_for_agent", "observation_space", "register_games", "snapshot_module"]
+           "module_for_agent", "observation_space", "register_games", "seat_of",
+           "snapshot_module"]

@@ -9,7 +9,7 @@ unchanged: ``config.yaml``; ``policy.pt`` (the learner module's SB3 network,
 written by :func:`~stichzoo.policies.learned.save_policy`); ``snapshots/`` (the
 league's frozen copies, as policy files); ``checkpoints/rllib_<samples>/``
 (RLlib's own ``Algorithm.save_to_path``, for ``--resume``); ``eval/``;
-``tb/rllib`` (TensorBoard, in the groups the other trainers use:
+``tb/rllib`` (TensorBoard, under the tags the other trainers log, docs/training.md:
 ``charts/``, ``<game>/train_<metric>``, ``losses/``, ``time/``, ``eval/``);
 ``train_summary.yaml`` - which also says which cluster nodes sampled how much.
 
@@ -33,11 +33,13 @@ from stichzoo.training.rllib import require_ray
 require_ray()
 
 import ray  # noqa: E402
+from ray.rllib.utils.metrics import ENV_RUNNER_SAMPLING_TIMER, LEARNER_UPDATE_TIMER  # noqa: E402
 
 from stichzoo.training import config as config_mod  # noqa: E402
 from stichzoo.training.rllib.algo import ppo_config  # noqa: E402
 from stichzoo.training.rllib.callbacks import flat_metrics, learner_decisions  # noqa: E402
 from stichzoo.training.rllib.env import LEARNER, snapshot_module  # noqa: E402
+from stichzoo.training.rllib.learner import APPROX_KL, CLIP_FRACTION  # noqa: E402
 from stichzoo.training.rllib.module import sb3_policy  # noqa: E402
 
 PROGRESS = "stichzoo_progress.json"  # beside RLlib's files in each checkpoint
@@ -165,13 +167,26 @@ def _warm_start(cfg: dict, algo, verbose: bool) -> dict[str, float]:
     return stats
 
 
-def _losses(result: dict) -> dict[str, float]:
+#: RLlib's learner results of the learner module -> our tags (docs/training.md), same signs:
+#: RLlib's ``policy_loss`` is minus the clipped surrogate and ``entropy`` +entropy, as ours
+LEARNER_TAGS = {"policy_loss": "losses/policy_loss", "vf_loss": "losses/value_loss",
+                "entropy": "losses/entropy", "vf_explained_var": "losses/explained_variance",
+                APPROX_KL: "losses/approx_kl", CLIP_FRACTION: "losses/clip_fraction",
+                "gradients_default_optimizer_global_norm": "losses/grad_norm",
+                "default_optimizer_learning_rate": "charts/learning_rate"}
+
+
+def update_scalars(result: dict) -> dict[str, float]:
+    """The learner module's update, and the iteration's sampling share, as our tags."""
     learner = result.get("learners", {}).get(LEARNER, {})
-    names = {"policy_loss": "policy_loss", "vf_loss": "value_loss", "entropy": "entropy",
-             "vf_explained_var": "explained_variance",
-             "gradients_default_optimizer_global_norm": "grad_norm"}
-    return {f"losses/{ours}": float(learner[theirs]) for theirs, ours in names.items()
-            if theirs in learner}
+    out = {ours: float(learner[theirs]) for theirs, ours in LEARNER_TAGS.items()
+           if theirs in learner}
+    timers = result.get("timers", {})
+    sampling, update = (float(timers.get(k, 0.0)) for k in (ENV_RUNNER_SAMPLING_TIMER,
+                                                           LEARNER_UPDATE_TIMER))
+    if sampling + update > 0:
+        out["time/rollout_share"] = sampling / (sampling + update)
+    return out
 
 
 def train_rllib(cfg: dict, run_dir: str | None = None, resume: bool = False,
@@ -184,7 +199,7 @@ def train_rllib(cfg: dict, run_dir: str | None = None, resume: bool = False,
     from stichzoo.policies.learned import save_policy
     from stichzoo.training.config import game_of
     from stichzoo.training.run_eval import periodic_evaluation
-    from stichzoo.training.runs import RunPaths, new_run_dir, sample_bar
+    from stichzoo.training.runs import Budget, RunPaths, budget_bar, new_run_dir
 
     t = cfg["train"]
     th.set_num_threads(t["torch_threads"])
@@ -237,13 +252,11 @@ def train_rllib(cfg: dict, run_dir: str | None = None, resume: bool = False,
         next_ckpt = progress.samples + t["checkpoint_every"]
         next_snap = progress.samples + snap_every if snap_every else None
         next_eval = progress.samples + cfg["eval"]["every"] if cfg["eval"]["every"] else None
-        bar = sample_bar(progress_bar, t["total_timesteps"], progress.samples)
+        budget = Budget.of(cfg, run_start)
+        bar = budget_bar(progress_bar, budget, progress.samples)
         loop_start, loop_samples, env_steps = time.time(), progress.samples, 0
         while progress.samples < t["total_timesteps"]:
-            if (time.time() - run_start) / 60 > t["max_minutes"]:
-                if verbose:
-                    print(f"time limit of {t['max_minutes']} min reached at "
-                          f"{progress.samples} samples")
+            if budget.time_up():
                 break
             result = algo.train()
             new = learner_decisions(result)
@@ -251,12 +264,12 @@ def train_rllib(cfg: dict, run_dir: str | None = None, resume: bool = False,
             progress.samples += new
             progress.iterations += 1
             if bar:
-                bar.update(new)
+                bar.update(progress.samples)
             n = progress.samples
             elapsed = max(1e-9, time.time() - loop_start)
             writer.add_scalar("time/fps", (n - loop_samples) / elapsed, n)
             writer.add_scalar("time/env_steps_per_s", env_steps / elapsed, n)
-            for tag, value in {**flat_metrics(result), **_losses(result)}.items():
+            for tag, value in {**flat_metrics(result), **update_scalars(result)}.items():
                 writer.add_scalar(tag, value, n)
             if n >= next_ckpt:
                 save_checkpoint()
@@ -271,8 +284,7 @@ def train_rllib(cfg: dict, run_dir: str | None = None, resume: bool = False,
                             os.path.join(paths.snapshots, f"step_{n:010d}.pt"),
                             {"steps": n, "module": snapshot_module(slot)})
                 next_snap = n + snap_every
-            over_budget = (time.time() - run_start) / 60 > t["max_minutes"]
-            if next_eval is not None and n >= next_eval and not over_budget:
+            if next_eval is not None and n >= next_eval and not budget.time_up():
                 path = os.path.join(paths.eval, "policy_under_eval.pt")
                 save_policy_file(path, {"steps": n})
                 periodic_evaluation(cfg, path, writer, n, verbose)
@@ -290,14 +302,15 @@ def train_rllib(cfg: dict, run_dir: str | None = None, resume: bool = False,
                    "ray": {"version": ray.__version__, "nodes": len(ray.nodes()),
                            "num_env_runners": cfg["rllib"]["num_env_runners"],
                            "num_learners": cfg["rllib"]["num_learners"]},
-                   "sample_sources": sample_sources(algo)}
+                   "sample_sources": sample_sources(algo), **budget.outcome(progress.samples)}
         with open(os.path.join(run_dir, "train_summary.yaml"), "w") as f:
             f.write(config_mod.dump(summary))
         if verbose:
-            print(f"trained {progress.samples} learner samples in "
+            print(f"trained {progress.samples:,} of {t['total_timesteps']:,} learner samples in "
                   f"{summary['wall_seconds'] / 60:.1f} min ({summary['fps']:.0f} samples/s, "
                   f"{summary['env_steps_per_s']:.0f} env steps/s on "
                   f"{summary['ray']['nodes']} node(s)); policy: {paths.policy}")
+        budget.announce(progress.samples)
     finally:
         if algo is not None:
             algo.stop()

@@ -185,11 +185,12 @@ function tableGone() {
   if (location.hash) history.replaceState(null, "", location.pathname);
 }
 
-// a refusal of the settings with the values as the form writes them: rounds=None is
-// "rounds=empty", larger_hands=True is "larger_hands=on"
+// a refusal of the settings with the values as the form writes them: rounds=null is
+// "rounds=empty", larger_hands=true is "larger_hands=on" (the server writes JSON values;
+// Python's words are mapped too, for an older server)
 function plainValues(message) {
-  const words = {None: "empty", True: "on", False: "off"};
-  return message.replace(/=(None|True|False)\b/g, (_, w) => `=${words[w]}`);
+  const words = {None: "empty", True: "on", False: "off", null: "empty", true: "on", false: "off"};
+  return message.replace(/=(None|True|False|null|true|false)\b/g, (_, w) => `=${words[w]}`);
 }
 
 // what a player reads for an answer that is not about a move of theirs

@@ -126,7 +126,8 @@ def test_bad_input_is_refused_and_changes_nothing():
 def test_stepping_some_games_plays_the_same_games(game):
     """``step_games`` lets games run ahead of others; each game's decisions, rewards and
     episode ends are still exactly the AEC env's under its ``episode_seed``, and the games
-    left out keep their pending decision untouched."""
+    left out keep their pending decision untouched (also when the observations are written
+    later, by ``observe``)."""
     n_envs, seed = 4, 7
     options = {"num_players": PLAYERS.get(game, 4)}
     batch = BatchEnv(game, n_envs, **options)
@@ -142,7 +143,13 @@ def test_stepping_some_games_plays_the_same_games(game):
         waiting = np.setdiff1d(np.arange(n_envs), games)
         before = obs[waiting].copy(), mask[waiting].copy(), to_act[waiting].copy()
         actions = batch.sample_legal(rng)[games]
-        obs, mask, to_act, rewards, dones = batch.step_games(games, actions)
+        observe = bool(rng.random() < 0.5)  # else written later, by observe()
+        obs, mask, to_act, rewards, dones = batch.step_games(games, actions, observe=observe)
+        if not observe:  # masks and seats are written at once, observations on demand
+            written = mask[games].copy(), to_act[games].copy()
+            obs = batch.observe(games)[0]
+            assert np.array_equal(mask[games], written[0])
+            assert np.array_equal(to_act[games], written[1])
         assert np.array_equal(obs[waiting], before[0])
         assert np.array_equal(mask[waiting], before[1])
         assert np.array_equal(to_act[waiting], before[2])

@@ -16,7 +16,8 @@ policy specs (``"heuristic"``, ``"random"``, ``"bot:wizard"``,
 ``{"policy": ..., "weight": ...}``), drawn per seat and deal.  Each
 ``step`` is one decision of the learner in every game: the learner's
 actions are applied, then the opponents play every game on
-(``BatchEnv.step_games``) until the learner is to act again there.  The
+(``BatchEnv.step_games``) until the learner is to act again there, and the
+observations of all games are written once.  The
 reward of sub-env ``i`` is what the learner's seat earned from its decision
 until its next one (the AEC env's credit of that seat, ``last()``'s
 reward), opponents' moves that close a round included; no other seat's
@@ -145,9 +146,11 @@ class SeatVectorEnv(VectorEnv):
         ended = np.zeros(n_envs, bool)
         truncated = np.zeros(n_envs, bool)
         finals: dict[str, Any] = {}
-        # every game is at the learner's decision: one full engine step
-        _, _, _, rewards, dones = batch.step(np.asarray(actions))
-        self._credit(np.arange(n_envs), rewards, dones, reward, ended, truncated, finals)
+        # every game is at the learner's decision: all step; observations are written once
+        # the opponents have played on to the learner's next decisions
+        everyone = np.arange(n_envs)
+        _, _, _, rewards, dones = batch.step_games(everyone, np.asarray(actions), observe=False)
+        self._credit(everyone, rewards, dones, reward, ended, truncated, finals)
         self._play_opponents(reward, ended, finals, truncated)
         terminated = ended & ~truncated
         return batch.obs.copy(), reward, terminated, truncated, self._infos(finals)
@@ -177,8 +180,10 @@ class SeatVectorEnv(VectorEnv):
             for r in rows.tolist():
                 s = int(to_act[r])
                 acts.append(actors[self.tables[r, s]].act(Decision(game, states[r], s)))
-            _, _, _, rewards, dones = batch.step_games(rows, np.asarray(acts, np.int64))
+            _, _, _, rewards, dones = batch.step_games(rows, np.asarray(acts, np.int64),
+                                                       observe=False)
             self._credit(rows, rewards, dones, reward, ended, truncated, finals)
+        batch.observe()
         self._mask = batch.mask.astype(bool)
 
     def _credit(self, rows: np.ndarray, rewards: np.ndarray, dones: np.ndarray,

@@ -142,8 +142,8 @@ class BatchEnv:
         self._observe()
         return self.obs, self.mask, self.to_act, self.rewards, self.dones
 
-    def step_games(self, games, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                  np.ndarray, np.ndarray]:
+    def step_games(self, games, actions, observe: bool = True) -> tuple[
+            np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """One decision in some games only: ``actions[j]`` in game ``games[j]``; the rest wait.
 
         For views that let some games run ahead of others - the single-learner
@@ -154,7 +154,10 @@ class BatchEnv:
         unchanged (still that game's pending decision) and its ``rewards`` and
         ``dones`` are zero.  Auto-reset, episode counts and determinism are as
         in :meth:`step` (a game's episodes do not depend on when it is stepped).
-        ``games``: distinct game indices.
+        ``games``: distinct game indices.  ``observe=False`` leaves the ``obs``
+        rows of ``games`` stale (``mask`` and ``to_act`` are written) for callers
+        whose next moves there come from bots that read the rules state; call
+        :meth:`observe` before reading them.
         """
         rows = np.asarray(games)
         if (rows.ndim != 1 or rows.dtype.kind not in "iu" or (rows < 0).any()
@@ -164,8 +167,17 @@ class BatchEnv:
         acts = self._checked(rows, actions)
         rows = rows.tolist()
         self._apply(rows, acts)
-        self._observe(rows)
+        self._observe(rows, encode=observe)
         return self.obs, self.mask, self.to_act, self.rewards, self.dones
+
+    def observe(self, games=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Write the observation of every game (or of ``games``) anew: after
+        ``step_games(..., observe=False)``.  Returns ``obs, mask, to_act``."""
+        if games is None:
+            self._observe()
+        else:
+            self._observe(np.asarray(games, np.int64).tolist())
+        return self.obs, self.mask, self.to_act
 
     def _checked(self, rows: np.ndarray, actions) -> list[int]:
         """The actions of games ``rows`` as ints, once shape, dtype and legality are checked."""
@@ -214,10 +226,11 @@ class BatchEnv:
 
     # -- observation -----------------------------------------------------------------
 
-    def _observe(self, rows: list[int] | None = None) -> None:
-        """Write the observation, mask and seat to act of every game (or of games ``rows``)."""
+    def _observe(self, rows: list[int] | None = None, encode: bool = True) -> None:
+        """Write the observation, mask and seat to act of every game (or of games ``rows``;
+        ``encode=False``: their masks and seats only)."""
         if rows is not None:
-            self._observe_rows(rows)
+            self._observe_rows(rows, encode)
             return
         states = self.states
         seats = [s.current_player for s in states]
@@ -231,18 +244,19 @@ class BatchEnv:
         self._masks = masks = [s.legal_mask() for s in states]
         masks_into(self.mask, masks, self.num_actions)
 
-    def _observe_rows(self, rows: list[int]) -> None:
+    def _observe_rows(self, rows: list[int], encode: bool) -> None:
         states = [self.states[i] for i in rows]
         seats = [s.current_player for s in states]
         self.to_act[rows] = seats
         k = len(rows)
-        obs = self._scratch_obs[:k]
-        if self._encode_many is not None:
-            self._encode_many(states, seats, obs)
-        else:
-            for j, (s, seat) in enumerate(zip(states, seats)):
-                self.encoder.encode(s, seat, obs[j])
-        self.obs[rows] = obs
+        if encode:
+            obs = self._scratch_obs[:k]
+            if self._encode_many is not None:
+                self._encode_many(states, seats, obs)
+            else:
+                for j, (s, seat) in enumerate(zip(states, seats)):
+                    self.encoder.encode(s, seat, obs[j])
+            self.obs[rows] = obs
         masks = [s.legal_mask() for s in states]
         for i, m in zip(rows, masks):
             self._masks[i] = m

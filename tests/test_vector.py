@@ -20,7 +20,7 @@ import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.utils.passive_env_checker import check_action_space, check_observation_space
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
-from gymnasium.wrappers.vector import RecordEpisodeStatistics
+from gymnasium.wrappers.vector import DictInfoToList, RecordEpisodeStatistics
 
 from stichzoo import envs
 from stichzoo.envs import BatchEnv
@@ -91,6 +91,27 @@ def test_gymnasium_vector_checks():
     assert all(np.array_equal(o, b) for o, b in kept)
     stats.close()
     stats.close()  # closing twice is allowed
+
+
+def test_infos_follow_the_vector_info_convention():
+    """Gymnasium's ``DictInfoToList`` (which asserts the ``_key`` masks' shapes) splits the
+    infos into one dict per game: every game has its mask and seat, an ended one its last
+    view and result."""
+    vec = SeatVectorEnv("wizard", 2, options=SHORT_WIZARD, opponents=["heuristic"])
+    listed = DictInfoToList(vec)
+    _, infos = listed.reset(seed=2)
+    assert [sorted(info) for info in infos] == [["action_mask", "seat"]] * 2
+    ends = 0
+    for _ in range(30):
+        masks = np.stack([info["action_mask"] for info in infos])
+        _, _, terminated, _, infos = listed.step(_masked(vec, {"action_mask": masks}))
+        for i, info in enumerate(infos):
+            assert info["action_mask"].shape == (vec.single_action_space.n,)
+            assert ("final_obs" in info) == bool(terminated[i])
+            if terminated[i]:
+                assert sorted(info["final_info"]) == ["final_totals", "seat", "win_share"]
+                ends += 1
+    assert ends >= 4
 
 
 def test_same_seed_same_trajectories():

@@ -93,6 +93,28 @@ def test_gymnasium_vector_checks():
     stats.close()  # closing twice is allowed
 
 
+def test_make_vec_builds_the_vector_env():
+    """``gymnasium.make_vec`` on a registered id gives the batch-engine vector env (its
+    ``vector_entry_point``); ``vectorization_mode="sync"`` the single-seat views, same spaces."""
+    import gymnasium
+
+    import stichzoo  # noqa: F401  (registers the ids)
+
+    vec = gymnasium.make_vec("stichzoo/Wizard-v0", num_envs=3, options=SHORT_WIZARD,
+                             opponents=["heuristic"])
+    assert isinstance(vec, SeatVectorEnv) and vec.num_envs == 3
+    assert vec.spec.id == "stichzoo/Wizard-v0"
+    obs, infos = vec.reset(seed=0)
+    assert obs in vec.observation_space and infos["action_mask"].shape == (3, 80)
+    sync = gymnasium.make_vec("stichzoo/Wizard-v0", num_envs=3, vectorization_mode="sync",
+                              options=SHORT_WIZARD)
+    assert isinstance(sync, SyncVectorEnv)
+    assert sync.observation_space == vec.observation_space
+    assert sync.action_space == vec.action_space
+    vec.close()
+    sync.close()
+
+
 def test_infos_follow_the_vector_info_convention():
     """Gymnasium's ``DictInfoToList`` (which asserts the ``_key`` masks' shapes) splits the
     infos into one dict per game: every game has its mask and seat, an ended one its last
@@ -177,8 +199,12 @@ def test_bad_input():
     vec = SeatVectorEnv("wizard", 2, options=SHORT_WIZARD)
     _, infos = vec.reset(seed=0)
     illegal = np.array([int(np.flatnonzero(~m)[0]) for m in infos["action_mask"]])
+    before = [s.clone().history for s in vec.batch.states]
     with pytest.raises(IllegalActionError, match="game 0: illegal action"):
         vec.step(illegal)
+    assert [s.history for s in vec.batch.states] == before  # nothing was applied
+    with pytest.raises(ValueError, match="2 integer action ids"):
+        vec.step(np.zeros(3, np.int64))
     with pytest.raises(ValueError, match="one integer"):
         vec.reset(seed=[1, 2])
     with pytest.raises(ValueError, match="seat"):

@@ -141,15 +141,15 @@ class SeatVectorEnv(VectorEnv):
 
     def step(self, actions):
         batch, n_envs = self.batch, self.num_envs
+        # every game is at the learner's decision: all step (an illegal action raises here,
+        # changing nothing); observations are written once the opponents have played on
+        everyone = np.arange(n_envs)
+        _, _, _, rewards, dones = batch.step_games(everyone, np.asarray(actions), observe=False)
         reward = self._carry.copy()
         self._carry[:] = 0.0
         ended = np.zeros(n_envs, bool)
         truncated = np.zeros(n_envs, bool)
         finals: dict[str, Any] = {}
-        # every game is at the learner's decision: all step; observations are written once
-        # the opponents have played on to the learner's next decisions
-        everyone = np.arange(n_envs)
-        _, _, _, rewards, dones = batch.step_games(everyone, np.asarray(actions), observe=False)
         self._credit(everyone, rewards, dones, reward, ended, truncated, finals)
         self._play_opponents(reward, ended, finals, truncated)
         terminated = ended & ~truncated

@@ -19,7 +19,10 @@ Per game, uniformly random legal play:
   would cost a fifth of the time), the other seats played inside by OPPONENT
   (a policy spec).  Reported as learner decisions/s (vector steps x N, what
   a trainer gets) and all decisions/s (opponents' moves included, to set
-  beside ``batch``).
+  beside ``batch``); beside it the single-seat view
+  (``stichzoo.training.single_seat.SingleSeatEnv``, one game, the same
+  opponents), what ``gymnasium.make_vec(..., vectorization_mode="sync")``
+  steps N times per vector step.
 
 Decisions/s is the median of ``--repeats`` runs of ``--seconds`` each; the
 batch rate is also given as a multiple of the same game's AEC loop.  A
@@ -89,6 +92,29 @@ def run_vector(game: str, players: int, num_envs: int, seconds: float, seed: int
             return int(batch.episodes.sum()), steps * num_envs, elapsed, counted[0]
 
 
+def run_single_seat(game: str, players: int, seconds: float, seed: int,
+                    opponent: str) -> tuple[int, int, float]:
+    """(games, learner decisions, seconds) of one single-seat view, masked random actions."""
+    from stichzoo.training.single_seat import SingleSeatEnv
+
+    env = SingleSeatEnv(game, options={"num_players": players}, opponents=[opponent],
+                        illegal="raise")
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    games = decisions = 0
+    start = time.perf_counter()
+    while True:
+        _, _, terminated, truncated, _ = env.step(int(rng.choice(
+            np.flatnonzero(env.action_masks()))))
+        decisions += 1
+        if terminated or truncated:
+            games += 1
+            env.reset()
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return games, decisions, elapsed
+
+
 def _median_rate(fn, repeats: int) -> float:
     return statistics.median(d / t for _, d, t in (fn() for _ in range(repeats)))
 
@@ -118,8 +144,11 @@ def main(argv: list[str] | None = None) -> int:
             rate = _median_rate(lambda g=game, n=players, k=n_envs:
                                 run_batch(g, n, k, args.seconds, args.seed), args.repeats)
             row["batch"][n_envs] = {"decisions_per_s": rate, "x_aec": rate / aec}
-        row["vector"] = {}
+        row["vector"], row["single_seat"] = {}, {}
         for opponent in args.vector:
+            row["single_seat"][opponent] = _median_rate(
+                lambda g=game, n=players, o=opponent:
+                run_single_seat(g, n, args.seconds, args.seed, o), args.repeats)
             for n_envs in args.num_envs:
                 runs = [run_vector(game, players, n_envs, args.seconds, args.seed, opponent)
                         for _ in range(args.repeats)]
@@ -134,6 +163,9 @@ def main(argv: list[str] | None = None) -> int:
             for k, v in row["vector"].items():
                 print(f"  vector env, opponents {k}: {v['learner_decisions_per_s']:,.0f} learner "
                       f"decisions/s ({v['decisions_per_s']:,.0f} decisions/s in all)",
+                      flush=True)
+            for k, v in row["single_seat"].items():
+                print(f"  single-seat view, opponents {k}: {v:,.0f} learner decisions/s",
                       flush=True)
     peers = {}
     if args.peers:

@@ -106,8 +106,9 @@ class BatchEnv:
         self._masks: list[int] = []
         self.seed: int | None = None
         self._encode_many = getattr(self.encoder, "encode_many", None)
-        self._scratch_obs = np.zeros_like(self.obs)  # step_games' rows, before the scatter
-        self._scratch_mask = np.zeros_like(self.mask)
+        # step_games' rows before the scatter, made on its first use
+        self._scratch_obs: np.ndarray | None = None
+        self._scratch_mask: np.ndarray | None = None
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -245,6 +246,9 @@ class BatchEnv:
         masks_into(self.mask, masks, self.num_actions)
 
     def _observe_rows(self, rows: list[int], encode: bool) -> None:
+        if self._scratch_obs is None:
+            self._scratch_obs = np.zeros_like(self.obs)
+            self._scratch_mask = np.zeros_like(self.mask)
         states = [self.states[i] for i in rows]
         seats = [s.current_player for s in states]
         self.to_act[rows] = seats

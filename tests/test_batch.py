@@ -120,3 +120,59 @@ def test_bad_input_is_refused_and_changes_nothing():
         BatchEnv("wizard", 2, reward="money")
     with pytest.raises(ValueError, match="seed"):
         batch.reset(seed=-1)
+
+
+@pytest.mark.parametrize("game", ["wizard", "silberne_ananas", "geheimtrumpf"])
+def test_stepping_some_games_plays_the_same_games(game):
+    """``step_games`` lets games run ahead of others; each game's decisions, rewards and
+    episode ends are still exactly the AEC env's under its ``episode_seed``, and the games
+    left out keep their pending decision untouched (also when the observations are written
+    later, by ``observe``)."""
+    n_envs, seed = 4, 7
+    options = {"num_players": PLAYERS.get(game, 4)}
+    batch = BatchEnv(game, n_envs, **options)
+    obs, mask, to_act = batch.reset(seed=seed)
+    module = envs.env_module(game)
+    aecs = [module.raw_env(**options) for _ in range(n_envs)]
+    episodes = [0] * n_envs
+    for i, e in enumerate(aecs):
+        e.reset(seed=episode_seed(seed, i, 0))
+    rng = np.random.default_rng(2)
+    for _ in range(500):
+        games = np.flatnonzero(rng.random(n_envs) < 0.5)
+        waiting = np.setdiff1d(np.arange(n_envs), games)
+        before = obs[waiting].copy(), mask[waiting].copy(), to_act[waiting].copy()
+        actions = batch.sample_legal(rng)[games]
+        observe = bool(rng.random() < 0.5)  # else written later, by observe()
+        obs, mask, to_act, rewards, dones = batch.step_games(games, actions, observe=observe)
+        if not observe:  # masks and seats are written at once, observations on demand
+            written = mask[games].copy(), to_act[games].copy()
+            obs = batch.observe(games)[0]
+            assert np.array_equal(mask[games], written[0])
+            assert np.array_equal(to_act[games], written[1])
+        assert np.array_equal(obs[waiting], before[0])
+        assert np.array_equal(mask[waiting], before[1])
+        assert np.array_equal(to_act[waiting], before[2])
+        assert not rewards[waiting].any() and not dones[waiting].any()
+        for i, a in zip(games.tolist(), actions.tolist()):
+            e = aecs[i]
+            e.step(a)
+            want = np.array([e.rewards[p] for p in e.possible_agents], np.float32)
+            assert want.tobytes() == rewards[i].tobytes()
+            ended = all(e.terminations.values()) or all(e.truncations.values())
+            assert ended == dones[i]
+            if ended:
+                episodes[i] += 1
+                e.reset(seed=episode_seed(seed, i, episodes[i]))
+            seen = e.observe(e.agent_selection)
+            assert e.agent_name_mapping[e.agent_selection] == to_act[i]
+            assert seen["observation"].tobytes() == obs[i].tobytes()
+            assert seen["action_mask"].tobytes() == mask[i].tobytes()
+    assert list(batch.episodes) == episodes
+    with pytest.raises(ValueError, match="distinct game indices"):
+        batch.step_games([1, 1], [0, 0])
+    with pytest.raises(ValueError, match="distinct game indices"):
+        batch.step_games([n_envs], [0])
+    illegal = int(np.flatnonzero(mask[2] == 0)[0])
+    with pytest.raises(IllegalActionError, match="game 2: illegal action"):
+        batch.step_games([2], [illegal])

@@ -12,6 +12,11 @@ One id per game, the game's name in CamelCase (the PettingZoo ids,
 Each makes a :class:`~stichzoo.training.single_seat.SingleSeatEnv`; the
 keyword arguments of ``make`` (``options``, ``opponents``, ``reward``,
 ``reward_scale``, ``seat``, ``render_mode``, ``illegal``) pass through to it.
+``gymnasium.make_vec(id, num_envs=N, ...)`` makes the same view of N games
+on the batch engine, :class:`~stichzoo.training.vector.SeatVectorEnv`
+(Gymnasium's ``vector_entry_point``; keyword arguments ``options``,
+``opponents``, ``reward``, ``reward_scale``, ``seat``);
+``vectorization_mode="sync"`` or ``"async"`` wraps N single-seat views instead.
 ``import stichzoo`` registers them: entry points are strings, so
 registering imports no game, no bot and nothing beyond gymnasium, which
 ``import stichzoo`` loads anyway (through PettingZoo).
@@ -22,6 +27,7 @@ from __future__ import annotations
 from stichzoo.envs.registry import GAMES
 
 ENTRY_POINT = "stichzoo.training.single_seat:SingleSeatEnv"
+VECTOR_ENTRY_POINT = "stichzoo.training.vector:SeatVectorEnv"
 
 
 def gym_id(game: str) -> str:
@@ -39,7 +45,8 @@ def register_with_gymnasium() -> None:
 
     for game, env_id in GYM_IDS.items():
         if env_id not in registry:
-            register(id=env_id, entry_point=ENTRY_POINT, kwargs={"game": game})
+            register(id=env_id, entry_point=ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT,
+                     kwargs={"game": game})
 
 
 __all__ = ["GYM_IDS", "gym_id", "register_with_gymnasium"]

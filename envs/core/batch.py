@@ -18,7 +18,10 @@ step that ended it; ``final_totals[i]``, ``final_win_share[i]`` and
 ``truncated[i]`` tell how it ended and ``final_states[i]`` is its last rules
 state - with its log when the engine was built with ``log=True``, so a
 trainer can compute the game's own metrics; the returned ``obs[i]`` is
-already the new game's first decision).
+already the new game's first decision).  ``step_games(games, actions)``
+steps only some games and lets the others wait at their pending decision
+(for views where games run ahead of each other, such as the single-learner
+vector env of ``stichzoo.training.vector``).
 
 Determinism: episode ``k`` of game ``i`` is the game the AEC env plays
 after ``reset(seed=episode_seed(seed, i, k))``, byte for byte - the same
@@ -103,6 +106,9 @@ class BatchEnv:
         self._masks: list[int] = []
         self.seed: int | None = None
         self._encode_many = getattr(self.encoder, "encode_many", None)
+        # step_games' rows before the scatter, made on its first use
+        self._scratch_obs: np.ndarray | None = None
+        self._scratch_mask: np.ndarray | None = None
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -132,29 +138,78 @@ class BatchEnv:
         An action outside a game's mask raises ``IllegalActionError`` naming
         the game and the action before anything is applied.
         """
+        acts = self._checked(self._rows, actions)
+        self._apply(range(self.num_envs), acts)
+        self._observe()
+        return self.obs, self.mask, self.to_act, self.rewards, self.dones
+
+    def step_games(self, games, actions, observe: bool = True) -> tuple[
+            np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """One decision in some games only: ``actions[j]`` in game ``games[j]``; the rest wait.
+
+        For views that let some games run ahead of others - the single-learner
+        vector env (``stichzoo.training.vector``) plays the opponents' moves of
+        the games whose learner is not to act, while the others wait for the
+        learner.  Returns the same full arrays as :meth:`step`: the rows of
+        ``games`` are new, every other row of ``obs``/``mask``/``to_act`` is
+        unchanged (still that game's pending decision) and its ``rewards`` and
+        ``dones`` are zero.  Auto-reset, episode counts and determinism are as
+        in :meth:`step` (a game's episodes do not depend on when it is stepped).
+        ``games``: distinct game indices.  ``observe=False`` leaves the ``obs``
+        rows of ``games`` stale (``mask`` and ``to_act`` are written) for callers
+        whose next moves there come from bots that read the rules state; call
+        :meth:`observe` before reading them.
+        """
+        rows = np.asarray(games)
+        if (rows.ndim != 1 or rows.dtype.kind not in "iu" or (rows < 0).any()
+                or (rows >= self.num_envs).any() or len(np.unique(rows)) != len(rows)):
+            raise ValueError(f"games must be distinct game indices in 0..{self.num_envs - 1}; "
+                             f"got {games!r}")
+        acts = self._checked(rows, actions)
+        rows = rows.tolist()
+        self._apply(rows, acts)
+        self._observe(rows, encode=observe)
+        return self.obs, self.mask, self.to_act, self.rewards, self.dones
+
+    def observe(self, games=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Write the observation of every game (or of ``games``) anew: after
+        ``step_games(..., observe=False)``.  Returns ``obs, mask, to_act``."""
+        if games is None:
+            self._observe()
+        else:
+            self._observe(np.asarray(games, np.int64).tolist())
+        return self.obs, self.mask, self.to_act
+
+    def _checked(self, rows: np.ndarray, actions) -> list[int]:
+        """The actions of games ``rows`` as ints, once shape, dtype and legality are checked."""
         if self.seed is None:
             raise ValueError(f"{self.game.env_id}: reset() must be called before step()")
         acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
-            raise ValueError(f"actions must be {self.num_envs} integer action ids, one per "
+        if acts.shape != (len(rows),) or acts.dtype.kind not in "iu":
+            raise ValueError(f"actions must be {len(rows)} integer action ids, one per "
                              f"game; got shape {acts.shape} dtype {acts.dtype}")
         inside = (acts >= 0) & (acts < self.num_actions)
-        legal = inside.all() and self.mask[self._rows, acts].all()
+        legal = inside.all() and self.mask[rows, acts].all()
         acts = acts.tolist()
         if not legal:  # name the first offender; nothing has been applied yet
             masks = self._masks
-            i = next(i for i, a in enumerate(acts)
+            j = next(j for j, (i, a) in enumerate(zip(rows.tolist(), acts))
                      if not (0 <= a < self.num_actions and (masks[i] >> a) & 1))
+            i = int(rows[j])
             state = self.states[i]
             raise IllegalActionError(
-                f"game {i}: illegal action {acts[i]} for player_{state.current_player}; legal "
+                f"game {i}: illegal action {acts[j]} for player_{state.current_player}; legal "
                 f"actions: {', '.join(map(str, state.legal_actions()))}")
+        return acts
+
+    def _apply(self, rows, acts: list[int]) -> None:
+        """Play ``acts[j]`` in game ``rows[j]``: rewards, game ends and redeals."""
         rewards, dones, truncated = self.rewards, self.dones, self.truncated
         rewards[:] = 0.0
         dones[:] = False
         mode, scale = self.reward_mode, self.reward_scale
         states = self.states
-        for i, a in enumerate(acts):
+        for i, a in zip(rows, acts):
             state = states[i]
             state.apply(a)
             if state.last_deltas or state.over:
@@ -169,12 +224,15 @@ class BatchEnv:
                 self.episodes[i] += 1
                 self.final_states[i] = state
                 states[i] = self._new_state(i)
-        self._observe()
-        return self.obs, self.mask, self.to_act, rewards, dones
 
     # -- observation -----------------------------------------------------------------
 
-    def _observe(self) -> None:
+    def _observe(self, rows: list[int] | None = None, encode: bool = True) -> None:
+        """Write the observation, mask and seat to act of every game (or of games ``rows``;
+        ``encode=False``: their masks and seats only)."""
+        if rows is not None:
+            self._observe_rows(rows, encode)
+            return
         states = self.states
         seats = [s.current_player for s in states]
         self.to_act[:] = seats
@@ -186,6 +244,29 @@ class BatchEnv:
                 encode(s, seat, obs[i])
         self._masks = masks = [s.legal_mask() for s in states]
         masks_into(self.mask, masks, self.num_actions)
+
+    def _observe_rows(self, rows: list[int], encode: bool) -> None:
+        if self._scratch_obs is None:
+            self._scratch_obs = np.zeros_like(self.obs)
+            self._scratch_mask = np.zeros_like(self.mask)
+        states = [self.states[i] for i in rows]
+        seats = [s.current_player for s in states]
+        self.to_act[rows] = seats
+        k = len(rows)
+        if encode:
+            obs = self._scratch_obs[:k]
+            if self._encode_many is not None:
+                self._encode_many(states, seats, obs)
+            else:
+                for j, (s, seat) in enumerate(zip(states, seats)):
+                    self.encoder.encode(s, seat, obs[j])
+            self.obs[rows] = obs
+        masks = [s.legal_mask() for s in states]
+        for i, m in zip(rows, masks):
+            self._masks[i] = m
+        mask = self._scratch_mask[:k]
+        masks_into(mask, masks, self.num_actions)
+        self.mask[rows] = mask
 
     def sample_legal(self, rng: np.random.Generator) -> np.ndarray:
         """One uniformly random legal action per game (for benchmarks and tests)."""

@@ -3,13 +3,26 @@
     python scripts/bench/batch_engine.py              # every game, N = 256 games per batch
     python scripts/bench/batch_engine.py --game wizard --num-envs 64 256 1024 --seconds 5
     python scripts/bench/batch_engine.py --peers      # + OpenSpiel oh_hell with its tensor
+    python scripts/bench/batch_engine.py --game wizard --vector random heuristic  # + vector env
 
 Per game, uniformly random legal play:
 
 - ``aec``: the AEC loop of scripts/bench/env_steps.py (``env()``, ``agent_iter``,
   ``last()``, sample from the mask, ``step``);
 - ``batch``: ``BatchEnv.step`` on N games at once, observation and mask of
-  every game written each step, actions sampled from the mask batch.
+  every game written each step, actions sampled from the mask batch;
+- ``vector`` (``--vector OPPONENT...``): the single-learner Gymnasium vector
+  env (``stichzoo.training.vector.SeatVectorEnv``) over the same N games,
+  the learner's actions sampled uniformly from ``infos["action_mask"]`` as
+  ``batch`` samples them (one argmax over masked noise; Gymnasium's own
+  ``MultiDiscrete.sample(mask=...)`` loops over the games in Python and
+  would cost a fifth of the time), the other seats played inside by OPPONENT
+  (a policy spec).  Reported as learner decisions/s (vector steps x N, what
+  a trainer gets) and all decisions/s (opponents' moves included, to set
+  beside ``batch``); beside it the single-seat view
+  (``stichzoo.training.single_seat.SingleSeatEnv``, one game, the same
+  opponents), what ``gymnasium.make_vec(..., vectorization_mode="sync")``
+  steps N times per vector step.
 
 Decisions/s is the median of ``--repeats`` runs of ``--seconds`` each; the
 batch rate is also given as a multiple of the same game's AEC loop.  A
@@ -50,6 +63,58 @@ def run_batch(game: str, players: int, num_envs: int, seconds: float,
             return int(batch.episodes.sum()), steps * num_envs, elapsed
 
 
+def run_vector(game: str, players: int, num_envs: int, seconds: float, seed: int,
+               opponent: str) -> tuple[int, int, float, int]:
+    """(games, learner decisions, seconds, all decisions) of the single-learner vector env."""
+    from stichzoo.training.vector import SeatVectorEnv
+
+    vec = SeatVectorEnv(game, num_envs, options={"num_players": players},
+                        opponents=[opponent])
+    batch, counted = vec.batch, [0]
+    step_games = batch.step_games
+
+    def count_step_games(games, actions, **kwargs):
+        counted[0] += len(actions)
+        return step_games(games, actions, **kwargs)
+
+    batch.step_games = count_step_games
+    rng = np.random.default_rng(seed)
+    _, infos = vec.reset(seed=seed)
+    counted[0] = steps = 0
+    start = time.perf_counter()
+    while True:
+        noise = rng.random(infos["action_mask"].shape, dtype=np.float32)
+        noise[~infos["action_mask"]] = -1.0
+        _, _, _, _, infos = vec.step(noise.argmax(axis=1))
+        steps += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return int(batch.episodes.sum()), steps * num_envs, elapsed, counted[0]
+
+
+def run_single_seat(game: str, players: int, seconds: float, seed: int,
+                    opponent: str) -> tuple[int, int, float]:
+    """(games, learner decisions, seconds) of one single-seat view, masked random actions."""
+    from stichzoo.training.single_seat import SingleSeatEnv
+
+    env = SingleSeatEnv(game, options={"num_players": players}, opponents=[opponent],
+                        illegal="raise")
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    games = decisions = 0
+    start = time.perf_counter()
+    while True:
+        _, _, terminated, truncated, _ = env.step(int(rng.choice(
+            np.flatnonzero(env.action_masks()))))
+        decisions += 1
+        if terminated or truncated:
+            games += 1
+            env.reset()
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return games, decisions, elapsed
+
+
 def _median_rate(fn, repeats: int) -> float:
     return statistics.median(d / t for _, d, t in (fn() for _ in range(repeats)))
 
@@ -63,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--peers", action="store_true", help="OpenSpiel oh_hell 4p with "
                                                          "information_state_tensor each step")
+    p.add_argument("--vector", nargs="+", default=[], metavar="OPPONENT",
+                   help="also the single-learner vector env with these opponents (policy "
+                        "specs: random, heuristic...)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     rows = []
@@ -76,11 +144,29 @@ def main(argv: list[str] | None = None) -> int:
             rate = _median_rate(lambda g=game, n=players, k=n_envs:
                                 run_batch(g, n, k, args.seconds, args.seed), args.repeats)
             row["batch"][n_envs] = {"decisions_per_s": rate, "x_aec": rate / aec}
+        row["vector"], row["single_seat"] = {}, {}
+        for opponent in args.vector:
+            row["single_seat"][opponent] = _median_rate(
+                lambda g=game, n=players, o=opponent:
+                run_single_seat(g, n, args.seconds, args.seed, o), args.repeats)
+            for n_envs in args.num_envs:
+                runs = [run_vector(game, players, n_envs, args.seconds, args.seed, opponent)
+                        for _ in range(args.repeats)]
+                row["vector"][f"{opponent} N={n_envs}"] = {
+                    "learner_decisions_per_s": statistics.median(d / t for _, d, t, _ in runs),
+                    "decisions_per_s": statistics.median(a / t for _, _, t, a in runs)}
         rows.append(row)
         if not args.json:
             batch = ", ".join(f"N={k}: {v['decisions_per_s']:,.0f}/s ({v['x_aec']:.1f}x AEC)"
                               for k, v in row["batch"].items())
             print(f"{game} {players}p: AEC {aec:,.0f} decisions/s; batch {batch}", flush=True)
+            for k, v in row["vector"].items():
+                print(f"  vector env, opponents {k}: {v['learner_decisions_per_s']:,.0f} learner "
+                      f"decisions/s ({v['decisions_per_s']:,.0f} decisions/s in all)",
+                      flush=True)
+            for k, v in row["single_seat"].items():
+                print(f"  single-seat view, opponents {k}: {v:,.0f} learner decisions/s",
+                      flush=True)
     peers = {}
     if args.peers:
         try:

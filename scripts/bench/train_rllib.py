@@ -18,6 +18,7 @@ machine the numbers move with whatever else runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -47,8 +48,9 @@ def _summary(run_dir: str) -> dict:
 def bench_batch(cfg: dict, seconds: float, folder: str) -> dict:
     from stichzoo.training.batch_ppo import train_batch
 
-    s = _summary(train_batch(_cfg(cfg, "batch_ppo", seconds), run_dir=folder,
-                             progress_bar=False, verbose=False))
+    with contextlib.redirect_stdout(sys.stderr):  # the time guard's notice: stdout stays data
+        s = _summary(train_batch(_cfg(cfg, "batch_ppo", seconds), run_dir=folder,
+                                 progress_bar=False, verbose=False))
     return {"samples_per_s": s["fps"], "samples": s["steps"], "wall_s": s["wall_seconds"]}
 
 
@@ -61,8 +63,9 @@ def bench_rllib(cfg: dict, seconds: float, runners: int, folder: str) -> dict:
     ray.init(address="local", include_dashboard=False, logging_level="ERROR")
     up = time.time() - start
     try:
-        s = _summary(train_rllib(_cfg(cfg, "rllib_ppo", seconds, num_env_runners=runners),
-                                 run_dir=folder, progress_bar=False, verbose=False))
+        with contextlib.redirect_stdout(sys.stderr):  # the guard's notice: stdout stays data
+            s = _summary(train_rllib(_cfg(cfg, "rllib_ppo", seconds, num_env_runners=runners),
+                                     run_dir=folder, progress_bar=False, verbose=False))
     finally:
         ray.shutdown()
     return {"samples_per_s": s["fps"], "env_steps_per_s": s["env_steps_per_s"],

@@ -16,6 +16,7 @@ trainer's simulate / infer / update shares.  A benchmark, not a test.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -33,7 +34,8 @@ def run(cfg: dict, seconds: float, folder: str) -> dict:
                                "train": {**cfg["train"], "max_minutes": seconds / 60,
                                          "total_timesteps": 10**9,
                                          "checkpoint_every": 10**9}})
-    run_dir = train(cfg, run_dir=folder, progress_bar=False, verbose=False)
+    with contextlib.redirect_stdout(sys.stderr):  # the time guard's notice: stdout stays data
+        run_dir = train(cfg, run_dir=folder, progress_bar=False, verbose=False)
     with open(os.path.join(run_dir, "train_summary.yaml")) as f:
         return yaml.safe_load(f)
 

@@ -435,8 +435,8 @@ def play(table: Table, *, record_path: str | None = None, console: Console | Non
     path = record_path or default_record_path(table.game.name, table.seed)
     check_record_path(path)
     console.print(Text(f"{display_of(table.game.name).title}: you are seat "
-                       f"{table.human_seat}; seed {table.seed}. rules: the rules, "
-                       f"? for help, q to quit.",
+                       f"{table.human_seat}; seed {table.seed}. rules: the rules, hint: the "
+                       f"search's suggestion, ? for help, q to quit.",
                        style="bold"))
     try:
         while True:

@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PROMPT = r"Your move \(1-(\d+), a label"
 SAVED = r"Record saved to (\S+\.json)"
 TOTALS = r"Final totals \(seat 0\.\.\d\): (-?\d+(?:, -?\d+)*)"
+ANALYSIS = "Analysis of your moves? (y/N): "
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 #: a short game of each, the person's seat and the bots
@@ -81,9 +82,9 @@ def _screen(child) -> str:
     return ANSI.sub("", child.before or "")
 
 
-def _play_to_the_end(child, label_at: int = 2) -> tuple[list[int], str]:
-    """Answer every prompt with move 1 (move ``label_at``: by its label); the totals shown
-    and the record path."""
+def _play_to_the_end(child, label_at: int = 2, analysis: str = "n") -> tuple[list[int], str]:
+    """Answer every prompt with move 1 (move ``label_at``: by its label), and ``analysis``
+    to the offer of the analysis at the end; the totals shown and the record path."""
     turns = 0
     while True:
         i = child.expect([PROMPT, SAVED])
@@ -102,6 +103,8 @@ def _play_to_the_end(child, label_at: int = 2) -> tuple[list[int], str]:
     before = _screen(child)
     totals = [int(x) for x in re.search(TOTALS, before).group(1).split(", ")]
     assert "Game over" in before and turns >= 3
+    child.expect(re.escape(ANALYSIS))
+    child.sendline(analysis)
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0, before[-2000:]
@@ -214,3 +217,32 @@ def test_without_rich_the_command_says_what_to_install(monkeypatch, capsys):
     assert main(["play", "hoch_tief", "--players", "3"]) == 2
     err = capsys.readouterr().err
     assert "pip install 'stichzoo[play]'" in err and "Traceback" not in err
+
+
+def test_hint_and_the_analysis_at_the_end(tmp_path):
+    """``hint`` at a decision: the suggested move (by its number) and each other move's
+    estimated loss with its standard error, then the prompt again; ``?`` lists it.  At the
+    end, ``y`` to the offer shows each decision with a choice beside the search's."""
+    child = _spawn(["wizard", "--option", "rounds=[3]", "--seed", "5", "--opponents",
+                    "heuristic", "--record", str(tmp_path / "g.json")], tmp_path)
+    child.expect(PROMPT)
+    n = int(child.match.group(1))
+    child.sendline("?")
+    child.expect(r"hint\s+the search's suggested move")
+    child.expect(PROMPT)
+    child.sendline("hint")
+    child.expect(r"Suggested: (\d): bid (\d)")
+    suggested, bid = child.match.group(1), child.match.group(2)
+    child.expect(PROMPT)
+    hint = _screen(child)
+    others = re.findall(r"(\d): bid \d\s+(\d+(?:\.\d+)?) points? worse \(\u00b1 (\d+(?:\.\d+)?)\)",
+                        hint)
+    assert sorted([suggested] + [k for k, _, _ in others]) == [str(k) for k in range(1, n + 1)]
+    assert all(float(loss) > 0 for _, loss, _ in others)
+    child.sendline("1")  # bid 0
+    _play_to_the_end(child, analysis="y")
+    out = ANSI.sub("", child.logfile_read.getvalue())
+    panel = out[out.index("Analysis: your moves beside the search's"):]
+    search = "same" if suggested == "1" else f"bid {bid}"  # the analysis is the hint
+    assert re.search(rf"\n\D*1\s+bid 0\s+{search}\s", panel), panel
+    assert "decisions with a choice (forced moves skipped)" in panel

@@ -176,3 +176,10 @@ def test_probe_imitation_refuses_another_games_piece():
                           "configs/quick/wizard.yaml", "--feature", "suit_state"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "is a hoch_tief piece" in out.stderr
+
+
+def test_bench_analysis_script():
+    out = run("scripts/bench/analysis_time.py", "--seed", "2", "--games", "hoch_tief",
+              "geheimtrumpf")
+    lines = out.strip().splitlines()
+    assert len(lines) == 2 and all("decisions searched in" in line for line in lines), out

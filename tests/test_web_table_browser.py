@@ -701,3 +701,40 @@ def test_the_rules_and_hint_buttons(server, page):
     _click_move(page, random.Random(0))
     assert page.is_hidden("#hint")  # a hint is for one decision
     assert not page.problems, page.problems
+
+
+@pytest.mark.parametrize("page", ["phone"], indirect=True)
+def test_the_analysis_at_the_end(server, page):
+    """At game over, Analysis shows each of the person's decisions with a choice beside the
+    search's move, with the estimated loss (the table's own analysis), the biggest marked;
+    on a phone without sideways scrolling."""
+    page.goto(server.url + "/")
+    page.wait_for_selector("body[data-state=setup]")
+    page.select_option("#game", "wizard")
+    page.select_option("#players", "3")
+    page.locator('#options [data-option="rounds"]').fill("1,2")
+    page.fill("#seed", "4")
+    page.click("#start")
+    page.wait_for_selector("body[data-state=your-turn]")
+    assert page.is_hidden("#analysis-button")  # in the game-over box only
+    rng = random.Random(1)
+    while _state(page) != "over":
+        _click_move(page, rng)
+    page.click("#analysis-button")
+    page.wait_for_selector("#analysis[data-state=shown]")
+    answer = server.store.get(_table_id(page)).analysis()
+    rows = page.eval_on_selector_all("#analysis tr[data-decision]", """rs => rs.map(r => ({
+        decision: Number(r.dataset.decision), big: r.classList.contains('big-loss'),
+        cells: [...r.children].map(c => c.dataset.card ? c.dataset.card : c.textContent)}))""")
+    entries = answer["decisions"]
+    assert [r["decision"] for r in rows] == [e["decision"] for e in entries] and len(rows) >= 2
+    losses = sorted((e["loss"] for e in entries if e["loss"]), reverse=True)[:3]
+    for r, e in zip(rows, entries):
+        assert r["cells"][0] == str(e["round"] + 1)
+        assert float(r["cells"][3].split()[0]) == e["loss"]
+        assert (r["cells"][2] == "the same") == e["same"]
+        assert r["big"] == (e["loss"] is not None and e["loss"] in losses)
+    assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "analysis_phone.png"), full_page=True)
+    assert not page.problems, page.problems

@@ -47,7 +47,7 @@ from stichzoo import envs
 from stichzoo.envs.core.display import agree, verb_for
 from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
 from stichzoo.envs.registry import display_of
-from stichzoo.policies.tables.hints import search_hint
+from stichzoo.policies.tables.hints import game_analysis, round_of, search_hint
 
 #: how long a table may sit untouched before a store forgets it (seconds)
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0
@@ -59,6 +59,8 @@ DEFAULT_MAX_TABLES_PER_CLIENT = 20
 DEFAULT_CREATIONS_PER_MINUTE = 30
 #: above this resident memory of the server process (MiB) no table is created
 DEFAULT_MAX_MEMORY_MB = 4096
+#: the most game analyses a store computes at once (each is one search per decision)
+DEFAULT_MAX_ANALYSES = 2
 #: what a store says for an id it does not hold
 NOT_FOUND = "table not found (expired, or the server restarted)"
 
@@ -294,6 +296,7 @@ class Table:
         self._since = 0  # events before this index came before the human's last move
         self._seen: dict[int, dict] = {}  # per round-log entry: what became events already
         self._last_trick: dict | None = None
+        self._analysis: dict | None = None  # the game's analysis, once asked (at the end)
         self.advance()
 
     # -- the game loop -------------------------------------------------------------
@@ -408,9 +411,7 @@ class Table:
             self._emit({"type": "game_over", **self._result()})
 
     def _round_index(self) -> int:
-        log = self._state.log or [{}]
-        last = log[-1]
-        return int(last.get("round", last.get("deal", 0)))
+        return round_of(self._state)
 
     def _emit(self, event: dict) -> None:
         self._events.append({"n": len(self._events), **event})
@@ -501,7 +502,37 @@ class Table:
                 raise TableError(f"this hint asks about decision {decisions}, but the table "
                                  f"is at decision {now}", status=409)
             return search_hint(self.game, copy.deepcopy(self._state), self.human_seat,
-                               seed=_mix(self.seed, now, 0x4B1D))
+                               seed=self._hint_seed(now))
+
+    def _hint_seed(self, decision: int) -> int:
+        """The search's seed for the hint at decision number ``decision``: the table's and
+        the decision's, so a hint and the analysis of that decision agree."""
+        return _mix(self.seed, decision, 0x4B1D)
+
+    @property
+    def analysed(self) -> bool:
+        """Whether :meth:`analysis` has its answer already (then it costs nothing)."""
+        return self._analysis is not None
+
+    def analysis(self) -> dict:
+        """After the game: each of the person's decisions beside the search's best, with
+        the estimated loss (:func:`~stichzoo.policies.tables.hints.game_analysis`).
+
+        Computed once from the game record (one hint-sized search per decision
+        with a choice; forced moves are skipped) and kept: asking again is free.
+        ``decisions``: the entries in game order; ``searched``: how many;
+        ``total_loss``: the sum of the losses.  409 while the game runs.
+        """
+        with self._lock:
+            if not self.over:
+                raise TableError("the game is still running; the analysis comes at the end",
+                                 status=409)
+            if self._analysis is None:
+                entries = game_analysis(self.record(), self.human_seat, self._hint_seed)
+                total = sum(e["loss"] or 0.0 for e in entries)
+                self._analysis = {"seat": self.human_seat, "decisions": entries,
+                                  "searched": len(entries), "total_loss": round(total, 2)}
+            return copy.deepcopy(self._analysis)
 
     def version(self) -> dict:
         """How far the table is: ``decisions`` and ``events`` so far, ``over`` - cheap to
@@ -606,6 +637,7 @@ class TableStore:
                  max_tables_per_client: int | None = DEFAULT_MAX_TABLES_PER_CLIENT,
                  creations_per_minute: int | None = DEFAULT_CREATIONS_PER_MINUTE,
                  max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB,
+                 max_analyses: int = DEFAULT_MAX_ANALYSES,
                  clock: Callable[[], float] = time.monotonic,
                  memory: Callable[[], float | None] = resident_mb):
         if isinstance(idle_timeout, bool) or not isinstance(idle_timeout, (int, float)) \
@@ -613,8 +645,9 @@ class TableStore:
             raise ValueError(f"idle_timeout must be positive seconds, not {idle_timeout!r}")
         for name, value in (("max_tables", max_tables),
                             ("max_tables_per_client", max_tables_per_client),
-                            ("creations_per_minute", creations_per_minute)):
-            if value is None and name != "max_tables":
+                            ("creations_per_minute", creations_per_minute),
+                            ("max_analyses", max_analyses)):
+            if value is None and name not in ("max_tables", "max_analyses"):
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, not {value!r}")
@@ -626,6 +659,8 @@ class TableStore:
         self.max_tables_per_client = max_tables_per_client
         self.creations_per_minute = creations_per_minute
         self.max_memory_mb = max_memory_mb
+        self.max_analyses = max_analyses
+        self._analysing = threading.BoundedSemaphore(max_analyses)
         self.clock = clock
         self.memory = memory
         self.instance = secrets.token_urlsafe(8)
@@ -771,6 +806,27 @@ class TableStore:
     def record(self, table_id: Any) -> dict:
         return self.get(table_id).record()
 
+    def analysis(self, table_id: Any) -> dict:
+        """The game's analysis (:meth:`Table.analysis`; 409 while the game runs).
+
+        A table keeps its analysis, so only the first request computes; at
+        most ``max_analyses`` compute at once in the store, another is refused
+        with 503 and a ``Retry-After`` (they take seconds, not minutes).
+        """
+        table = self.get(table_id)
+        if table.analysed or not table.over:  # free, or the table's own 409
+            return table.analysis()
+        if not self._analysing.acquire(blocking=False):
+            raise TableError(f"the server is busy analysing other games (at most "
+                             f"{self.max_analyses} at once, max_analyses); try again in a "
+                             f"few seconds", status=503, retry_after=5)
+        try:
+            result = table.analysis()
+        finally:
+            self._analysing.release()
+        self._touch(table_id)
+        return result
+
     def close(self, table_id: Any) -> None:
         """Forget a table now (a page that leaves); an unknown id is a 404."""
         self.get(table_id)
@@ -856,6 +912,7 @@ def describe_event(event: dict, names: Sequence[str]) -> str:
     return str(event)
 
 
-__all__ = ["DEFAULT_CREATIONS_PER_MINUTE", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_MEMORY_MB",
+__all__ = ["DEFAULT_CREATIONS_PER_MINUTE", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_ANALYSES",
+           "DEFAULT_MAX_MEMORY_MB",
            "DEFAULT_MAX_TABLES", "DEFAULT_MAX_TABLES_PER_CLIENT", "NOT_FOUND", "Table",
            "TableError", "TableStore", "build_game", "describe_event", "resident_mb", "seating"]

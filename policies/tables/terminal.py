@@ -9,7 +9,10 @@ summary at the end of every round and of the game.
 
 Input: the number of a legal move or its label (``3``, ``R7``, ``bid 2``),
 ``rules`` for the game's rules (:func:`stichzoo.envs.registry.rules_of`, the
-text the web table and the docs show), ``?`` for help, ``q`` to leave.  The
+text the web table and the docs show), ``hint`` for the search's suggestion
+(:meth:`~stichzoo.policies.tables.table.Table.hint`, the web table's hint),
+``?`` for help, ``q`` to leave.  At the end of the game the person may ask for
+the analysis of their moves (:meth:`~stichzoo.policies.tables.table.Table.analysis`).  The
 end of every round says how each seat scored, in words.  A bad input gets a
 message naming the problem and the prompt again; Ctrl-C or end of input leaves like ``q``.  At
 the end the game record is saved (``docs/records.md``), so any game can be
@@ -37,6 +40,7 @@ from stichzoo.policies.tables.table import Table, TableError, describe_event
 
 HELP = """Type the number of a move (as listed) or its label, e.g. 3 or R7 or "bid 2".
   rules        the rules of this game: tricks, scoring, an example
+  hint         the search's suggested move, and how much worse it rates each other move
   ?  or help   this help
   q  or quit   leave the table (no record is saved for an unfinished game)"""
 
@@ -242,6 +246,81 @@ def round_summary(tv: dict, event: dict) -> RichTable:
     return tb
 
 
+def move_text(game: str, move: dict, numbers: dict[int, int] | None = None) -> Text:
+    """A move as the person sees it: a card in the hand's notation, else in words
+    (``choose no trick``); with its number from the move list when ``numbers`` has it."""
+    out = Text()
+    if numbers and move["id"] in numbers:
+        out.append(f"{numbers[move['id']]}: ", style="bold cyan")
+    if move.get("kind") == "card":
+        out.append_text(card_text(game, move["label"]))
+    else:
+        out.append(display_of(game).in_words(move["label"]))
+    return out
+
+
+def _points(x: float) -> str:
+    return f"{x:g} point" + ("" if abs(x) == 1 else "s")
+
+
+def hint_panel(tv: dict, hint: dict) -> Panel:
+    """The search's hint (:meth:`Table.hint`): the suggested move, why, and for each other
+    move how much worse it is estimated over the rest of the round, with its standard error."""
+    game = tv["game"]
+    numbers = {m["id"]: m["n"] for m in tv["moves"]}
+    lines: list = [Text.assemble(("Suggested: ", "bold"), move_text(game, hint["move"], numbers),
+                                 f"  ({hint['why']})")]
+    others = [v for v in hint["values"] if v["id"] != hint["move"]["id"]]
+    if others:
+        lines.append(Text("The others, estimated against it over the rest of the round "
+                          "(your points, \u00b1 one standard error):"))
+        grid = RichTable.grid(padding=(0, 2))
+        grid.add_column()
+        grid.add_column()
+        for v in others:
+            if v["difference"] is None:
+                how = f"not rated: {v['reason']}" if v.get("reason") else "not rated"
+            else:
+                worse = -v["difference"] + 0.0
+                how = (f"{_points(worse)} worse" if worse > 0 else
+                       "as good" if worse == 0 else f"{_points(-worse)} better")
+                if v["difference_stderr"] is not None:
+                    how += f" (\u00b1 {v['difference_stderr']:g})"
+            grid.add_row(Text("  ").append_text(move_text(game, v, numbers)), how)
+        lines.append(grid)
+    return Panel(Group(*lines), title="Hint (the search, pimc level)", title_align="left")
+
+
+def analysis_panel(tv: dict, analysis: dict, top: int = 3) -> Panel:
+    """The game's analysis (:meth:`Table.analysis`): per decision with a choice, the move
+    made beside the search's, and the estimated loss; the ``top`` biggest losses marked."""
+    game = tv["game"]
+    entries = analysis["decisions"]
+    losses = sorted((e["loss"] for e in entries if e["loss"]), reverse=True)
+    worst = set(losses[:top])
+    tb = RichTable(box=None, header_style="bold", padding=(0, 1))
+    tb.add_column("Round", justify="right")
+    tb.add_column("Your move")
+    tb.add_column("The search's")
+    tb.add_column("Est. loss", justify="right")
+    for e in entries:
+        if e["loss"] is None:
+            loss = "not rated"
+        else:
+            loss = f"{e['loss']:g}" + (f" \u00b1 {e['loss_stderr']:g}"
+                                       if e["loss_stderr"] is not None and not e["same"] else "")
+        mark = "!" if e["loss"] in worst else ""
+        tb.add_row(str(e["round"] + 1), move_text(game, e["move"]),
+                   "same" if e["same"] else move_text(game, e["best"]), f"{mark}{loss}",
+                   style="bold red" if mark else None)
+    same = sum(e["same"] for e in entries)
+    lines = [tb, Text(f"{len(entries)} decisions with a choice (forced moves skipped); the "
+                      f"search agreed with {same}; estimated loss in all: "
+                      f"{_points(analysis['total_loss'])}. ! marks the biggest losses.")]
+    return Panel(Group(*lines), title="Analysis: your moves beside the search's",
+                 title_align="left")
+
+
 def rules_panel(game: str) -> Panel:
     """The game's rules for players (``envs/<game>/rules.md``), drawn from markdown."""
     return Panel(Markdown(rules_of(game)), title=f"{display_of(game).title}: the rules",
@@ -311,7 +390,7 @@ def choose(console: Console, table: Table, tv: dict,
            read: Callable[[str], str] | None = None) -> int:
     """Ask until the person names a legal move; its action id."""
     moves = tv["moves"]
-    prompt = f"Your move (1-{len(moves)}, a label, rules, ? for help, q to quit): "
+    prompt = f"Your move (1-{len(moves)}, a label, hint, rules, ? for help, q to quit): "
     while True:
         text = _read(console, prompt, read).strip()
         low = text.casefold()
@@ -323,6 +402,11 @@ def choose(console: Console, table: Table, tv: dict,
             continue
         if low == "rules":
             console.print(rules_panel(tv["game"]))
+            console.print(moves_text(tv, console.width))
+            continue
+        if low == "hint":
+            console.print("The search is thinking...")
+            console.print(hint_panel(tv, table.hint(tv["decisions"])))
             console.print(moves_text(tv, console.width))
             continue
         if not text:
@@ -351,8 +435,8 @@ def play(table: Table, *, record_path: str | None = None, console: Console | Non
     path = record_path or default_record_path(table.game.name, table.seed)
     check_record_path(path)
     console.print(Text(f"{display_of(table.game.name).title}: you are seat "
-                       f"{table.human_seat}; seed {table.seed}. rules: the rules, "
-                       f"? for help, q to quit.",
+                       f"{table.human_seat}; seed {table.seed}. rules: the rules, hint: the "
+                       f"search's suggestion, ? for help, q to quit.",
                        style="bold"))
     try:
         while True:
@@ -376,7 +460,20 @@ def play(table: Table, *, record_path: str | None = None, console: Console | Non
     console.print(f"Record saved to {os.path.abspath(path)}")
     if replay_hint:
         console.print(f"Play the same deal again: {replay_hint}")
+    offer_analysis(console, table, tv, read)
     return 0
+
+
+def offer_analysis(console: Console, table: Table, tv: dict,
+                   read: Callable[[str], str] | None = None) -> None:
+    """At the end: ask whether to show the analysis of the person's moves; show it on yes."""
+    try:
+        answer = _read(console, "Analysis of your moves? (y/N): ", read).strip().casefold()
+    except Quit:
+        return
+    if answer in ("y", "yes"):
+        console.print("The search looks at each of your decisions...")
+        console.print(analysis_panel(tv, table.analysis()))
 
 
 def make_console() -> Console:
@@ -404,6 +501,7 @@ def play_from_args(game: str, *, players: int | None, opponents: Sequence[str], 
     return play(table, record_path=record, console=make_console(), replay_hint=hint)
 
 
-__all__ = ["card_text", "check_record_path", "choose", "default_record_path", "game_summary",
-           "hand_by_suit", "play", "play_from_args", "render_table", "round_summary", "rules_panel",
-           "split_specs", "suit_of"]
+__all__ = ["analysis_panel", "card_text", "check_record_path", "choose", "default_record_path",
+           "game_summary", "hand_by_suit", "hint_panel", "move_text", "offer_analysis", "play",
+           "play_from_args", "render_table", "round_summary", "rules_panel", "split_specs",
+           "suit_of"]

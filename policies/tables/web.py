@@ -394,6 +394,21 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
             move["text"] = display.in_words(move["label"])
         return answer
 
+    @router.get("/tables/{table_id}/analysis",
+                responses={**on_table, 409: err[409], 503: err[503]})
+    async def analysis(table_id: str):
+        """After the game: each of the person's decisions (forced moves skipped) beside the
+        search's best, with the estimated loss and its standard error (docs/web_table.md);
+        409 while the game runs.  Computed once per table (seconds: one hint-sized search
+        per decision), then kept; 503 while the server already computes ``max_analyses``."""
+        store.get(table_id)  # 404 before any work
+        answer = await run_in_threadpool(store.analysis, table_id)
+        display = display_of(store.get(table_id).game.name)
+        for entry in answer["decisions"]:
+            for move in (entry["move"], entry["best"]):
+                move["text"] = display.in_words(move["label"])
+        return answer
+
     @router.get("/tables/{table_id}/version", responses=on_table)
     def version(table_id: str):
         """How far the table is (``decisions``, ``events``, ``over``) and the store's
@@ -416,7 +431,8 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
     def refuse(what: str, allow: str) -> None:
         raise RequestError(f"{what}; the table API: POST /tables, GET /tables/options, "
                           f"GET|DELETE /tables/ID, POST /tables/ID/act, GET /tables/ID/events, "
-                          f"POST /tables/ID/hint, GET /tables/ID/version, GET /tables/ID/record "
+                          f"POST /tables/ID/hint, GET /tables/ID/analysis, GET /tables/ID/version, "
+                          f"GET /tables/ID/record "
                           f"(docs/web_table.md)",
                           405, headers={"Allow": allow})
 
@@ -470,14 +486,16 @@ def _error_responses() -> dict[int, dict]:
              "properties": {"error": {"type": "string"}}}
     why = {400: "the body is not JSON (empty, not UTF-8, malformed, nested too deep)",
            404: "no such table (expired, or the server restarted)",
-           409: "not possible now: a stale or repeated move, the record before the end",
+           409: "not possible now: a stale or repeated move, the record or the analysis "
+                "before the end",
            403: "a page of another origin may not change tables (docs/web_table.md)",
            413: "body over the limit", 415: "the body is not sent as application/json",
            422: "a bad argument or an illegal move, named",
            429: "a per-client limit (live tables, creations per minute); Retry-After says "
                 "when to try again",
            500: "a bug: one line, no traceback",
-           503: "the server is full (max_tables, max_memory_mb); Retry-After says when"}
+           503: "the server is full (max_tables, max_memory_mb) or busy analysing games "
+                "(max_analyses); Retry-After says when"}
     return {code: {"description": text, "content": {"application/json": {"schema": shape}}}
             for code, text in why.items()}
 

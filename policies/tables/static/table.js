@@ -831,6 +831,13 @@ async function renderGameOver(tv) {
   const link = $("download-record");
   link.removeAttribute("data-ready");
   const table = S.tableId;
+  const box = $("analysis");
+  if (box.dataset.table !== table) {  // an analysis is of one table
+    clear(box);
+    show(box, false);
+    box.dataset.table = table;
+    box.removeAttribute("data-state");
+  }
   try {
     const record = await api("GET", `/tables/${encodeURIComponent(table)}/record`);
     if (S.tableId !== table) return;
@@ -891,6 +898,54 @@ async function askHint() {
     box.dataset.state = "missing";
     box.append(e instanceof ApiError && e.status === 409 ? "The table moved on; ask again."
                                                          : "No hint available now.");
+  }
+}
+
+// -- the analysis after the game -------------------------------------------------------------
+
+//: how many of the biggest estimated losses the analysis marks
+const BIG_LOSSES = 3;
+
+// each of the person's decisions with a choice beside the search's best, with the estimated
+// loss (GET /tables/ID/analysis: computed once on the server, a few seconds at most)
+async function showAnalysis() {
+  const tv = S.tv, table = S.tableId;
+  if (!tv || !tv.over) return;
+  const box = clear($("analysis"));
+  show(box, true);
+  box.dataset.table = table;
+  box.dataset.state = "loading";
+  box.append("The search looks at each of your decisions...");
+  try {
+    const a = await api("GET", `/tables/${encodeURIComponent(table)}/analysis`);
+    if (S.tableId !== table) return;
+    clear(box);
+    box.dataset.state = "shown";
+    const face = m => (m.kind === "card" ? cardNode(tv.game, m.label, {inline: true}) : richText(tv.game, m.text));
+    const losses = a.decisions.map(e => e.loss || 0).filter(x => x > 0).sort((x, y) => y - x);
+    const big = losses.length ? losses[Math.min(BIG_LOSSES, losses.length) - 1] : Infinity;
+    const tb = el("table", {class: "grid", "data-testid": "analysis-table"},
+                  el("tr", {}, el("th", {class: "num", text: "Round"}), el("th", {text: "Your move"}),
+                     el("th", {text: "The search's move"}), el("th", {class: "num", text: "Estimated loss"})));
+    for (const e of a.decisions) {
+      const loss = e.loss === null ? "not rated"
+        : String(e.loss) + (e.loss_stderr !== null && !e.same ? ` \u00b1 ${e.loss_stderr}` : "");
+      tb.append(el("tr", {class: e.loss !== null && e.loss > 0 && e.loss >= big ? "big-loss" : null,
+                          "data-decision": e.decision},
+                   el("td", {class: "num", text: String(e.round + 1)}), el("td", {}, face(e.move)),
+                   el("td", {}, e.same ? "the same" : face(e.best)), el("td", {class: "num", text: loss})));
+    }
+    const agreed = a.decisions.filter(e => e.same).length;
+    box.append(el("p", {class: "small", text:
+      `${a.searched} decisions with a choice (forced moves left out); the search agreed with ` +
+      `${agreed}. The loss is the search's estimate of the points your move cost over the rest ` +
+      `of the round (\u00b1 one standard error); the biggest are marked. In all: ${a.total_loss}.`}), tb);
+  } catch (e) {
+    if (S.tableId !== table) return;
+    clear(box);
+    box.dataset.state = "missing";
+    box.append(e instanceof ApiError && e.status === 503 ? "The server is busy; try again in a few seconds."
+                                                         : "No analysis available now.");
   }
 }
 
@@ -1127,6 +1182,7 @@ async function main() {
   $("again").addEventListener("click", () => toSetup(true));
   $("rules-button").addEventListener("click", showRules);
   $("hint-button").addEventListener("click", askHint);
+  $("analysis-button").addEventListener("click", showAnalysis);
   $("rules-close").addEventListener("click", () => show($("rules-panel"), false));
   document.addEventListener("keydown", e => { if (e.key === "Escape") show($("rules-panel"), false); });
   // leaving a running game (closing the tab, another address) asks first

@@ -224,11 +224,12 @@ def test_serve_options_reach_the_store():
 
     args = build_parser().parse_args(["serve", "--max-tables", "50", "--max-tables-per-client",
                                       "0", "--creations-per-minute", "5", "--max-memory-mb",
-                                      "0", "--idle-timeout", "60", "--no-tables"])
+                                      "0", "--idle-timeout", "60", "--max-analyses", "3",
+                                      "--no-tables"])
     assert args.no_tables
     store = _table_store(args)
     assert store.limits() == {"max_tables": 50, "max_tables_per_client": None,
                               "creations_per_minute": 5, "max_memory_mb": None,
-                              "idle_timeout": 60.0}
+                              "idle_timeout": 60.0, "max_analyses": 3}
     default = _table_store(build_parser().parse_args(["serve"]))
     assert default.limits() == TableStore().limits()

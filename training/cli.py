@@ -328,7 +328,8 @@ def _table_store(args: argparse.Namespace):
     return TableStore(idle_timeout=args.idle_timeout, max_tables=args.max_tables,
                       max_tables_per_client=args.max_tables_per_client or None,
                       creations_per_minute=args.creations_per_minute or None,
-                      max_memory_mb=args.max_memory_mb or None)
+                      max_memory_mb=args.max_memory_mb or None,
+                      max_analyses=args.max_analyses)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -340,7 +341,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                         ("--keep-alive", args.keep_alive),
                         ("--limit-concurrency", args.limit_concurrency),
                         ("--idle-timeout", args.idle_timeout),
-                        ("--max-tables", args.max_tables)):
+                        ("--max-tables", args.max_tables),
+                        ("--max-analyses", args.max_analyses)):
         if value <= 0:
             raise ValueError(f"{flag} {value}: use a number > 0")
     for flag, value in (("--max-tables-per-client", args.max_tables_per_client),
@@ -526,6 +528,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--max-memory-mb", type=float, default=table_mod.DEFAULT_MAX_MEMORY_MB,
                    help="no new table while the server holds more resident memory (MiB), "
                         "503 instead (default: %(default)s; 0: no limit)")
+    v.add_argument("--max-analyses", type=int, default=table_mod.DEFAULT_MAX_ANALYSES,
+                   help="game analyses computed at once (one search per decision of the "
+                        "person), beyond it 503 (default: %(default)s)")
     v.add_argument("--idle-timeout", type=float, default=table_mod.DEFAULT_IDLE_TIMEOUT,
                    help="seconds an untouched table is kept (default: %(default)s)")
     v.set_defaults(func=cmd_serve)

@@ -673,7 +673,8 @@ class TableStore:
         """The store's limits, as ``GET /tables/options`` lists them (None: off)."""
         return {"max_tables": self.max_tables, "max_tables_per_client": self.max_tables_per_client,
                 "creations_per_minute": self.creations_per_minute,
-                "max_memory_mb": self.max_memory_mb, "idle_timeout": self.idle_timeout}
+                "max_memory_mb": self.max_memory_mb, "idle_timeout": self.idle_timeout,
+                "max_analyses": self.max_analyses}
 
     def __len__(self) -> int:
         with self._lock:

@@ -51,6 +51,7 @@ from stichzoo.envs.wizard.rules import (
     SUIT_MASK,
     WIZARD0,
     WizardState,
+    played_this_round,
     trick_winner,
 )
 from stichzoo.policies.base import Decision
@@ -373,16 +374,7 @@ class BidInference:
         n = state.num_players
         if state.bids.count(-1) == n:  # nobody has bid yet: nothing to explain
             return 1.0
-        played_by = [0] * n
-        k = state.played.bit_count()
-        hist = state.history
-        i = len(hist) - 1
-        while k:
-            p, a = hist[i]
-            if a < DECK_SIZE:
-                played_by[p] |= 1 << a
-                k -= 1
-            i -= 1
+        played_by = played_this_round(state)
         turned = 1 << state.trump_card if state.trump_card >= 0 else 0
         trump = _trump_of(state)
         sigma = BID_SPREAD[0] + BID_SPREAD[1] * state.hand_size

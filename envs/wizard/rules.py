@@ -158,6 +158,25 @@ _KIND_MASK = (*SUIT_MASK, FREE)
 _DETERMINIZE_TRIES = 40
 
 
+def played_this_round(state: WizardState) -> list[int]:
+    """Each seat's cards played this round, as bitmasks: the last card plays of the history.
+
+    A seat's hand as dealt is its hand now plus these - the deck order a
+    re-deal rebuilds, and the hand a bidder held when it bid.
+    """
+    out = [0] * state.num_players
+    k = state.played.bit_count()
+    hist = state.history
+    i = len(hist) - 1
+    while k:
+        p, a = hist[i]
+        if a < DECK_SIZE:
+            out[p] |= 1 << a
+            k -= 1
+        i -= 1
+    return out
+
+
 class HiddenDeal(NamedTuple):
     """A re-deal of what one seat cannot see (:meth:`WizardGame.deal_others`).
 
@@ -355,17 +374,8 @@ class WizardGame(Game):
             if p != seat:
                 dealt |= s.hands[p]
         if s.phase != GAME_OVER:
-            # this round's order: who played what (the last plays in history)
-            got = s.hands[:]
-            k = s.played.bit_count()
-            hist = s.history
-            i = len(hist) - 1
-            while k:
-                p, a = hist[i]
-                if a < DECK_SIZE:
-                    got[p] |= 1 << a
-                    k -= 1
-                i -= 1
+            # this round's order: each seat's dealt cards, its hand and what it played
+            got = [h | c for h, c in zip(s.hands, played_this_round(s))]
             r = s.hand_size
             order = [0] * DECK_SIZE
             for p in range(n):

@@ -170,11 +170,14 @@ def _aec_loop(env, seconds: float, seed: int) -> tuple[int, int, float]:
             return games, decisions, elapsed
 
 
-def peer_oh_hell(seconds: float, seed: int, infostate: bool) -> tuple[int, int, float]:
-    """OpenSpiel oh_hell 4p in C++ via pyspiel; decisions = player moves (chance excluded)."""
-    import pyspiel
+def play_spiel(game, seconds: float, seed: int,
+               read: str | None = None) -> tuple[int, int, float]:
+    """Random games of a pyspiel game for ``seconds``: (games, decisions, seconds).
 
-    game = pyspiel.load_game("oh_hell", {"players": 4})
+    Chance outcomes are drawn uniformly (not counted as decisions); ``read`` names a state
+    method called before every decision (e.g. ``"information_state_tensor"``), so the cost
+    of what a learner reads shows.
+    """
     rng = random.Random(seed)
     games = decisions = 0
     start = time.perf_counter()
@@ -184,14 +187,22 @@ def peer_oh_hell(seconds: float, seed: int, infostate: bool) -> tuple[int, int, 
             if s.is_chance_node():
                 s.apply_action(rng.choice(s.chance_outcomes())[0])
                 continue
-            if infostate:
-                s.information_state_tensor()
+            if read:
+                getattr(s, read)()
             s.apply_action(rng.choice(s.legal_actions()))
             decisions += 1
         games += 1
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             return games, decisions, elapsed
+
+
+def peer_oh_hell(seconds: float, seed: int, infostate: bool) -> tuple[int, int, float]:
+    """OpenSpiel oh_hell 4p in C++ via pyspiel; decisions = player moves (chance excluded)."""
+    import pyspiel
+
+    return play_spiel(pyspiel.load_game("oh_hell", {"players": 4}), seconds, seed,
+                      "information_state_tensor" if infostate else None)
 
 
 def peer_oh_hell_shimmy(seconds: float, seed: int) -> tuple[int, int, float]:

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import time
 
-import numpy as np
+from env_steps import play_spiel, run_aec  # the env benchmark's loops (same folder)
 
 from stichzoo import envs
 from stichzoo.envs import openspiel
@@ -33,47 +32,10 @@ from stichzoo.envs import openspiel
 PLAYERS = {"silberne_ananas": 3}
 
 
-def run_aec(game: str, players: int, seconds: float, seed: int) -> tuple[int, int, float]:
-    env = envs.env_module(game).env(num_players=players)
-    rng = np.random.default_rng(seed)
-    games = decisions = 0
-    start = time.perf_counter()
-    while True:
-        env.reset(seed=seed + games)
-        for _agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
-            decisions += 1
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return games, decisions, elapsed
-
-
 def run_openspiel(game: str, players: int, seconds: float, seed: int,
                   infostate: bool) -> tuple[int, int, float]:
-    g = openspiel.load(game, num_players=players)
-    rng = random.Random(seed)
-    games = decisions = 0
-    start = time.perf_counter()
-    while True:
-        s = g.new_initial_state()
-        while not s.is_terminal():
-            if s.is_chance_node():
-                s.apply_action(rng.choice(s.chance_outcomes())[0])
-                continue
-            if infostate:
-                s.information_state_string()
-            s.apply_action(rng.choice(s.legal_actions()))
-            decisions += 1
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return games, decisions, elapsed
+    return play_spiel(openspiel.load(game, num_players=players), seconds, seed,
+                      "information_state_string" if infostate else None)
 
 
 def run_mccfr(seconds: float) -> tuple[int, float]:

@@ -46,7 +46,8 @@ ValueFn = Callable[[GameState, GameState, int], float]
 
 #: a game's inference: (sampled world, seat) -> how well the world explains what the other seats
 #: did, as a keep chance in [0, 1] (1: as likely as any world can be).  An inference may also
-#: have ``draw(root, seat, rng, tries) -> world``, the same sampler done more cheaply.
+#: judge a cheaper draft: ``draft(root, seat, rng) -> (draft, chance)`` and
+#: ``finish(root, seat, draft, rng) -> world`` for the draft the sampler keeps.
 Inference = Callable[[GameState, int], float]
 
 
@@ -237,18 +238,25 @@ class PIMCPolicy:
         taken: the cost per world is bounded, and a table whose moves no
         world explains well still gets its best guesses.
         """
-        draw = getattr(self.infer, "draw", None)
-        if draw is not None:  # the inference draws more cheaply itself, by the same rule
-            return draw(root, seat, rng, self.tries)
+        infer = self.infer
+        # an inference may judge a cheaper draft of the world (Wizard: the hands alone) and
+        # build the world only for the draft it keeps; by default the draft is the world
+        draft = getattr(infer, "draft", None)
+        finish = getattr(infer, "finish", None)
         best, best_chance = None, -1.0
         for _ in range(self.tries):
-            world = self.game.determinize(root, seat, rng)
-            chance = self.infer(world, seat)
+            if draft is None:
+                candidate = self.game.determinize(root, seat, rng)
+                chance = infer(candidate, seat)
+            else:
+                candidate, chance = draft(root, seat, rng)
             if rng.random() < chance:
-                return world
+                break
             if chance > best_chance:
-                best, best_chance = world, chance
-        return best
+                best, best_chance = candidate, chance
+        else:
+            candidate = best
+        return candidate if finish is None else finish(root, seat, candidate, rng)
 
     def _action_values(self, legal: list[int], searched: list[int], totals: list[float],
                        per_world: list[list[float]], chosen: int) -> tuple[ActionValue, ...]:

@@ -50,6 +50,7 @@ from stichzoo.envs.wizard.rules import (
     PLAY,
     SUIT_MASK,
     WIZARD0,
+    HiddenDeal,
     WizardState,
     played_this_round,
     trick_winner,
@@ -388,19 +389,16 @@ class BidInference:
             misfit += d * d
         return math.exp(-self.strength * misfit / (2 * sigma * sigma))
 
-    def draw(self, root: WizardState, seat: int, rng: random.Random, tries: int) -> WizardState:
-        """One kept world, judged by its hands before the world is built (the search's sampler
-        with the same rule: kept with its chance, else the likeliest of ``tries`` draws)."""
-        game = self.game
-        best, best_chance = None, -1.0
-        for _ in range(tries):
-            deal = game.deal_others(root, seat, rng)
-            chance = self.chance(root, seat, deal.hands)
-            if rng.random() < chance:
-                return game.world_of(root, seat, deal, rng)
-            if chance > best_chance:
-                best, best_chance = deal, chance
-        return game.world_of(root, seat, best, rng)
+    def draft(self, root: WizardState, seat: int, rng: random.Random) -> tuple[HiddenDeal, float]:
+        """A re-deal of the hidden hands and its keep chance, before any world is built: the
+        search's sampler builds a world (:meth:`finish`) only for the deal it keeps."""
+        deal = self.game.deal_others(root, seat, rng)
+        return deal, self.chance(root, seat, deal.hands)
+
+    def finish(self, root: WizardState, seat: int, deal: HiddenDeal,
+               rng: random.Random) -> WizardState:
+        """The world of a kept :meth:`draft`."""
+        return self.game.world_of(root, seat, deal, rng)
 
 
 def inference(game, strength: float = 1.0) -> BidInference:

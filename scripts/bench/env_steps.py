@@ -51,43 +51,40 @@ def valid_player_counts(game: str) -> list[int]:
     return counts
 
 
-def run_aec(game: str, players: int, seconds: float, seed: int) -> tuple[int, int, float]:
-    env = envs.env_module(game).env(num_players=players)
-    rng = np.random.default_rng(seed)
+def for_seconds(seconds: float, play) -> tuple[int, int, float]:
+    """Play games one after another until ``seconds`` have passed: (games, decisions, seconds).
+
+    ``play(i)`` plays game ``i`` and returns its decisions; every benchmark loop here is this
+    one clock around its own game.
+    """
     games = decisions = 0
     start = time.perf_counter()
     while True:
-        env.reset(seed=seed + games)
-        for _agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
-            decisions += 1
+        decisions += play(games)
         games += 1
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             return games, decisions, elapsed
+
+
+def run_aec(game: str, players: int, seconds: float, seed: int) -> tuple[int, int, float]:
+    return _aec_loop(envs.env_module(game).env(num_players=players), seconds, seed)
 
 
 def run_core(game: str, players: int, seconds: float, seed: int) -> tuple[int, int, float]:
     cls = envs.game_class(game)
     g = cls(cls.Options(num_players=players))
-    rng = random.Random(seed)
-    choice = rng.choice
-    games = decisions = 0
-    start = time.perf_counter()
-    while True:
-        s = g.new_game(seed=seed + games)
+    choice = random.Random(seed).choice
+
+    def play(i: int) -> int:
+        s = g.new_game(seed=seed + i)
+        decisions = 0
         while not (s.over or s.truncated):
             s.apply(choice(s.legal_actions()))
             decisions += 1
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return games, decisions, elapsed
+        return decisions
+
+    return for_seconds(seconds, play)
 
 
 def run_clone(game: str, players: int, seconds: float, seed: int) -> tuple[int, int, float]:
@@ -150,11 +147,12 @@ def peer_pettingzoo(name: str, seconds: float, seed: int) -> tuple[int, int, flo
 
 
 def _aec_loop(env, seconds: float, seed: int) -> tuple[int, int, float]:
+    """Random legal play of any AEC env (ours, or a peer's whose mask is in the info)."""
     rng = np.random.default_rng(seed)
-    games = decisions = 0
-    start = time.perf_counter()
-    while True:
-        env.reset(seed=seed + games)
+
+    def play(i: int) -> int:
+        env.reset(seed=seed + i)
+        decisions = 0
         for _agent in env.agent_iter():
             obs, _, term, trunc, info = env.last()
             if term or trunc:
@@ -164,10 +162,9 @@ def _aec_loop(env, seconds: float, seed: int) -> tuple[int, int, float]:
             legal = np.flatnonzero(mask)
             env.step(int(legal[rng.integers(len(legal))]))
             decisions += 1
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return games, decisions, elapsed
+        return decisions
+
+    return for_seconds(seconds, play)
 
 
 def play_spiel(game, seconds: float, seed: int,
@@ -179,10 +176,10 @@ def play_spiel(game, seconds: float, seed: int,
     of what a learner reads shows.
     """
     rng = random.Random(seed)
-    games = decisions = 0
-    start = time.perf_counter()
-    while True:
+
+    def play(_: int) -> int:
         s = game.new_initial_state()
+        decisions = 0
         while not s.is_terminal():
             if s.is_chance_node():
                 s.apply_action(rng.choice(s.chance_outcomes())[0])
@@ -191,10 +188,9 @@ def play_spiel(game, seconds: float, seed: int,
                 getattr(s, read)()
             s.apply_action(rng.choice(s.legal_actions()))
             decisions += 1
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return games, decisions, elapsed
+        return decisions
+
+    return for_seconds(seconds, play)
 
 
 def peer_oh_hell(seconds: float, seed: int, infostate: bool) -> tuple[int, int, float]:

@@ -118,3 +118,39 @@ def resample_hands(state, seat: int, rng: random.Random, hidden_pool: int,
         del pool[:k]
         hands[s] = new
     return pool
+
+
+def decision_views(game, count: int, seed: int, least: int = 2) -> list[tuple[GameState, dict]]:
+    """(state, view of the seat to act) at ``count`` decisions of random games with at least
+    ``least`` legal actions: the requests a bot or hint test sends."""
+    views = importlib.import_module(f"stichzoo.envs.{game.name}.view")
+    rng = random.Random(seed)
+    state, out = game.new_game(seed=seed), []
+    while len(out) < count:
+        if state.over or state.truncated:
+            state = game.new_game(seed=rng.randrange(1 << 30))
+            continue
+        if len(state.legal_actions()) >= least:
+            out.append((state.clone(), views.to_view(state, state.current_player)))
+        state.step(rng.choice(state.legal_actions()))
+    return out
+
+
+def where_called(monkeypatch, owner, name: str) -> list[str]:
+    """Wrap ``owner.name`` so each call records where it ran: "event loop" or "worker thread"
+    (a server must not block its event loop with a search)."""
+    import asyncio
+
+    seen: list[str] = []
+    inner = getattr(owner, name)
+
+    def spy(*args, **kwargs):
+        try:
+            asyncio.get_running_loop()
+            seen.append("event loop")
+        except RuntimeError:
+            seen.append("worker thread")
+        return inner(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, spy)
+    return seen

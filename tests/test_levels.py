@@ -24,6 +24,7 @@ from stichzoo.policies import Decision, game_policy_module, make_policy
 from stichzoo.policies.onnx_bot import SHIPPED_BOTS
 from stichzoo.policies.serve.levels import BASELINES
 from stichzoo.policies.serve.registry import BotError, BotRegistry
+from tests.helpers import decision_views
 
 PLAYERS = {"silberne_ananas": 3}
 WORLDS = 3  # a small search budget keeps the tests fast
@@ -37,21 +38,6 @@ def registry():
 def _game(name: str, players: int | None = None):
     cls = envs.game_class(name)
     return cls(cls.Options(num_players=players or PLAYERS.get(name, 4)))
-
-
-def _decisions(game, count: int, seed: int):
-    """(state, view) at ``count`` random decisions with more than one legal action."""
-    views = importlib.import_module(f"stichzoo.envs.{game.name}.view")
-    rng = random.Random(seed)
-    state, out = game.new_game(seed=seed), []
-    while len(out) < count:
-        if state.over or state.truncated:
-            state = game.new_game(seed=rng.randrange(1 << 30))
-            continue
-        if len(state.legal_actions()) > 1:
-            out.append((state.clone(), views.to_view(state, state.current_player)))
-        state.step(rng.choice(state.legal_actions()))
-    return out
 
 
 def test_levels_are_listed_with_kind_level_and_strength(registry):
@@ -84,7 +70,7 @@ def test_default_pimc_carries_the_readme_figures():
 @pytest.mark.parametrize("name", list(envs.GAMES))
 def test_every_level_answers_legal_moves_deterministically(registry, name):
     game = _game(name)
-    for state, view in _decisions(game, 6, seed=21):
+    for state, view in decision_views(game, 6, seed=21):
         for kind in ("random", "heuristic", "pimc"):
             bot = f"{name}-{kind}"
             answer = registry.act(bot, view, seed=4)
@@ -97,7 +83,7 @@ def test_every_level_answers_legal_moves_deterministically(registry, name):
 def test_the_seed_matters_for_the_random_level(registry):
     game = _game("wizard")
     differ = 0
-    for _state, view in _decisions(game, 12, seed=2):
+    for _state, view in decision_views(game, 12, seed=2):
         answers = {registry.act("wizard-random", view, seed=s)["action_id"] for s in range(6)}
         differ += len(answers) > 1
     assert differ > 0
@@ -107,13 +93,13 @@ def test_levels_sit_at_any_table_of_their_game(registry):
     """The table comes from the view: a 3-player Wizard, a 6-player Hoch & Tief."""
     for name, players in (("wizard", 3), ("hoch_tief", 6), ("geheimtrumpf", 3)):
         game = _game(name, players)
-        for state, view in _decisions(game, 3, seed=8):
+        for state, view in decision_views(game, 3, seed=8):
             answer = registry.act(f"{name}-heuristic", view)
             assert (state.legal_mask() >> answer["action_id"]) & 1
 
 
 def test_level_refuses_bad_tables(registry):
-    _state, view = _decisions(_game("wizard"), 1, seed=1)[0]
+    _state, view = decision_views(_game("wizard"), 1, seed=1)[0]
     with pytest.raises(BotError, match="options"):
         registry.act("wizard-heuristic", {**view, "options": [1]})
     with pytest.raises(BotError, match="num_players"):
@@ -130,7 +116,7 @@ def test_search_levels_use_only_the_view(registry, name):
     """The answer from the view = the search bot's answer at the real table; a re-deal of the
     hidden part gives the same view, hence the same answer."""
     game = _game(name)
-    for state, view in _decisions(game, 8, seed=33):
+    for state, view in decision_views(game, 8, seed=33):
         seat = state.current_player
         answer = registry.act(f"{name}-pimc", view, seed=9)["action_id"]
         at_the_table = make_policy("pimc", game, seed=9, worlds=WORLDS)
@@ -161,10 +147,10 @@ def test_the_learned_search_is_served_from_the_view_at_its_networks_table():
     listed = {b["name"]: b for b in registry.list()["bots"]}
     assert listed["wizard-search"]["level"] == "hard"
     game = _game("wizard")
-    for state, view in _decisions(game, 4, seed=5):
+    for state, view in decision_views(game, 4, seed=5):
         answer = registry.act("wizard-search", view, seed=4)["action_id"]
         assert answer == make_policy("search", game, seed=4, worlds=WORLDS).act(
             Decision(game, state))
-    _state, view = _decisions(_game("wizard", 3), 1, seed=1)[0]
+    _state, view = decision_views(_game("wizard", 3), 1, seed=1)[0]
     with pytest.raises(BotError, match="wizard-search cannot sit at this table"):
         registry.act("wizard-search", view, seed=0)

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import io
 import json
 import os
-import random
 import socket
 import threading
 import time
@@ -31,6 +29,7 @@ from fastapi.testclient import TestClient
 from stichzoo import envs
 from stichzoo.policies.onnx_bot import SHIPPED_BOTS
 from stichzoo.policies.serve import create_app, serve_stdio, server_config
+from tests.helpers import decision_views, where_called
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 JSON = {"Content-Type": "application/json"}
@@ -45,17 +44,7 @@ def _game(name: str):
 
 def _views(name: str, count: int, seed: int) -> list[tuple[object, dict]]:
     """(state, view of the seat to act) at ``count`` random decisions of ``name``."""
-    game = _game(name)
-    module = importlib.import_module(f"stichzoo.envs.{name}.view")
-    rng = random.Random(seed)
-    state, out = game.new_game(seed=seed), []
-    while len(out) < count:
-        if state.over or state.truncated:
-            state = game.new_game(seed=rng.randrange(1 << 30))
-            continue
-        out.append((state.clone(), module.to_view(state, state.current_player)))
-        state.step(rng.choice(state.legal_actions()))
-    return out
+    return decision_views(_game(name), count, seed, least=1)
 
 
 @pytest.fixture(scope="module")
@@ -206,19 +195,7 @@ def test_limit_is_enforced_without_reading_the_rest(app):
 
 
 def test_request_work_runs_off_the_event_loop(app, client, bid_view, monkeypatch):
-    registry = app.state.registry
-    seen = []
-    act = registry.act
-
-    def spy(*args, **kwargs):
-        try:
-            asyncio.get_running_loop()
-            seen.append("event loop")
-        except RuntimeError:
-            seen.append("worker thread")
-        return act(*args, **kwargs)
-
-    monkeypatch.setattr(registry, "act", spy)
+    seen = where_called(monkeypatch, app.state.registry, "act")
     assert client.post("/bots/wizard/act", json=bid_view[1]).status_code == 200
     assert seen == ["worker thread"]
 

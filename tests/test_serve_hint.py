@@ -12,11 +12,8 @@ answer schema) is in test_serve_openapi.py.
 
 from __future__ import annotations
 
-import asyncio
-import importlib
 import io
 import json
-import random
 
 import pytest
 
@@ -29,6 +26,7 @@ from stichzoo import envs
 from stichzoo.envs.wizard.view import to_view
 from stichzoo.policies.onnx_bot import SHIPPED_BOTS
 from stichzoo.policies.serve import create_app, serve_stdio
+from tests.helpers import decision_views, where_called
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 PLAYERS = {"silberne_ananas": 3}
@@ -42,18 +40,7 @@ VALUE_KEYS = {"action", "action_id", "kind", "value", "stderr", "worlds", "diffe
 def hint_views(name: str, count: int, seed: int, least: int = 3) -> list[tuple[object, dict]]:
     """(state, view of the seat to act) at ``count`` decisions with ``least`` legal actions."""
     cls = envs.game_class(name)
-    game = cls(cls.Options(num_players=PLAYERS.get(name, 4)))
-    module = importlib.import_module(f"stichzoo.envs.{name}.view")
-    rng = random.Random(seed)
-    state, out = game.new_game(seed=seed), []
-    while len(out) < count:
-        if state.over or state.truncated:
-            state = game.new_game(seed=rng.randrange(1 << 30))
-            continue
-        if len(state.legal_actions()) >= least:
-            out.append((state.clone(), module.to_view(state, state.current_player)))
-        state.step(rng.choice(state.legal_actions()))
-    return out
+    return decision_views(cls(cls.Options(num_players=PLAYERS.get(name, 4))), count, seed, least)
 
 
 @pytest.fixture(scope="module")
@@ -165,19 +152,7 @@ def test_bad_hints_get_4xx_and_the_server_goes_on(client):
 
 def test_a_hint_runs_off_the_event_loop(app, client, monkeypatch):
     _, view = hint_views("geheimtrumpf", 1, seed=12)[0]
-    registry = app.state.registry
-    seen = []
-    hint = registry.hint
-
-    def spy(*args, **kwargs):
-        try:
-            asyncio.get_running_loop()
-            seen.append("event loop")
-        except RuntimeError:
-            seen.append("worker thread")
-        return hint(*args, **kwargs)
-
-    monkeypatch.setattr(registry, "hint", spy)
+    seen = where_called(monkeypatch, app.state.registry, "hint")
     assert client.post("/bots/geheimtrumpf-pimc/hint", json=view).status_code == 200
     assert seen == ["worker thread"]
 

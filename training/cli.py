@@ -12,6 +12,7 @@
     stichzoo dataset --records games.jsonl --out games.npz   (records -> arrays)
     stichzoo serve --port 8000                    (the shipped bots; or --bots DIR, --stdio)
     stichzoo ladder [--run runs/<run>] [--markdown]   (where every bot stands)
+    stichzoo tricks wizard --out runs/tricks/wizard   (Wizard bids from predicted tricks)
 
 ``eval`` plays a duplicate tournament (see :mod:`stichzoo.training.evaluate`) and
 prints per policy the mean score and win rate with 95% intervals, the
@@ -321,6 +322,19 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tricks(args: argparse.Namespace) -> int:
+    """Wizard's trick-model bidder (:mod:`stichzoo.training.tricks`): collect, fit, export."""
+    from stichzoo.policies.onnx_bot import shipped_bot
+    from stichzoo.training import tricks
+
+    path = args.config or os.path.join(shipped_bot(args.game), "tricks.yaml")
+    if not os.path.isfile(path):
+        raise ValueError(f"--config {path}: no such file")
+    bot = tricks.run(tricks.load_config(path), args.out, progress=not args.quiet)
+    print(f"exported {bot} (model.onnx, manifest.json)")
+    return 0
+
+
 def _table_store(args: argparse.Namespace):
     """The web table's store with the serve options' limits (0 turns a per-client one off)."""
     from stichzoo.policies.tables.table import TableStore
@@ -549,6 +563,14 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("--redo", action="store_true", help="with --measure: play recorded ones again")
     lad.add_argument("--workers", type=int, default=0)
     lad.set_defaults(func=cmd_ladder)
+    tr = sub.add_parser("tricks", help="Wizard: bid the best expected score under a predicted "
+                                       "trick distribution (self-play, fit, export)")
+    tr.add_argument("game", choices=["wizard"])
+    tr.add_argument("--config", help="a tricks config (default: the shipped bot's tricks.yaml)")
+    tr.add_argument("--out", default="runs/tricks/wizard",
+                    help="folder for the summary; the bot lands in OUT/bot")
+    tr.add_argument("--quiet", action="store_true", help="no progress lines")
+    tr.set_defaults(func=cmd_tricks)
     return p
 
 

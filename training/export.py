@@ -48,9 +48,14 @@ class ActorForExport(nn.Module):
 
     def forward(self, observation: th.Tensor, action_mask: th.Tensor):
         latent = self.extractor.forward_actor(self.features(observation))
-        logits = self.head(latent)
-        masked = th.where(action_mask > 0.5, logits, th.full_like(logits, -1e9))
-        return th.softmax(masked, dim=-1), masked
+        return masked_outputs(self.head(latent), action_mask)
+
+
+def masked_outputs(logits: th.Tensor, action_mask: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+    """A bot graph's two outputs: ``probabilities`` (illegal actions exactly 0) and
+    ``logits`` (illegal actions at -1e9), from the network's logits and the mask."""
+    masked = th.where(action_mask > 0.5, logits, th.full_like(logits, -1e9))
+    return th.softmax(masked, dim=-1), masked
 
 
 def _tensor(width: int) -> dict:
@@ -68,7 +73,6 @@ def export_bot(policy_path: str, out_dir: str, provenance: dict | None = None,
     """Write ``model.onnx`` and ``manifest.json`` for the policy file; returns ``out_dir``."""
     from stichzoo import envs
     from stichzoo.envs.core.game import build_options
-    from stichzoo.policies.base import encoder_for
 
     saved = th.load(policy_path, map_location="cpu", weights_only=False)
     header = saved.get("stichzoo")
@@ -79,15 +83,25 @@ def export_bot(policy_path: str, out_dir: str, provenance: dict | None = None,
     from stichzoo.policies.learned import TorchPolicy
 
     policy = TorchPolicy.load(policy_path, game)
+    provenance = {**{k: v for k, v in header.items() if k not in ("options", "policy_class")},
+                  "policy_file": os.path.basename(policy_path), **(provenance or {})}
+    return export_module(ActorForExport(policy.net).eval(), game, out_dir, provenance, opset)
+
+
+def export_module(module: nn.Module, game, out_dir: str, provenance: dict,
+                  opset: int = 17) -> str:
+    """Write ``model.onnx`` (``module(observation, action_mask) -> (probabilities, logits)``)
+    and ``manifest.json`` for ``game`` into ``out_dir``; returns ``out_dir``."""
+    from stichzoo.policies.base import encoder_for
+
     encoder = encoder_for(game)
-    actor = ActorForExport(policy.net).eval()
     os.makedirs(out_dir, exist_ok=True)
     model_path = os.path.join(out_dir, "model.onnx")
     obs = th.zeros(1, encoder.layout.size)
     mask = th.ones(1, game.num_actions)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the TorchScript exporter announces its deprecation
-        th.onnx.export(actor, (obs, mask), model_path, input_names=list(INPUTS),
+        th.onnx.export(module, (obs, mask), model_path, input_names=list(INPUTS),
                        output_names=list(OUTPUTS), opset_version=opset, dynamo=False,
                        dynamic_axes={name: {0: "batch"} for name in INPUTS + OUTPUTS})
     manifest = {
@@ -108,9 +122,7 @@ def export_bot(policy_path: str, out_dir: str, provenance: dict | None = None,
                              "action_mask": _tensor(game.num_actions)},
                   "outputs": {"probabilities": _tensor(game.num_actions),
                               "logits": _tensor(game.num_actions)}},
-        "provenance": {**{k: v for k, v in header.items()
-                          if k not in ("options", "policy_class")},
-                       "policy_file": os.path.basename(policy_path), **(provenance or {})},
+        "provenance": provenance,
     }
     manifest["manifest_sha256"] = manifest_checksum(manifest)  # covers the rule options
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:

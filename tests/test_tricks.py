@@ -1,0 +1,125 @@
+"""Wizard bids from a predicted trick distribution (stichzoo.training.tricks).
+
+- the expected score of a bid is the game's own scoring weighted by the
+  distribution (against a brute-force sum on hand-made distributions);
+- the bid is the argmax over the legal bids only (the dealer restriction);
+- the exported graph bids what the Python bidder bids, and plays the actor's
+  own logits everywhere else;
+- the bid reads only the seat's view: re-dealing what it cannot see at its
+  bid gives the same bid.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import torch as th
+
+from stichzoo.envs.wizard.rules import BID, WizardGame, WizardOptions, round_score
+from stichzoo.policies.base import Decision, encoder_for
+from stichzoo.policies.onnx_bot import OnnxPolicy, shipped_bot
+from stichzoo.training import tricks
+from stichzoo.training.export import export_module
+
+HAND_SIZE_OFFSET = 130  # the hand_size piece of the 4-player layout (checked below)
+
+
+def _positions(game: WizardGame, count: int, seed: int, phase: int | None = BID):
+    """(state, seat) at ``count`` decisions of random games (of ``phase`` if given)."""
+    rng = random.Random(seed)
+    state, out = game.new_game(seed=seed), []
+    while len(out) < count:
+        if state.over:
+            state = game.new_game(seed=rng.randrange(1 << 30))
+            continue
+        if phase is None or state.phase == phase:
+            out.append((state.clone(), state.current_player))
+        state.step(rng.choice(state.legal_actions()))
+    return out
+
+
+def _bidder(seed: int = 0) -> tricks.TrickNet:
+    th.manual_seed(seed)
+    return tricks.TrickNet(603, 15, HAND_SIZE_OFFSET, [32]).eval()
+
+
+def test_hand_size_offset_is_the_layout_s():
+    game = WizardGame(WizardOptions(num_players=4))
+    assert encoder_for(game).layout.offsets["hand_size"] == HAND_SIZE_OFFSET
+
+
+def test_expected_scores_equal_brute_force():
+    rng = np.random.default_rng(0)
+    for max_hand in (1, 3, 15):
+        size = max_hand + 1
+        probs = rng.dirichlet(np.ones(size), size=(5, size))  # [position, bid, tricks]
+        want = np.array([[sum(probs[k, b, t] * round_score(b, t) for t in range(size))
+                          for b in range(size)] for k in range(5)])
+        table = tricks.score_table(max_hand)
+        np.testing.assert_allclose(tricks.expected_scores(probs, table), want, rtol=1e-5)
+        got = tricks.expected_scores(th.as_tensor(probs), th.as_tensor(table)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+    certain = np.zeros((4, 4))
+    certain[:, 2] = 1.0  # two tricks for sure: bid 2 scores 20 + 20, each trick off -10
+    assert tricks.expected_scores(certain, tricks.score_table(3)).tolist() == [-20, -10, 40, -10]
+    split = np.zeros((4, 4))
+    split[:, 0] = split[:, 3] = 0.5  # none or all three: the bold bid is worth most
+    assert tricks.expected_scores(split, tricks.score_table(3)).tolist() == [-5, -15, -15, 10]
+
+
+def test_net_gives_no_probability_above_the_hand_size():
+    game = WizardGame(WizardOptions(num_players=4))
+    net = _bidder()
+    for state, seat in _positions(game, 20, 1):
+        obs = Decision(game, state, seat).observation
+        with th.inference_mode():
+            p = net.log_probs(th.as_tensor(obs[None]))[0].exp().numpy()
+        assert np.allclose(p.sum(1), 1.0, atol=1e-5)
+        assert p[:, state.hand_size + 1:].max(initial=0.0) < 1e-12
+
+
+def test_bid_is_the_best_legal_bid(monkeypatch):
+    game = WizardGame(WizardOptions(num_players=4, dealer_bid_restriction=True))
+    bidder = tricks.TrickBidder(_bidder(), game.bid0)
+    values = np.array([5.0, 30.0, 10.0] + [-50.0] * 13)
+    monkeypatch.setattr(bidder, "values", lambda obs: values)
+    mask = np.zeros(game.num_actions)
+    mask[game.bid0:game.bid0 + 3] = 1
+    assert bidder.bid_action(np.zeros(603), mask) == game.bid0 + 1
+    mask[game.bid0 + 1] = 0  # the dealer may not make the bids add up: the next best
+    assert bidder.bid_action(np.zeros(603), mask) == game.bid0 + 2
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """A bidder of a random trick net over the shipped actor, exported with the restriction."""
+    game = WizardGame(WizardOptions(num_players=4, dealer_bid_restriction=True))
+    actor = tricks.actor_from_onnx(f"{shipped_bot('wizard')}/model.onnx")
+    net = _bidder(3)
+    module = tricks.TrickBidderForExport(actor, net, game.bid0, 0.1).eval()
+    out = export_module(module, game, str(tmp_path_factory.mktemp("bot")), {"test": True})
+    return game, actor, net, OnnxPolicy.load(out, game)
+
+
+def test_exported_bid_is_the_python_bidder_s(exported):
+    game, _, net, bot = exported
+    bidder = tricks.TrickBidder(net, game.bid0)
+    positions = _positions(game, 60, 2)
+    assert any(s.forbidden_bid() >= 0 for s, _ in positions)  # the restriction is exercised
+    for state, seat in positions:
+        d = Decision(game, state, seat)
+        assert bot.act(d) == bidder.bid_action(d.observation, d.action_mask)
+
+
+def test_exported_plays_the_actor_s_logits_elsewhere(exported):
+    game, actor, _, bot = exported
+    for state, seat in _positions(game, 60, 3, phase=None):
+        if state.phase == BID:
+            continue
+        d = Decision(game, state, seat)
+        with th.inference_mode():
+            logits = actor(th.as_tensor(d.observation[None]))[0].numpy()
+        legal = d.action_mask > 0
+        assert bot.act(d) == int(np.flatnonzero(legal)[np.argmax(logits[legal])])

@@ -6,7 +6,8 @@
 - the exported graph bids what the Python bidder bids, and plays the actor's
   own logits everywhere else;
 - the bid reads only the seat's view: re-dealing what it cannot see at its
-  bid gives the same bid.
+  bid gives the same bid;
+- the shipped bot is such a bidder and loads through OnnxPolicy/verify_bot.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import torch as th
 
 from stichzoo.envs.wizard.rules import BID, WizardGame, WizardOptions, round_score
 from stichzoo.policies.base import Decision, encoder_for
-from stichzoo.policies.onnx_bot import OnnxPolicy, shipped_bot
+from stichzoo.policies.onnx_bot import OnnxPolicy, shipped_bot, verify_bot
 from stichzoo.training import tricks
 from stichzoo.training.export import export_module
 
@@ -123,3 +124,26 @@ def test_exported_plays_the_actor_s_logits_elsewhere(exported):
             logits = actor(th.as_tensor(d.observation[None]))[0].numpy()
         legal = d.action_mask > 0
         assert bot.act(d) == int(np.flatnonzero(legal)[np.argmax(logits[legal])])
+
+
+def test_shipped_bot_bids_from_its_trick_model():
+    """The shipped Wizard bot verifies, loads, and bids the argmax of its own trick model's
+    expected scores; a re-deal of what the seat cannot see at its bid gives the same bid."""
+    folder = shipped_bot("wizard")
+    manifest, game, _ = verify_bot(folder)
+    assert manifest["provenance"]["bids"]["method"].startswith("argmax over legal bids")
+    bot = OnnxPolicy.load(folder, game)
+    net = tricks.tricks_from_onnx(f"{folder}/model.onnx", game.max_hand, HAND_SIZE_OFFSET)
+    bidder = tricks.TrickBidder(net, game.bid0)
+    rng = random.Random(4)
+    changed = 0
+    for state, seat in _positions(game, 40, 4):
+        d = Decision(game, state, seat)
+        action = bot.act(d)
+        assert action == bidder.bid_action(d.observation, d.action_mask)
+        for _ in range(3):
+            world = game.determinize(state, seat, rng)
+            changed += world.hands != state.hands
+            assert world.hands[seat] == state.hands[seat]
+            assert bot.act(Decision(game, world, seat)) == action
+    assert changed > 60  # the re-deals do move the hidden cards

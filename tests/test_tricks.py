@@ -147,3 +147,38 @@ def test_shipped_bot_bids_from_its_trick_model():
             assert world.hands[seat] == state.hands[seat]
             assert bot.act(Decision(game, world, seat)) == action
     assert changed > 60  # the re-deals do move the hidden cards
+
+
+def test_pipeline_end_to_end(tmp_path):
+    """``stichzoo tricks`` in miniature: labels are the tricks taken, the bot verifies and keeps
+    the source's actor, and a config key it does not know is refused."""
+    config = tmp_path / "tricks.yaml"
+    config.write_text("bot: wizard\nrounds: 2\ncollect: {games: 6, batch: 4}\n"
+                      "model: {hidden: [8]}\ntrain: {epochs: 1, batch_size: 64}\n")
+    cfg = tricks.load_config(str(config))
+    bot = tricks.run(cfg, str(tmp_path / "out"), progress=False)
+    manifest, _, _ = verify_bot(bot)
+    rounds = manifest["provenance"]["bids"]["rounds"]
+    assert [r["collect"]["games"] for r in rounds] == [6, 6]
+    assert rounds[0]["collect"]["bids"] == 6 * 4 * 15  # every seat bids once a round
+    assert rounds[1]["fit"]["rows"] == 2 * 6 * 4 * 15
+    source = tricks.actor_from_onnx(f"{shipped_bot('wizard')}/model.onnx").state_dict()
+    copied = tricks.actor_from_onnx(f"{bot}/model.onnx").state_dict()
+    assert all(th.equal(source[k], copied[k]) for k in source)
+    (tmp_path / "bad.yaml").write_text("collect: {gamez: 6}\n")
+    with pytest.raises(ValueError, match=r"unknown key collect\.'gamez'"):
+        tricks.load_config(str(tmp_path / "bad.yaml"))
+
+
+def test_collected_labels_are_the_tricks_taken():
+    """Without exploration the rows' bids are the policy's and each label is that seat's
+    tricks of that round: the rows of a game sum to the round's hand sizes."""
+    game = WizardGame(WizardOptions(num_players=4))
+    actor = tricks.actor_from_onnx(f"{shipped_bot('wizard')}/model.onnx")
+    player = tricks.TrickBidderForExport(actor, None, game.bid0, 0.1).eval()
+    data = tricks.collect(player, {"num_players": 4}, 3, 3, 11, 0.0, 2, game.bid0, 16)
+    assert len(data["bid"]) == 3 * 60
+    for g in range(3):
+        assert data["tricks"][data["game"] == g].sum() == sum(range(1, 16))  # every trick
+    hit = np.mean(data["bid"] == data["tricks"])
+    assert hit == pytest.approx(data["stats"]["bid_hit_rate"])

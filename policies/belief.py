@@ -1,0 +1,342 @@
+"""Belief model: where each card a seat cannot see lies, learned from self-play (issue 29).
+
+A belief model reads one seat's own view - the env's observation plus the
+cards each other seat played this round (public, but not in the observation,
+which keeps only the played set) - and gives, for every card, a distribution
+over its locations relative to the seat: the hand of the seat 1, 2, ... places
+to its left, or no hand (Wizard: undealt).  It is trained by
+``stichzoo belief <game>`` (``training/belief.py``, torch); here is the play-
+time side, numpy only: the forward pass, the constrained draw and its
+log-likelihood.
+
+**The draw** (:func:`walk`): the unseen cards in card-id order, each placed
+at location ``b`` with chance proportional to ``(p[c, b] / prior[b]) ** temper
+x room[b]`` among the locations that may still take it: not void in its suit,
+room left, and a place left for every card still to come (Hall's condition
+over the sets of locations, kept exactly).  ``p`` is the model's
+distribution, ``prior[b]`` the share of the unseen cards location ``b`` holds
+(the flat model's ``p``), ``room[b]`` its places still free.  With the flat
+model the weights are the room alone: without voids that is exactly the
+uniform deal, card by card (hypergeometric); with voids it is close to the
+uniform deal - the "uniform sampler" whose log-likelihood the model is
+measured against is this same walk with the flat model, so both keep the
+hard constraints the same way.  Every drawn world keeps the hand sizes, the
+voids, the seat's own hand and the played cards by construction.
+
+**In the search** (``pimc:belief=wizard`` or ``pimc:belief=PATH``, with
+``temper=`` below 1 to soften the model): :class:`BeliefInference` draws each
+world from the model - one forward pass per decision, one walk per world -
+through PIMC's inference hooks (``draft``/``finish``), so the rest of the
+search is unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.game import Game, GameState
+from stichzoo.envs.registry import env_module
+from stichzoo.envs.wizard.rules import (
+    DECK_SIZE,
+    NUM_SUITS,
+    SUIT_MASK,
+    HiddenDeal,
+    played_this_round,
+)
+
+#: the bundled models, one per game: ``pimc:belief=<game>``
+FOLDER = Path(__file__).resolve().parent / "beliefs"
+
+
+class Hidden(NamedTuple):
+    """What a seat cannot see and the hard constraints on it.
+
+    ``cards``: the unseen cards, ascending; per location (relative seat 1..n-1,
+    then the rest: undealt) ``sizes`` - how many of them it holds - and
+    ``bans`` - a bitmask of the cards it cannot hold (its voids; the rest: 0).
+    """
+
+    cards: list[int]
+    sizes: list[int]
+    bans: list[int]
+
+
+class WizardBelief:
+    """Wizard's side of a belief model: the input, the constraints, the labels, the world."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.n = n = game.num_players
+        self.locations = n  # n - 1 other seats, then undealt
+        self.encoder = env_module(game.name).raw_env.encoder_cls(game)
+        self.obs_size = self.encoder.layout.size
+        self.size = self.obs_size + (n - 1) * DECK_SIZE
+        self.deck = DECK_SIZE
+
+    def features(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The seat's observation, then per other seat (relative 1..n-1) its cards played this
+        round: who played what is public, but the observation keeps only the played set."""
+        if out is None:
+            out = np.zeros(self.size, np.float32)
+        self.encoder.encode(state, seat, out[:self.obs_size])
+        out[self.obs_size:] = 0.0
+        played = played_this_round(state)
+        base = self.obs_size
+        for rel in range(1, self.n):
+            for c in bit_list(played[(seat + rel) % self.n]):
+                out[base + (rel - 1) * DECK_SIZE + c] = 1.0
+        return out
+
+    def hidden(self, state: GameState, seat: int) -> Hidden:
+        """The unseen cards and where they may lie (hand sizes, voids), as ``deal_others``."""
+        n = self.n
+        seen = state.hands[seat] | state.played
+        if state.trump_card >= 0:
+            seen |= 1 << state.trump_card
+        cards = [c for c in range(DECK_SIZE) if not (seen >> c) & 1]
+        sizes, bans = [], []
+        for rel in range(1, n):
+            p = (seat + rel) % n
+            sizes.append(state.hands[p].bit_count())
+            ban = 0
+            for suit in range(NUM_SUITS):
+                if state.voids[p] >> suit & 1:
+                    ban |= SUIT_MASK[suit]
+            bans.append(ban)
+        sizes.append(len(cards) - sum(sizes))
+        bans.append(0)
+        return Hidden(cards, sizes, bans)
+
+    def truth(self, state: GameState, seat: int, hidden: Hidden) -> list[int]:
+        """Where each of ``hidden.cards`` really lies (an index into the locations)."""
+        where = {}
+        for rel in range(1, self.n):
+            for c in bit_list(state.hands[(seat + rel) % self.n]):
+                where[c] = rel - 1
+        return [where.get(c, self.n - 1) for c in hidden.cards]
+
+    def stage(self, state: GameState) -> str:
+        """The phase a sample is reported under: bid (trump choice too), play early (the
+        first half of the round's cards), play late."""
+        if state.phase_name != "play":
+            return "bid"
+        early = state.played.bit_count() < self.n * state.hand_size / 2
+        return "play early" if early else "play late"
+
+    def view_key(self, state: GameState, seat: int) -> tuple:
+        """Everything the seat's features depend on, for caching: its hand, the turned card,
+        the public history."""
+        return (seat, state.hands[seat], state.trump_card, state.round_index,
+                tuple(state.history))
+
+    def world(self, root: GameState, seat: int, hidden: Hidden, locations: list[int],
+              rng: random.Random) -> GameState:
+        """The world whose hidden hands are ``locations`` (the rest of the deal as ``world_of``)."""
+        hands = root.hands[:]
+        for rel in range(1, self.n):
+            hands[(seat + rel) % self.n] = 0
+        for c, b in zip(hidden.cards, locations):
+            if b < self.n - 1:
+                hands[(seat + b + 1) % self.n] |= 1 << c
+        return self.game.world_of(root, seat, HiddenDeal(hands, hidden.cards), rng)
+
+
+#: the games with a belief model, by name
+ADAPTERS = {"wizard": WizardBelief}
+
+
+def adapter(game: Game):
+    """The game's belief side (:class:`WizardBelief` ...); ValueError for a game without one."""
+    if game.name not in ADAPTERS:
+        raise ValueError(f"belief: {game.name} has no belief model yet "
+                         f"(games: {', '.join(ADAPTERS)})")
+    return ADAPTERS[game.name](game)
+
+
+class BeliefModel:
+    """A trained belief network, numpy only: features -> per card, a distribution over locations.
+
+    The file (``.npz``) holds the layers ``w0, b0, w1, b1, ...`` (ReLU between
+    them) and ``meta`` (JSON: game, players, input size, locations); the last
+    layer's outputs are ``deck x locations`` logits, card-major.
+    """
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], meta: dict):
+        self.layers = layers
+        self.meta = meta
+        self.deck = int(meta["deck"])
+        self.locations = int(meta["locations"])
+
+    @classmethod
+    def load(cls, path: str | Path) -> BeliefModel:
+        with np.load(path) as f:
+            meta = json.loads(str(f["meta"]))
+            layers = []
+            for i in range(int(meta["layers"])):
+                layers.append((f[f"w{i}"].astype(np.float32), f[f"b{i}"].astype(np.float32)))
+        return cls(layers, meta)
+
+    def check(self, game: Game, side) -> None:
+        """ValueError unless the model was trained for this game and table."""
+        want = {"game": game.name, "num_players": game.num_players, "input": side.size,
+                "locations": side.locations}
+        got = {k: self.meta.get(k) for k in want}
+        if got != want:
+            raise ValueError(f"belief model for {got}, not for this table {want}")
+
+    def probabilities(self, features: np.ndarray) -> np.ndarray:
+        """``(deck, locations)`` probabilities for one feature vector (or a batch: leading axes)."""
+        x = features
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            x = x @ w + b
+            if i < last:
+                np.maximum(x, 0.0, out=x)
+        x = x.reshape(*features.shape[:-1], self.deck, self.locations)
+        x = x - x.max(axis=-1, keepdims=True)
+        np.exp(x, out=x)
+        return x / x.sum(axis=-1, keepdims=True)
+
+
+def flat(hidden: Hidden) -> list[list[float]]:
+    """The flat model's weights: every card, every location alike (the uniform sampler)."""
+    return [[1.0] * len(hidden.sizes) for _ in hidden.cards]
+
+
+def ratios(probs: np.ndarray, hidden: Hidden, temper: float = 1.0) -> list[list[float]]:
+    """Per unseen card, the walk's weights ``(p / prior) ** temper`` over the locations."""
+    total = len(hidden.cards)
+    prior = np.array([s / total if s else 1.0 for s in hidden.sizes])
+    r = probs[hidden.cards] / prior
+    if temper != 1.0:
+        r = r ** temper
+    return np.maximum(r, 1e-12).tolist()
+
+
+def walk(weights: list[list[float]], hidden: Hidden, rng: random.Random | None = None,
+         truth: list[int] | None = None) -> tuple[list[int], float]:
+    """The constrained draw of the module docstring: (locations, log-probability).
+
+    With ``rng``: draw the locations.  With ``truth``: follow them and return
+    their log-probability under the same walk (the measure of a model:
+    :func:`log_likelihood`).  Feasibility is Hall's condition over the sets of
+    locations: for every set ``B``, the cards still to place that may lie
+    only in ``B`` fit into ``B``'s room - kept as a slack per set, so a step
+    costs a few list lookups.
+    """
+    sizes, bans, cards = hidden.sizes, hidden.bans, hidden.cards
+    nb = len(sizes)
+    full = (1 << nb) - 1
+    pattern = []  # per card: the set of locations that may hold it
+    for c in cards:
+        p = 0
+        for b in range(nb):
+            if not (bans[b] >> c) & 1:
+                p |= 1 << b
+        pattern.append(p)
+    # slack[B] = room of B - cards whose pattern lies within B
+    slack = [sum(sizes[b] for b in range(nb) if B >> b & 1) for B in range(full + 1)]
+    for p in pattern:
+        for B in range(full + 1):
+            if p & ~B == 0:
+                slack[B] -= 1
+    if min(slack) < 0:
+        raise ValueError("belief: no deal of the unseen cards fits the constraints")
+    containing = [[B for B in range(full + 1) if B >> b & 1] for b in range(nb)]
+    room = list(sizes)
+    out = []
+    logp = 0.0
+    for i, p in enumerate(pattern):
+        for B in range(full + 1):  # this card no longer waits for a place
+            if p & ~B == 0:
+                slack[B] += 1
+        w = weights[i]
+        options, ws = [], []
+        for b in range(nb):
+            if p >> b & 1 and room[b] and min(slack[B] for B in containing[b]) >= 1:
+                options.append(b)
+                ws.append(w[b] * room[b])
+        total = sum(ws)
+        if truth is not None:
+            b = truth[i]
+            logp += math.log(ws[options.index(b)] / total)
+        else:
+            r = rng.random() * total
+            k = 0
+            while k < len(ws) - 1 and r >= ws[k]:
+                r -= ws[k]
+                k += 1
+            b = options[k]
+            logp += math.log(ws[k] / total)
+        room[b] -= 1
+        for B in containing[b]:
+            slack[B] -= 1
+        out.append(b)
+    return out, logp
+
+
+def log_likelihood(weights: list[list[float]], hidden: Hidden, truth: list[int]) -> float:
+    """The log-probability of the true locations under :func:`walk` with ``weights``."""
+    return walk(weights, hidden, truth=truth)[1]
+
+
+def bundled(game_name: str) -> Path:
+    """The bundled model of a game (``pimc:belief=<game>``)."""
+    return FOLDER / f"{game_name}.npz"
+
+
+class BeliefInference:
+    """PIMC's worlds drawn from a belief model (``pimc:belief=...``): PIMC's inference hooks.
+
+    ``draft`` draws the hidden locations by :func:`walk` (every world kept:
+    chance 1), ``finish`` builds the world.  The forward pass runs once per
+    decision: the weights are kept for the root state they were made for.
+    It reads only the seat's features and the constraints - what the seat
+    may know.
+    """
+
+    def __init__(self, game: Game, model: BeliefModel, temper: float = 1.0):
+        if not 0 <= temper <= 4:
+            raise ValueError(f"belief: temper={temper!r}; a number from 0 to 4")
+        self.side = adapter(game)
+        model.check(game, self.side)
+        self.model = model
+        self.temper = float(temper)
+        self._key = None
+        self._cached = None
+
+    @classmethod
+    def of(cls, game: Game, which: str, temper: float = 1.0) -> BeliefInference:
+        """From a spec's ``belief=``: a game name (the bundled model) or a file."""
+        path = bundled(which) if which in ADAPTERS else Path(which)
+        if not path.is_file():
+            raise ValueError(f"belief: no model file {path}")
+        return cls(game, BeliefModel.load(path), temper)
+
+    def weights(self, root: GameState, seat: int) -> tuple[Hidden, list[list[float]]]:
+        key = self.side.view_key(root, seat)
+        if key != self._key:
+            hidden = self.side.hidden(root, seat)
+            probs = self.model.probabilities(self.side.features(root, seat))
+            self._cached = (hidden, ratios(probs, hidden, self.temper))
+            self._key = key
+        return self._cached
+
+    def __call__(self, world: GameState, seat: int) -> float:
+        return 1.0
+
+    def draft(self, root: GameState, seat: int, rng: random.Random):
+        hidden, weights = self.weights(root, seat)
+        return walk(weights, hidden, rng)[0], 1.0
+
+    def finish(self, root: GameState, seat: int, locations: list[int],
+               rng: random.Random) -> GameState:
+        hidden, _ = self.weights(root, seat)
+        return self.side.world(root, seat, hidden, locations, rng)

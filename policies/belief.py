@@ -9,7 +9,9 @@ to its left, or no hand (Wizard: undealt).  It is trained by
 time side, numpy only: the forward pass, the constrained draw and its
 log-likelihood.
 
-**The draw** (:func:`walk`): the unseen cards in card-id order, each placed
+**The draw** (:func:`walk`): the unseen cards one by one - those that some
+location may not hold (a void) first, then the rest, each group by card id -
+each placed
 at location ``b`` with chance proportional to ``(p[c, b] / prior[b]) ** temper
 x room[b]`` among the locations that may still take it: not void in its suit,
 room left, and a place left for every card still to come (Hall's condition
@@ -220,65 +222,104 @@ def ratios(probs: np.ndarray, hidden: Hidden, temper: float = 1.0) -> list[list[
     return np.maximum(r, 1e-12).tolist()
 
 
-def walk(weights: list[list[float]], hidden: Hidden, rng: random.Random | None = None,
-         truth: list[int] | None = None) -> tuple[list[int], float]:
-    """The constrained draw of the module docstring: (locations, log-probability).
+class Plan(NamedTuple):
+    """What :func:`walk` precomputes from a :class:`Hidden` (once per decision in the search).
 
-    With ``rng``: draw the locations.  With ``truth``: follow them and return
-    their log-probability under the same walk (the measure of a model:
-    :func:`log_likelihood`).  Feasibility is Hall's condition over the sets of
-    locations: for every set ``B``, the cards still to place that may lie
-    only in ``B`` fit into ``B``'s room - kept as a slack per set, so a step
-    costs a few list lookups.
+    ``order``: the walk's order of the unseen cards (indices into
+    ``hidden.cards``): first the constrained ones (some location may not hold
+    them), then the free ones, each group ascending; ``patterns``: per card
+    the set of locations that may hold it; ``slack``: per set of locations
+    ``B``, its room minus the cards that may lie only within ``B``;
+    ``constrained``: how many cards lead the order.
     """
-    sizes, bans, cards = hidden.sizes, hidden.bans, hidden.cards
+
+    order: list[int]
+    patterns: list[int]
+    slack: list[int]
+    containing: list[list[int]]
+    constrained: int
+
+
+def plan(hidden: Hidden) -> Plan:
+    """The walk's order and Hall bookkeeping for ``hidden``; ValueError if no deal fits."""
+    sizes, bans = hidden.sizes, hidden.bans
     nb = len(sizes)
     full = (1 << nb) - 1
-    pattern = []  # per card: the set of locations that may hold it
-    for c in cards:
+    patterns = []
+    for c in hidden.cards:
         p = 0
         for b in range(nb):
             if not (bans[b] >> c) & 1:
                 p |= 1 << b
-        pattern.append(p)
-    # slack[B] = room of B - cards whose pattern lies within B
+        patterns.append(p)
+    bound = [i for i, p in enumerate(patterns) if p != full]
+    free = [i for i, p in enumerate(patterns) if p == full]
     slack = [sum(sizes[b] for b in range(nb) if B >> b & 1) for B in range(full + 1)]
-    for p in pattern:
+    for p in patterns:
         for B in range(full + 1):
             if p & ~B == 0:
                 slack[B] -= 1
-    if min(slack) < 0:
+    if min(slack) < 0 or 0 in patterns:
         raise ValueError("belief: no deal of the unseen cards fits the constraints")
     containing = [[B for B in range(full + 1) if B >> b & 1] for b in range(nb)]
-    room = list(sizes)
-    out = []
+    return Plan(bound + free, patterns, slack, containing, len(bound))
+
+
+def walk(weights: list[list[float]], hidden: Hidden, rng: random.Random | None = None,
+         truth: list[int] | None = None, steps: Plan | None = None,
+         want_log: bool = True) -> tuple[list[int], float]:
+    """The constrained draw of the module docstring: (locations, log-probability).
+
+    With ``rng``: draw the locations (one per card of ``hidden.cards``).  With
+    ``truth``: follow them and return their log-probability under the same
+    walk (the measure of a model: :func:`log_likelihood`); ``want_log=False``
+    skips the log-probability of a draw (0.0), for speed.  The order
+    (:class:`Plan`): the cards some location may not hold first, then the free
+    ones, each group by card id.  Feasibility is Hall's condition over the
+    sets of locations: for every set ``B``, the cards still to place that may
+    lie only in ``B`` fit into ``B``'s room - kept as a slack per set.  Once
+    the constrained cards are placed any free card fits anywhere with room, so
+    the free cards (all of them, before any void is shown) cost no check.
+    """
+    steps = steps or plan(hidden)
+    patterns, containing = steps.patterns, steps.containing
+    nb = len(hidden.sizes)
+    full = (1 << nb) - 1
+    slack = steps.slack[:]
+    room = list(hidden.sizes)
+    out = [0] * len(patterns)
     logp = 0.0
-    for i, p in enumerate(pattern):
-        for B in range(full + 1):  # this card no longer waits for a place
-            if p & ~B == 0:
-                slack[B] += 1
+    log = math.log
+    score = truth is not None or want_log
+    for k, i in enumerate(steps.order):
         w = weights[i]
-        options, ws = [], []
-        for b in range(nb):
-            if p >> b & 1 and room[b] and min(slack[B] for B in containing[b]) >= 1:
-                options.append(b)
-                ws.append(w[b] * room[b])
+        if k < steps.constrained:
+            p = patterns[i]
+            for B in range(full + 1):  # this card no longer waits for a place
+                if p & ~B == 0:
+                    slack[B] += 1
+            options = [b for b in range(nb) if p >> b & 1 and room[b]
+                       and min(slack[B] for B in containing[b]) >= 1]
+        else:
+            options = [b for b in range(nb) if room[b]]
+        ws = [w[b] * room[b] for b in options]
         total = sum(ws)
         if truth is not None:
-            b = truth[i]
-            logp += math.log(ws[options.index(b)] / total)
+            j = options.index(truth[i])
         else:
             r = rng.random() * total
-            k = 0
-            while k < len(ws) - 1 and r >= ws[k]:
-                r -= ws[k]
-                k += 1
-            b = options[k]
-            logp += math.log(ws[k] / total)
+            j = 0
+            while j < len(ws) - 1 and r >= ws[j]:
+                r -= ws[j]
+                j += 1
+        b = options[j]
+        if score:
+            logp += log(ws[j] / total)
         room[b] -= 1
-        for B in containing[b]:
-            slack[B] -= 1
-        out.append(b)
+        if k < steps.constrained:
+            for B in containing[b]:
+                slack[B] -= 1
+        out[i] = b
     return out, logp
 
 
@@ -311,6 +352,7 @@ class BeliefInference:
         self.temper = float(temper)
         self._key = None
         self._cached = None
+        self._root, self._length, self._seat = None, -1, -1
 
     @classmethod
     def of(cls, game: Game, which: str, temper: float = 1.0) -> BeliefInference:
@@ -320,12 +362,17 @@ class BeliefInference:
             raise ValueError(f"belief: no model file {path}")
         return cls(game, BeliefModel.load(path), temper)
 
-    def weights(self, root: GameState, seat: int) -> tuple[Hidden, list[list[float]]]:
+    def weights(self, root: GameState, seat: int) -> tuple[Hidden, list[list[float]], Plan]:
+        """The decision's constraints, walk weights and plan: made once per decision (the same
+        state object at the same point of its history, else the same view of the seat)."""
+        if root is self._root and len(root.history) == self._length and seat == self._seat:
+            return self._cached
+        self._root, self._length, self._seat = root, len(root.history), seat
         key = self.side.view_key(root, seat)
         if key != self._key:
             hidden = self.side.hidden(root, seat)
             probs = self.model.probabilities(self.side.features(root, seat))
-            self._cached = (hidden, ratios(probs, hidden, self.temper))
+            self._cached = (hidden, ratios(probs, hidden, self.temper), plan(hidden))
             self._key = key
         return self._cached
 
@@ -333,10 +380,10 @@ class BeliefInference:
         return 1.0
 
     def draft(self, root: GameState, seat: int, rng: random.Random):
-        hidden, weights = self.weights(root, seat)
-        return walk(weights, hidden, rng)[0], 1.0
+        hidden, weights, steps = self.weights(root, seat)
+        return walk(weights, hidden, rng, steps=steps, want_log=False)[0], 1.0
 
     def finish(self, root: GameState, seat: int, locations: list[int],
                rng: random.Random) -> GameState:
-        hidden, _ = self.weights(root, seat)
+        hidden, _, _ = self.weights(root, seat)
         return self.side.world(root, seat, hidden, locations, rng)

@@ -179,6 +179,9 @@ def test_training_is_deterministic_and_the_model_loads(tmp_path):
         report = training.run(training.load_config(str(path)), str(out), log=lambda *_: None)
         assert set(report["quality"]) >= {"bid", "play early", "play late", "all"}
         outs.append(BeliefModel.load(out))
+    again = training.evaluate(training.load_config(str(path)), str(tmp_path / "m0.npz"),
+                              log=lambda *_: None)
+    assert again["quality"] == report["quality"]
     for (w0, b0), (w1, b1) in zip(outs[0].layers, outs[1].layers):
         assert np.array_equal(w0, w1) and np.array_equal(b0, b1)
     game = wizard(rounds=[3])

@@ -88,7 +88,8 @@ def make_game(cfg: dict):
 
 
 def play_samples(game, players: list[str], games: int, seed: int):
-    """Per self-play game and state where a seat acts, for every seat: ``(state, seat)``.
+    """Per self-play game and state where a seat acts, for every seat: ``(game index, state,
+    seat)``.
 
     The state is a snapshot (a clone); the game's seats play ``players``
     (one spec for all seats, or one per seat), seeded from ``seed``.
@@ -98,21 +99,21 @@ def play_samples(game, players: list[str], games: int, seed: int):
         raise ValueError(f"belief config: players needs 1 or {n} specs, not {len(players)}")
     specs = players * n if len(players) == 1 else players
     rng = random.Random(seed)
-    for _ in range(games):
+    for index in range(games):
         deal_seed = rng.getrandbits(31)
         bots = [build_policy(specs[p], game, seed=rng.getrandbits(31)) for p in range(n)]
         s = game.new_game(deal_seed)
         while not (s.over or s.truncated):
             snapshot = s.clone()
             for seat in range(n):
-                yield snapshot, seat
+                yield index, snapshot, seat
             s.apply(bots[s.current_player].act(Decision(game, s)))
 
 
 def arrays(side, game, players: list[str], games: int, seed: int) -> tuple[np.ndarray, ...]:
     """Training arrays: features (float32) and per card its location (-1: seen by the seat)."""
     feats, labels = [], []
-    for state, seat in play_samples(game, players, games, seed):
+    for _, state, seat in play_samples(game, players, games, seed):
         hidden = side.hidden(state, seat)
         label = np.full(side.deck, -1, np.int8)
         label[hidden.cards] = side.truth(state, seat, hidden)
@@ -184,14 +185,14 @@ def quality(model: BeliefModel, side, game, players: list[str], games: int,
             seed: int) -> dict:
     """Mean log-likelihood of the true locations per stage: the model vs the flat walk.
 
-    Per sample (a seat at a state of a held-out game) the difference model -
-    flat is one observation; per stage its mean, 95% interval (normal, over
-    samples - they are correlated within a game, so the interval is a rough
-    one; the per-game means give ``games_interval``), and the mean number of
-    unseen cards.
+    A sample is one seat at one state of a held-out game; per stage the mean
+    log-likelihood under the model and under the flat walk (the uniform
+    sampler) over the samples, the mean number of unseen cards, and the
+    difference model - flat with its 95% interval over the games (a game's
+    samples are correlated, so the game - its mean difference - is the unit).
     """
     per_stage: dict[str, list] = defaultdict(list)
-    for state, seat in play_samples(game, players, games, seed):
+    for index, state, seat in play_samples(game, players, games, seed):
         hidden = side.hidden(state, seat)
         if not hidden.cards:
             continue
@@ -199,20 +200,39 @@ def quality(model: BeliefModel, side, game, players: list[str], games: int,
         probs = model.probabilities(side.features(state, seat))
         ll_model = log_likelihood(ratios(probs, hidden), hidden, truth)
         ll_flat = log_likelihood(flat(hidden), hidden, truth)
-        per_stage[side.stage(state)].append((ll_model, ll_flat, len(hidden.cards)))
-        per_stage["all"].append((ll_model, ll_flat, len(hidden.cards)))
+        row = (index, ll_model, ll_flat, len(hidden.cards))
+        per_stage[side.stage(state)].append(row)
+        per_stage["all"].append(row)
     out = {}
     for stage, rows in per_stage.items():
-        diff = [m - f for m, f, _ in rows]
-        sd = statistics.stdev(diff) if len(diff) > 1 else 0.0
-        half = 1.96 * sd / len(diff) ** 0.5
-        out[stage] = {"samples": len(rows),
-                      "model": statistics.fmean(m for m, _, _ in rows),
-                      "uniform": statistics.fmean(f for _, f, _ in rows),
-                      "difference": statistics.fmean(diff),
-                      "interval": [statistics.fmean(diff) - half, statistics.fmean(diff) + half],
-                      "unseen_cards": statistics.fmean(k for _, _, k in rows)}
+        by_game: dict[int, list[float]] = defaultdict(list)
+        for index, m, f, _ in rows:
+            by_game[index].append(m - f)
+        means = [statistics.fmean(v) for v in by_game.values()]
+        mean = statistics.fmean(means)
+        half = 1.96 * statistics.stdev(means) / len(means) ** 0.5 if len(means) > 1 else 0.0
+        out[stage] = {"samples": len(rows), "games": len(means),
+                      "model": statistics.fmean(r[1] for r in rows),
+                      "uniform": statistics.fmean(r[2] for r in rows),
+                      "difference": statistics.fmean(r[1] - r[2] for r in rows),
+                      "interval": [mean - half, mean + half],
+                      "unseen_cards": statistics.fmean(r[3] for r in rows)}
     return out
+
+
+def evaluate(cfg: dict, path: str, log=print) -> dict:
+    """The held-out quality of a saved model (the config's test games), timed."""
+    game = make_game(cfg)
+    side = adapter(game)
+    model = BeliefModel.load(path)
+    model.check(game, side)
+    t = time.perf_counter()
+    q = quality(model, side, game, cfg["players"], cfg["test_games"], cfg["test_seed"])
+    for line in quality_table(q):
+        log(line)
+    log(f"held-out quality of {path}: {cfg['test_games']} games (seed {cfg['test_seed']}), "
+        f"{time.perf_counter() - t:.1f} s")
+    return {"config": cfg, "model": path, "quality": q}
 
 
 def run(cfg: dict, out: str | None = None, log=print) -> dict:
@@ -250,7 +270,7 @@ def run(cfg: dict, out: str | None = None, log=print) -> dict:
 def quality_table(q: dict) -> list[str]:
     """Markdown rows: stage, samples, unseen cards, log-likelihood model / uniform, difference."""
     lines = ["| stage | samples | unseen cards | log-lik. model | log-lik. uniform | "
-             "model - uniform [95%] |", "|---|---|---|---|---|---|"]
+             "model - uniform [95% over games] |", "|---|---|---|---|---|---|"]
     for stage in ("bid", "play early", "play late", "all"):
         if stage not in q:
             continue

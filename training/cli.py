@@ -192,7 +192,10 @@ def cmd_belief(args: argparse.Namespace) -> int:
             raise ValueError(f"belief: no config {config}")
         config = str(packaged)
     cfg = belief.load_config(config, {"game": args.game} if args.game else None)
-    report = belief.run(cfg, args.out)
+    if args.evaluate:
+        report = belief.evaluate(cfg, args.evaluate)
+    else:
+        report = belief.run(cfg, args.out)
     if args.report:
         with open(args.report, "w") as f:
             json.dump(report, f, indent=1)
@@ -452,6 +455,9 @@ def build_parser() -> argparse.ArgumentParser:
     bl.add_argument("--config", help="the config (default: configs/belief/<game>.yaml)")
     bl.add_argument("--out", help="the model file to write (default: the config's out)")
     bl.add_argument("--report", metavar="FILE.json", help="also write the report here")
+    bl.add_argument("--evaluate", metavar="MODEL.npz",
+                    help="train nothing: the held-out quality of this model (the config's "
+                         "test games)")
     bl.set_defaults(func=cmd_belief)
     pl = sub.add_parser("play", help="play a game against bots in the terminal")
     pl.add_argument("game", choices=list(envs.GAMES))

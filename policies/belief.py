@@ -47,8 +47,11 @@ from stichzoo.envs.core.game import Game, GameState
 from stichzoo.envs.registry import env_module
 from stichzoo.envs.wizard.rules import (
     DECK_SIZE,
+    JESTER0,
     NUM_SUITS,
+    NUMBERS,
     SUIT_MASK,
+    WIZARD0,
     HiddenDeal,
     played_this_round,
 )
@@ -70,6 +73,18 @@ class Hidden(NamedTuple):
     bans: list[int]
 
 
+#: per card: its suit one-hot (none for Wizards and Jesters)
+_SUIT = np.array([[1.0 if c < WIZARD0 and c // NUMBERS == k else 0.0 for k in range(NUM_SUITS)]
+                  for c in range(DECK_SIZE)], np.float32)
+#: per card: which cards of its suit are above it
+_ABOVE = np.array([[1.0 if c < WIZARD0 and d < WIZARD0 and d // NUMBERS == c // NUMBERS and d > c
+                    else 0.0 for d in range(DECK_SIZE)] for c in range(DECK_SIZE)], np.float32)
+#: per card, fixed: suit one-hot, number / 13, Wizard, Jester
+_CONST = np.concatenate([_SUIT, np.array(
+    [[(c % NUMBERS + 1) / NUMBERS if c < WIZARD0 else 0.0, float(WIZARD0 <= c < JESTER0),
+      float(c >= JESTER0)] for c in range(DECK_SIZE)], np.float32)], axis=1)
+
+
 class WizardBelief:
     """Wizard's side of a belief model: the input, the constraints, the labels, the world."""
 
@@ -81,6 +96,7 @@ class WizardBelief:
         self.obs_size = self.encoder.layout.size
         self.size = self.obs_size + (n - 1) * DECK_SIZE
         self.deck = DECK_SIZE
+        self.card_size = _CONST.shape[1] + 2 + (n - 1)
 
     def features(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """The seat's observation, then per other seat (relative 1..n-1) its cards played this
@@ -95,6 +111,25 @@ class WizardBelief:
             for c in bit_list(played[(seat + rel) % self.n]):
                 out[base + (rel - 1) * DECK_SIZE + c] = 1.0
         return out
+
+    def card_features(self, features: np.ndarray) -> np.ndarray:
+        """Per card, what it is and what is known around it, from the features alone
+        (``(..., deck, k)``; batched): its suit (4), trump or not, its number / 13, Wizard,
+        Jester, the unseen cards of its suit above it / 13, and per other seat (relative
+        1..n-1) whether that seat is void in its suit."""
+        o = self.encoder.layout.offsets
+        x = features
+        hand = x[..., o["hand"]:o["hand"] + DECK_SIZE]
+        played = x[..., o["played"]:o["played"] + DECK_SIZE]
+        turned = x[..., o["trump_card"]:o["trump_card"] + DECK_SIZE]
+        unseen = 1.0 - hand - played - turned
+        trump = x[..., o["trump_suit"]:o["trump_suit"] + NUM_SUITS] @ _SUIT.T
+        higher = unseen @ _ABOVE.T / NUMBERS
+        voids = x[..., o["voids"]:o["voids"] + self.n * NUM_SUITS]
+        void = [voids[..., r * NUM_SUITS:(r + 1) * NUM_SUITS] @ _SUIT.T for r in range(1, self.n)]
+        const = np.broadcast_to(_CONST, (*x.shape[:-1], *_CONST.shape))
+        return np.concatenate([const, trump[..., None], higher[..., None],
+                               *(v[..., None] for v in void)], axis=-1).astype(np.float32)
 
     def hidden(self, state: GameState, seat: int) -> Hidden:
         """The unseen cards and where they may lie (hand sizes, voids), as ``deal_others``."""
@@ -165,25 +200,38 @@ def adapter(game: Game):
 class BeliefModel:
     """A trained belief network, numpy only: features -> per card, a distribution over locations.
 
-    The file (``.npz``) holds the layers ``w0, b0, w1, b1, ...`` (ReLU between
-    them) and ``meta`` (JSON: game, players, input size, locations); the last
-    layer's outputs are ``deck x locations`` logits, card-major.
+    Card by card with shared weights, so that a few thousand games teach it
+    (a plain network from the features to every card's locations learned the
+    training deals by heart and was worse than uniform on new ones):
+
+    - the context: an MLP (ReLU) of the seat's features;
+    - per card: one ReLU layer of the context and the card's own features
+      (the game's :meth:`card_features`: suit, trump, rank, the unseen cards
+      above it, the voids in its suit), the same weights for every card;
+    - its logits per location: a linear layer of that, plus a learned bias per
+      card and location.
+
+    The file (``.npz``): ``c{i}w, c{i}b`` (the context layers), ``kh, kf, kb``
+    (the card layer: from the context, from the card features, bias), ``ow,
+    ob`` (the output), ``bias`` (deck x locations) and ``meta`` (JSON: game,
+    players, input size, locations, context layers).
     """
 
-    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], meta: dict):
-        self.layers = layers
+    def __init__(self, arrays: dict[str, np.ndarray], meta: dict):
         self.meta = meta
         self.deck = int(meta["deck"])
         self.locations = int(meta["locations"])
+        self.context = [(arrays[f"c{i}w"], arrays[f"c{i}b"])
+                        for i in range(int(meta["context_layers"]))]
+        self.kh, self.kf, self.kb = arrays["kh"], arrays["kf"], arrays["kb"]
+        self.ow, self.ob, self.bias = arrays["ow"], arrays["ob"], arrays["bias"]
 
     @classmethod
     def load(cls, path: str | Path) -> BeliefModel:
         with np.load(path) as f:
             meta = json.loads(str(f["meta"]))
-            layers = []
-            for i in range(int(meta["layers"])):
-                layers.append((f[f"w{i}"].astype(np.float32), f[f"b{i}"].astype(np.float32)))
-        return cls(layers, meta)
+            arrays = {k: f[k].astype(np.float32) for k in f.files if k != "meta"}
+        return cls(arrays, meta)
 
     def check(self, game: Game, side) -> None:
         """ValueError unless the model was trained for this game and table."""
@@ -193,15 +241,14 @@ class BeliefModel:
         if got != want:
             raise ValueError(f"belief model for {got}, not for this table {want}")
 
-    def probabilities(self, features: np.ndarray) -> np.ndarray:
-        """``(deck, locations)`` probabilities for one feature vector (or a batch: leading axes)."""
-        x = features
-        last = len(self.layers) - 1
-        for i, (w, b) in enumerate(self.layers):
-            x = x @ w + b
-            if i < last:
-                np.maximum(x, 0.0, out=x)
-        x = x.reshape(*features.shape[:-1], self.deck, self.locations)
+    def probabilities(self, features: np.ndarray, cards: np.ndarray) -> np.ndarray:
+        """``(deck, locations)`` probabilities for one feature vector and its card features
+        ``(deck, k)`` (or a batch of both: leading axes)."""
+        h = features
+        for w, b in self.context:
+            h = np.maximum(h @ w + b, 0.0)
+        z = np.maximum((h @ self.kh)[..., None, :] + cards @ self.kf + self.kb, 0.0)
+        x = z @ self.ow + self.ob + self.bias
         x = x - x.max(axis=-1, keepdims=True)
         np.exp(x, out=x)
         return x / x.sum(axis=-1, keepdims=True)
@@ -371,7 +418,8 @@ class BeliefInference:
         key = self.side.view_key(root, seat)
         if key != self._key:
             hidden = self.side.hidden(root, seat)
-            probs = self.model.probabilities(self.side.features(root, seat))
+            x = self.side.features(root, seat)
+            probs = self.model.probabilities(x, self.side.card_features(x))
             self._cached = (hidden, ratios(probs, hidden, self.temper), plan(hidden))
             self._key = key
         return self._cached

@@ -50,12 +50,16 @@ def random_model(game, seed: int = 0, hidden: int = 32) -> BeliefModel:
     """An untrained model with random weights: its output still depends on every input."""
     side = adapter(game)
     rng = np.random.default_rng(seed)
-    sizes = [side.size, hidden, side.deck * side.locations]
-    layers = [(rng.normal(0, 0.3, (a, b)).astype(np.float32), rng.normal(0, 0.3, b)
-               .astype(np.float32)) for a, b in itertools.pairwise(sizes)]
+
+    def w(*shape):
+        return rng.normal(0, 0.3, shape).astype(np.float32)
+
+    arrays = {"c0w": w(side.size, hidden), "c0b": w(hidden), "kh": w(hidden, 16),
+              "kf": w(side.card_size, 16), "kb": w(16), "ow": w(16, side.locations),
+              "ob": w(side.locations), "bias": w(side.deck, side.locations)}
     meta = {"game": game.name, "num_players": game.num_players, "input": side.size,
-            "deck": side.deck, "locations": side.locations, "layers": len(layers)}
-    return BeliefModel(layers, meta)
+            "deck": side.deck, "locations": side.locations, "context_layers": 1}
+    return BeliefModel(arrays, meta)
 
 
 def belief_pimc(game, model, seed: int = 5) -> PIMCPolicy:
@@ -74,8 +78,9 @@ def test_belief_output_and_search_are_honest():
         seat = s.current_player
         r = redeal(game, s, seat, rng)
         assert any(a != b for a, b in zip(r.hands, s.hands)) or s.phase_name != "bid"
-        probs = model.probabilities(side.features(s, seat))
-        assert np.array_equal(probs, model.probabilities(side.features(r, seat)))
+        x, xr = side.features(s, seat), side.features(r, seat)
+        probs = model.probabilities(x, side.card_features(x))
+        assert np.array_equal(probs, model.probabilities(xr, side.card_features(xr)))
         want = belief_pimc(game, model).act(Decision(game, s))
         assert belief_pimc(game, model).act(Decision(game, r)) == want
         checks += 1
@@ -170,7 +175,7 @@ def test_draws_are_deterministic_and_the_spec_builds():
 def test_training_is_deterministic_and_the_model_loads(tmp_path):
     cfg = {"game": "wizard", "options": {"num_players": 4, "rounds": [3]},
            "players": ["heuristic"], "train_games": 3, "test_games": 1, "test_seed": 9,
-           "hidden": [16], "epochs": 1, "batch_size": 64}
+           "hidden": [16], "card_hidden": 8, "epochs": 1, "batch_size": 64}
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))
     outs = []
@@ -182,8 +187,9 @@ def test_training_is_deterministic_and_the_model_loads(tmp_path):
     again = training.evaluate(training.load_config(str(path)), str(tmp_path / "m0.npz"),
                               log=lambda *_: None)
     assert again["quality"] == report["quality"]
-    for (w0, b0), (w1, b1) in zip(outs[0].layers, outs[1].layers):
-        assert np.array_equal(w0, w1) and np.array_equal(b0, b1)
+    with np.load(tmp_path / "m0.npz") as a, np.load(tmp_path / "m1.npz") as b:
+        assert a.files == b.files
+        assert all(np.array_equal(a[k], b[k]) for k in a.files)
     game = wizard(rounds=[3])
     spec = f"pimc:belief={tmp_path / 'm0.npz'},worlds=2"
     s = game.new_game(1)

@@ -23,7 +23,9 @@ Torch is used here only; play time needs numpy alone.
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import random
 import statistics
 import time
@@ -48,7 +50,8 @@ SCHEMA: dict[str, tuple[Any, Any]] = {
     "train_games": (int, 1000),
     "test_games": (int, 100),
     "test_seed": (int, 1),
-    "hidden": (list, [256, 256]),
+    "hidden": (list, [256]),
+    "card_hidden": (int, 64),
     "epochs": (int, 10),
     "batch_size": (int, 512),
     "learning_rate": ((int, float), 1e-3),
@@ -75,8 +78,9 @@ def load_config(path: str, overrides: dict | None = None) -> dict:
         cfg.setdefault(key, default)
     if not cfg["game"]:
         raise ValueError("belief config: game is required")
-    if cfg["train_games"] < 1 or cfg["test_games"] < 1 or cfg["epochs"] < 1:
-        raise ValueError("belief config: train_games, test_games and epochs must be at least 1")
+    if cfg["train_games"] < 3 or cfg["test_games"] < 1 or cfg["epochs"] < 1:
+        raise ValueError("belief config: train_games must be at least 3 (the last tenth, at "
+                         "least one game, chooses the epoch), test_games and epochs at least 1")
     if cfg["seed"] == cfg["test_seed"]:
         raise ValueError("belief config: the held-out games need a seed of their own (test_seed)")
     return cfg
@@ -111,73 +115,142 @@ def play_samples(game, players: list[str], games: int, seed: int):
 
 
 def arrays(side, game, players: list[str], games: int, seed: int) -> tuple[np.ndarray, ...]:
-    """Training arrays: features (float32) and per card its location (-1: seen by the seat)."""
-    feats, labels = [], []
-    for _, state, seat in play_samples(game, players, games, seed):
+    """Training arrays: features (float16), per card its location (-1: seen by the seat) and
+    the index of each sample's game."""
+    feats, labels, index = [], [], []
+    for g, state, seat in play_samples(game, players, games, seed):
+        index.append(g)
         hidden = side.hidden(state, seat)
         label = np.full(side.deck, -1, np.int8)
         label[hidden.cards] = side.truth(state, seat, hidden)
         feats.append(side.features(state, seat).astype(np.float16))
         labels.append(label)
-    return np.stack(feats), np.stack(labels)
+    return np.stack(feats), np.stack(labels), np.array(index, np.int32)
 
 
-def train(cfg: dict, x: np.ndarray, y: np.ndarray, side, log=print) -> list[tuple]:
-    """Fit the MLP; returns its layers as numpy ``(weight (in, out), bias)`` pairs."""
+def data(cfg: dict, side, game, path: str | None = None, log=print) -> tuple[np.ndarray, ...]:
+    """:func:`arrays` of the config's training games; with ``path``, read from there when it
+    holds the same config's data, else played and written there (a cache: the games take
+    minutes, a training run seconds)."""
+    key = json.dumps({k: cfg[k] for k in ("game", "options", "players", "seed", "train_games")},
+                     sort_keys=True)
+    if path and Path(path).is_file():
+        with np.load(path) as f:
+            if str(f["key"]) == key:
+                log(f"data from {path}")
+                return f["x"], f["y"], f["games"]
+    x, y, g = arrays(side, game, cfg["players"], cfg["train_games"], cfg["seed"])
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, x=x, y=y, games=g, key=np.array(key))
+    return x, y, g
+
+
+def _network(cfg: dict, side):
+    """The torch twin of :class:`BeliefModel` (same layers, same order of operations)."""
+    import torch
+    from torch import nn
+
+    class Belief(nn.Module):
+        def __init__(self):
+            super().__init__()
+            sizes = [side.size, *cfg["hidden"]]
+            self.context = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(sizes))
+            width = cfg["card_hidden"]
+            self.kh = nn.Linear(sizes[-1], width, bias=False)
+            self.kf = nn.Linear(side.card_size, width)
+            self.out = nn.Linear(width, side.locations)
+            self.bias = nn.Parameter(torch.zeros(side.deck, side.locations))
+
+        def forward(self, x, cards):
+            h = x
+            for layer in self.context:
+                h = torch.relu(layer(h))
+            z = torch.relu(self.kh(h)[:, None, :] + self.kf(cards))
+            return self.out(z) + self.bias
+
+    return Belief()
+
+
+def _arrays_of(net) -> dict[str, np.ndarray]:
+    """The network's weights in :class:`BeliefModel`'s names and layout ((in, out) matrices)."""
+    out = {}
+    for i, layer in enumerate(net.context):
+        out[f"c{i}w"] = layer.weight.detach().numpy().T.copy()
+        out[f"c{i}b"] = layer.bias.detach().numpy().copy()
+    out["kh"] = net.kh.weight.detach().numpy().T.copy()
+    out["kf"] = net.kf.weight.detach().numpy().T.copy()
+    out["kb"] = net.kf.bias.detach().numpy().copy()
+    out["ow"] = net.out.weight.detach().numpy().T.copy()
+    out["ob"] = net.out.bias.detach().numpy().copy()
+    out["bias"] = net.bias.detach().numpy().copy()
+    return out
+
+
+def train(cfg: dict, x: np.ndarray, y: np.ndarray, games: np.ndarray, side,
+          log=print) -> tuple[dict[str, np.ndarray], dict]:
+    """Fit the network on the first 90% of the games; the last 10% choose the epoch kept (the
+    one with the lowest cross-entropy there).  Returns the weights and the curve."""
     import torch
     from torch import nn
 
     torch.manual_seed(cfg["seed"])
     torch.set_num_threads(cfg["torch_threads"])
-    sizes = [side.size, *cfg["hidden"], side.deck * side.locations]
-    mods: list[nn.Module] = []
-    for i in range(len(sizes) - 1):
-        mods.append(nn.Linear(sizes[i], sizes[i + 1]))
-        if i < len(sizes) - 2:
-            mods.append(nn.ReLU())
-    net = nn.Sequential(*mods)
+    net = _network(cfg, side)
     opt = torch.optim.Adam(net.parameters(), lr=cfg["learning_rate"],
                            weight_decay=cfg["weight_decay"])
-    xt = torch.from_numpy(x)  # float16: converted batch by batch
-    yt = torch.from_numpy(y.astype(np.int64))
-    rows = len(xt)
+    cut = int(games.max() * 0.9)
+    fit, val = np.flatnonzero(games < cut), np.flatnonzero(games >= cut)
     gen = torch.Generator().manual_seed(cfg["seed"])
-    steps = cfg["epochs"] * ((rows + cfg["batch_size"] - 1) // cfg["batch_size"])
+    batch = cfg["batch_size"]
+    steps = cfg["epochs"] * ((len(fit) + batch - 1) // batch)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps)
+
+    def loss_of(idx: np.ndarray):
+        xb = x[idx].astype(np.float32)
+        logits = net(torch.from_numpy(xb), torch.from_numpy(side.card_features(xb)))
+        target = torch.from_numpy(y[idx].astype(np.int64))
+        seen = target < 0
+        each = nn.functional.cross_entropy(logits.permute(0, 2, 1), target.clamp(min=0),
+                                           reduction="none")
+        return each.masked_fill(seen, 0.0).sum(), (~seen).sum()
+
+    # the flat model's cross-entropy on the validation games: -log(share of the location)
+    yv = y[val]
+    counts = np.stack([(yv == b).sum(axis=1) for b in range(side.locations)], axis=1)
+    share = counts / counts.sum(axis=1, keepdims=True)
+    rows, cols = np.nonzero(yv >= 0)
+    uniform = float(-np.log(share[rows, yv[rows, cols]]).mean())
+    best, best_ce, curve = None, math.inf, []
     for epoch in range(cfg["epochs"]):
-        order = torch.randperm(rows, generator=gen)
+        net.train()
+        order = fit[torch.randperm(len(fit), generator=gen).numpy()]
         total, count = 0.0, 0
-        for i in range(0, rows, cfg["batch_size"]):
-            idx = order[i:i + cfg["batch_size"]]
-            logits = net(xt[idx].float()).view(len(idx), side.deck, side.locations)
-            target = yt[idx]
-            seen = target < 0
-            loss_all = nn.functional.cross_entropy(logits.permute(0, 2, 1),
-                                                   target.clamp(min=0), reduction="none")
-            loss = loss_all.masked_fill(seen, 0.0).sum() / (~seen).sum()
+        for i in range(0, len(order), batch):
+            loss, n = loss_of(order[i:i + batch])
             opt.zero_grad()
-            loss.backward()
+            (loss / n).backward()
             opt.step()
             sched.step()
-            total += float(loss.detach()) * len(idx)
-            count += len(idx)
-        log(f"  epoch {epoch + 1}/{cfg['epochs']}: cross-entropy per unseen card "
-            f"{total / count:.4f}")
-    linears = [m for m in net if isinstance(m, nn.Linear)]
-    return [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
-            for m in linears]
+            total += float(loss.detach())
+            count += int(n)
+        with torch.no_grad():
+            parts = [loss_of(val[i:i + 4096]) for i in range(0, len(val), 4096)]
+        ce = float(sum(p[0] for p in parts)) / int(sum(p[1] for p in parts))
+        curve.append({"epoch": epoch + 1, "train": total / count, "validation": ce})
+        log(f"  epoch {epoch + 1}/{cfg['epochs']}: cross-entropy per unseen card, training "
+            f"{total / count:.4f}, validation {ce:.4f} (flat model {uniform:.4f})")
+        if ce < best_ce:
+            best_ce, best = ce, _arrays_of(net)
+    return best, {"curve": curve, "validation_flat": uniform, "best_validation": best_ce}
 
 
-def save(path: str | Path, layers: list[tuple], meta: dict) -> Path:
-    """The model file: float16 layers and the meta (JSON)."""
+def save(path: str | Path, arrays_: dict[str, np.ndarray], meta: dict) -> Path:
+    """The model file: float16 weights and the meta (JSON)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    arrays_ = {}
-    for i, (w, b) in enumerate(layers):
-        arrays_[f"w{i}"] = w.astype(np.float16)
-        arrays_[f"b{i}"] = b.astype(np.float16)
-    np.savez_compressed(path, meta=np.array(json.dumps({**meta, "layers": len(layers)})),
-                        **arrays_)
+    np.savez_compressed(path, meta=np.array(json.dumps(meta)),
+                        **{k: v.astype(np.float16) for k, v in arrays_.items()})
     return path
 
 
@@ -197,7 +270,8 @@ def quality(model: BeliefModel, side, game, players: list[str], games: int,
         if not hidden.cards:
             continue
         truth = side.truth(state, seat, hidden)
-        probs = model.probabilities(side.features(state, seat))
+        x = side.features(state, seat)
+        probs = model.probabilities(x, side.card_features(x))
         ll_model = log_likelihood(ratios(probs, hidden), hidden, truth)
         ll_flat = log_likelihood(flat(hidden), hidden, truth)
         row = (index, ll_model, ll_flat, len(hidden.cards))
@@ -235,25 +309,26 @@ def evaluate(cfg: dict, path: str, log=print) -> dict:
     return {"config": cfg, "model": path, "quality": q}
 
 
-def run(cfg: dict, out: str | None = None, log=print) -> dict:
+def run(cfg: dict, out: str | None = None, log=print, data_path: str | None = None) -> dict:
     """Data, training, saving and the held-out quality, timed; returns the report."""
     game = make_game(cfg)
     side = adapter(game)
     out = out or cfg["out"] or f"runs/belief/{cfg['game']}.npz"
     report: dict[str, Any] = {"config": cfg, "out": out}
     t0 = time.perf_counter()
-    x, y = arrays(side, game, cfg["players"], cfg["train_games"], cfg["seed"])
+    x, y, games = data(cfg, side, game, data_path, log)
     report["samples"] = len(x)
     report["data_s"] = round(time.perf_counter() - t0, 1)
     log(f"{cfg['game']}: {len(x)} samples from {cfg['train_games']} games "
         f"({report['data_s']} s)")
     t1 = time.perf_counter()
-    layers = train(cfg, x, y, side, log)
+    weights, report["training"] = train(cfg, x, y, games, side, log)
     report["train_s"] = round(time.perf_counter() - t1, 1)
     meta = {"game": game.name, "num_players": game.num_players, "options": cfg["options"],
             "input": side.size, "deck": side.deck, "locations": side.locations,
-            "players": cfg["players"], "train_games": cfg["train_games"], "seed": cfg["seed"]}
-    save(out, layers, meta)
+            "context_layers": len(cfg["hidden"]), "players": cfg["players"],
+            "train_games": cfg["train_games"], "seed": cfg["seed"]}
+    save(out, weights, meta)
     model = BeliefModel.load(out)
     t2 = time.perf_counter()
     report["quality"] = quality(model, side, game, cfg["players"], cfg["test_games"],

@@ -195,7 +195,7 @@ def cmd_belief(args: argparse.Namespace) -> int:
     if args.evaluate:
         report = belief.evaluate(cfg, args.evaluate)
     else:
-        report = belief.run(cfg, args.out)
+        report = belief.run(cfg, args.out, data_path=args.data)
     if args.report:
         with open(args.report, "w") as f:
             json.dump(report, f, indent=1)
@@ -455,6 +455,9 @@ def build_parser() -> argparse.ArgumentParser:
     bl.add_argument("--config", help="the config (default: configs/belief/<game>.yaml)")
     bl.add_argument("--out", help="the model file to write (default: the config's out)")
     bl.add_argument("--report", metavar="FILE.json", help="also write the report here")
+    bl.add_argument("--data", metavar="FILE.npz",
+                    help="keep the played training data here: read back when it holds the "
+                         "same config's games, else played and written")
     bl.add_argument("--evaluate", metavar="MODEL.npz",
                     help="train nothing: the held-out quality of this model (the config's "
                          "test games)")

@@ -44,6 +44,7 @@ import numpy as np
 
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.game import Game, GameState
+from stichzoo.envs.hoch_tief.rules import HAND_SIZE
 from stichzoo.envs.registry import env_module
 from stichzoo.envs.wizard.rules import (
     DECK_SIZE,
@@ -185,8 +186,120 @@ class WizardBelief:
         return self.game.world_of(root, seat, HiddenDeal(hands, hidden.cards), rng)
 
 
+def _played_by_seat(state: GameState, count: int, deck: int) -> list[int]:
+    """Each seat's last ``count`` card plays (actions below ``deck``) of the history, as masks."""
+    out = [0] * state.num_players
+    hist = state.history
+    i = len(hist) - 1
+    while count:
+        p, a = hist[i]
+        if a < deck:
+            out[p] |= 1 << a
+            count -= 1
+        i -= 1
+    return out
+
+
+class HochTiefBelief:
+    """Hoch & Tief's side: every card is dealt, so the locations are the other seats alone."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.n = n = game.num_players
+        self.locations = n - 1
+        self.lookups = t = game.lookups
+        self.encoder = env_module(game.name).raw_env.encoder_cls(game)
+        self.obs_size = self.encoder.layout.size
+        self.deck = t.size
+        self.size = self.obs_size + (n - 1) * t.size
+        suits = len(t.suit_mask)
+        self._suit = np.array([[1.0 if t.suit[c] == k else 0.0 for k in range(suits)]
+                               for c in range(t.size)], np.float32)
+        self._above = np.array([[1.0 if t.suit[d] == t.suit[c] and d > c else 0.0
+                                 for d in range(t.size)] for c in range(t.size)], np.float32)
+        number = np.array([t.number[c] / t.numbers for c in range(t.size)], np.float32)
+        self._const = np.concatenate([self._suit, number[:, None]], axis=1)
+        self.card_size = self._const.shape[1] + 2 + (n - 1)
+
+    def played(self, state: GameState) -> list[int]:
+        """Each seat's cards played this round."""
+        count = state.tricks_played * self.n + len(state.trick.cards)
+        return _played_by_seat(state, count, self.deck)
+
+    def features(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The seat's observation, then per other seat (relative 1..n-1) its cards played this
+        round (the observation keeps the played set and the taken cards, not who played)."""
+        if out is None:
+            out = np.zeros(self.size, np.float32)
+        self.encoder.encode(state, seat, out[:self.obs_size])
+        out[self.obs_size:] = 0.0
+        played = self.played(state)
+        for rel in range(1, self.n):
+            for c in bit_list(played[(seat + rel) % self.n]):
+                out[self.obs_size + (rel - 1) * self.deck + c] = 1.0
+        return out
+
+    def card_features(self, features: np.ndarray) -> np.ndarray:
+        """Per card (batched, from the features alone): its suit (5), number / 3n, the unseen
+        cards of its suit above and below it / 3n, per other seat whether it is void in its
+        suit."""
+        o = self.encoder.layout.offsets
+        x = features
+        size, t = self.deck, self.lookups
+        hand = x[..., o["hand"]:o["hand"] + size]
+        played = x[..., o["played"]:o["played"] + size]
+        unseen = 1.0 - hand - played
+        above = unseen @ self._above.T / t.numbers
+        below = unseen @ self._above / t.numbers
+        suits = self._suit.shape[1]
+        voids = x[..., o["voids"]:o["voids"] + self.n * suits]
+        void = [voids[..., r * suits:(r + 1) * suits] @ self._suit.T for r in range(1, self.n)]
+        const = np.broadcast_to(self._const, (*x.shape[:-1], *self._const.shape))
+        return np.concatenate([const, above[..., None], below[..., None],
+                               *(v[..., None] for v in void)], axis=-1).astype(np.float32)
+
+    def hidden(self, state: GameState, seat: int) -> Hidden:
+        """The other hands' cards and where they may lie (hand sizes, voids)."""
+        n, t = self.n, self.lookups
+        cards, sizes, bans = 0, [], []
+        for rel in range(1, n):
+            p = (seat + rel) % n
+            cards |= state.hands[p]
+            sizes.append(state.hands[p].bit_count())
+            ban = 0
+            for suit, mask in enumerate(t.suit_mask):
+                if state.voids[p] >> suit & 1:
+                    ban |= mask
+            bans.append(ban)
+        return Hidden(bit_list(cards), sizes, bans)
+
+    def truth(self, state: GameState, seat: int, hidden: Hidden) -> list[int]:
+        where = {}
+        for rel in range(1, self.n):
+            for c in bit_list(state.hands[(seat + rel) % self.n]):
+                where[c] = rel - 1
+        return [where[c] for c in hidden.cards]
+
+    def stage(self, state: GameState) -> str:
+        """play early (the first half of the round's cards), play late."""
+        early = state.tricks_played * 2 < HAND_SIZE
+        return "play early" if early else "play late"
+
+    def view_key(self, state: GameState, seat: int) -> tuple:
+        return (seat, state.hands[seat], state.round_index, tuple(state.history))
+
+    def world(self, root: GameState, seat: int, hidden: Hidden, locations: list[int],
+              rng: random.Random) -> GameState:
+        hands = root.hands[:]
+        for rel in range(1, self.n):
+            hands[(seat + rel) % self.n] = 0
+        for c, b in zip(hidden.cards, locations):
+            hands[(seat + b + 1) % self.n] |= 1 << c
+        return self.game.world_of(root, hands, rng)
+
+
 #: the games with a belief model, by name
-ADAPTERS = {"wizard": WizardBelief}
+ADAPTERS = {"wizard": WizardBelief, "hoch_tief": HochTiefBelief}
 
 
 def adapter(game: Game):

@@ -115,6 +115,37 @@ def test_drawn_worlds_keep_every_constraint():
     assert checks >= 45 and voids > 0
 
 
+def test_hoch_tief_worlds_keep_every_constraint_and_the_search_is_honest():
+    cls = game_class("hoch_tief")
+    game = cls(cls.Options(num_players=4, rounds=1))
+    model = random_model(game, seed=3)
+    side = adapter(game)
+    inference = BeliefInference(game, model, temper=2.0)
+    rng = random.Random(2)
+    checks = voids = 0
+    for s in states(game, 8, 3, 20):
+        seat = s.current_player
+        locations, _ = inference.draft(s, seat, rng)
+        w = inference.finish(s, seat, locations, rng)
+        assert w.hands[seat] == s.hands[seat] and w.taken == s.taken
+        for p in range(game.num_players):
+            assert w.hands[p].bit_count() == s.hands[p].bit_count()
+            for suit, mask in enumerate(game.lookups.suit_mask):
+                if s.voids[p] >> suit & 1:
+                    voids += 1
+                    assert not w.hands[p] & mask
+        assert snapshot(replay(game, w)) == snapshot(w)
+        if checks % 4 == 0 and len(s.legal_actions()) > 1:
+            r = redeal(game, s, seat, rng)
+            x, xr = side.features(s, seat), side.features(r, seat)
+            assert np.array_equal(model.probabilities(x, side.card_features(x)),
+                                  model.probabilities(xr, side.card_features(xr)))
+            want = belief_pimc(game, model).act(Decision(game, s))
+            assert belief_pimc(game, model).act(Decision(game, r)) == want
+        checks += 1
+    assert checks >= 18 and voids > 0
+
+
 def _deals(hidden: Hidden):
     """Every assignment of the cards to locations that fits sizes and bans."""
     nb = len(hidden.sizes)

@@ -218,7 +218,7 @@ def train(cfg: dict, x: np.ndarray, y: np.ndarray, games: np.ndarray, side,
     # the flat model's cross-entropy on the validation games: -log(share of the location)
     yv = y[val]
     counts = np.stack([(yv == b).sum(axis=1) for b in range(side.locations)], axis=1)
-    share = counts / counts.sum(axis=1, keepdims=True)
+    share = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
     rows, cols = np.nonzero(yv >= 0)
     uniform = float(-np.log(share[rows, yv[rows, cols]]).mean())
     best, best_ce, curve = None, math.inf, []

@@ -255,7 +255,7 @@ def save(path: str | Path, arrays_: dict[str, np.ndarray], meta: dict) -> Path:
 
 
 def quality(model: BeliefModel, side, game, players: list[str], games: int,
-            seed: int) -> dict:
+            seed: int, temper: float = 1.0) -> dict:
     """Mean log-likelihood of the true locations per stage: the model vs the flat walk.
 
     A sample is one seat at one state of a held-out game; per stage the mean
@@ -263,6 +263,7 @@ def quality(model: BeliefModel, side, game, players: list[str], games: int,
     sampler) over the samples, the mean number of unseen cards, and the
     difference model - flat with its 95% interval over the games (a game's
     samples are correlated, so the game - its mean difference - is the unit).
+    ``temper``: the walk's weights ``(p / prior) ** temper``, as ``pimc:belief=...,temper=``.
     """
     per_stage: dict[str, list] = defaultdict(list)
     for index, state, seat in play_samples(game, players, games, seed):
@@ -272,7 +273,7 @@ def quality(model: BeliefModel, side, game, players: list[str], games: int,
         truth = side.truth(state, seat, hidden)
         x = side.features(state, seat)
         probs = model.probabilities(x, side.card_features(x))
-        ll_model = log_likelihood(ratios(probs, hidden), hidden, truth)
+        ll_model = log_likelihood(ratios(probs, hidden, temper), hidden, truth)
         ll_flat = log_likelihood(flat(hidden), hidden, truth)
         row = (index, ll_model, ll_flat, len(hidden.cards))
         per_stage[side.stage(state)].append(row)
@@ -294,19 +295,19 @@ def quality(model: BeliefModel, side, game, players: list[str], games: int,
     return out
 
 
-def evaluate(cfg: dict, path: str, log=print) -> dict:
+def evaluate(cfg: dict, path: str, log=print, temper: float = 1.0) -> dict:
     """The held-out quality of a saved model (the config's test games), timed."""
     game = make_game(cfg)
     side = adapter(game)
     model = BeliefModel.load(path)
     model.check(game, side)
     t = time.perf_counter()
-    q = quality(model, side, game, cfg["players"], cfg["test_games"], cfg["test_seed"])
+    q = quality(model, side, game, cfg["players"], cfg["test_games"], cfg["test_seed"], temper)
     for line in quality_table(q):
         log(line)
-    log(f"held-out quality of {path}: {cfg['test_games']} games (seed {cfg['test_seed']}), "
-        f"{time.perf_counter() - t:.1f} s")
-    return {"config": cfg, "model": path, "quality": q}
+    log(f"held-out quality of {path} (temper {temper:g}): {cfg['test_games']} games "
+        f"(seed {cfg['test_seed']}), {time.perf_counter() - t:.1f} s")
+    return {"config": cfg, "model": path, "temper": temper, "quality": q}
 
 
 def run(cfg: dict, out: str | None = None, log=print, data_path: str | None = None) -> dict:

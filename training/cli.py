@@ -193,7 +193,7 @@ def cmd_belief(args: argparse.Namespace) -> int:
         config = str(packaged)
     cfg = belief.load_config(config, {"game": args.game} if args.game else None)
     if args.evaluate:
-        report = belief.evaluate(cfg, args.evaluate)
+        report = belief.evaluate(cfg, args.evaluate, temper=args.temper)
     else:
         report = belief.run(cfg, args.out, data_path=args.data)
     if args.report:
@@ -461,6 +461,9 @@ def build_parser() -> argparse.ArgumentParser:
     bl.add_argument("--evaluate", metavar="MODEL.npz",
                     help="train nothing: the held-out quality of this model (the config's "
                          "test games)")
+    bl.add_argument("--temper", type=float, default=1.0,
+                    help="with --evaluate: the walk's weights (p / prior) ** TEMPER, as "
+                         "pimc:belief=...,temper= (default 1)")
     bl.set_defaults(func=cmd_belief)
     pl = sub.add_parser("play", help="play a game against bots in the terminal")
     pl.add_argument("game", choices=list(envs.GAMES))

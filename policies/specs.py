@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from stichzoo.policies.base import Policy, RandomPolicy
+from stichzoo.policies.belief import BeliefInference
 
 #: ``pimc:rollout=random``: marks PIMC's own uniform play-out (no rollout player)
 _UNIFORM = object()
@@ -61,7 +62,16 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
             guide = build_policy(guide, game, seed=0 if seed is None else seed)
         kwargs = {**getattr(module, "SEARCH_DEFAULTS", {}), **kwargs, "guide": guide}
         infer = kwargs.pop("infer", 0)
-        if infer:  # pimc:infer=1 - worlds drawn by what the other seats did
+        belief = kwargs.pop("belief", None)
+        temper = kwargs.pop("temper", None)
+        if temper is not None and belief is None:
+            raise ValueError("pimc: temper= softens a belief model (pimc:belief=wizard,temper=0.5)")
+        if belief is not None:  # pimc:belief=wizard - worlds drawn from a learned belief model
+            if infer:
+                raise ValueError("pimc: choose infer= or belief=, not both")
+            kwargs["infer"] = BeliefInference.of(game, str(belief),
+                                                 1.0 if temper is None else float(temper))
+        elif infer:  # pimc:infer=1 - worlds drawn by what the other seats did
             if not hasattr(module, "inference"):
                 raise ValueError(f"pimc: {game.name} has no inference (infer=) yet")
             kwargs["infer"] = module.inference(game, float(infer))

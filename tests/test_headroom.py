@@ -80,3 +80,19 @@ def test_cheating_probe_lives_only_in_the_script():
         for path in (ROOT / package).rglob("*.py"):
             text = path.read_text()
             assert "true_deal" not in text and "headroom" not in text, path
+
+
+def test_pooled_runs_join_their_deals(tmp_path, capsys):
+    """scripts/repro/pool_headroom.py: the per-deal differences of two runs are one sample."""
+    spec = importlib.util.spec_from_file_location("pool_headroom",
+                                                  ROOT / "scripts" / "repro" / "pool_headroom.py")
+    pool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pool)
+    for i, (seed, diffs) in enumerate(((1, [1.0, 2.0]), (2, [3.0]))):
+        report = {"game": "wizard", "measure": "points", "seed": seed,
+                  "baseline": {"think_ms": 2.0, "decisions": 10},
+                  "rows": [{"variant": "v", "diffs": diffs, "think_ms": 3.0, "decisions": 10}]}
+        (tmp_path / f"{i}.json").write_text(json.dumps([report]))
+    pool.main([str(tmp_path / "0.json"), str(tmp_path / "1.json")])
+    out = capsys.readouterr().out
+    assert "wizard v: +2.00 [" in out and "3 deals, seeds [1, 2]" in out and "(1.50x)" in out

@@ -19,7 +19,8 @@ from stichzoo.training.cli import main
 from stichzoo.training.rllib import MISSING_RAY, keys
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIGS = sorted((ROOT / "configs").rglob("*.yaml"))
+#: the training configs (configs/belief/ holds the belief models' configs: stichzoo belief)
+CONFIGS = sorted(p for p in (ROOT / "configs").rglob("*.yaml") if p.parent.name != "belief")
 #: a value other than the default, per refused key
 NON_DEFAULT = {"train.vec_env": "dummy", "train.target_kl": 0.02, "batch.games": 64,
                "batch.rollout_steps": 32, "batch.device": "cuda", "expert.teacher": "heuristic",

@@ -13,6 +13,7 @@
     stichzoo serve --port 8000                    (the shipped bots; or --bots DIR, --stdio)
     stichzoo ladder [--run runs/<run>] [--markdown]   (where every bot stands)
     stichzoo tricks wizard --out runs/tricks/wizard   (Wizard bids from predicted tricks)
+    stichzoo belief wizard --config configs/belief/wizard.yaml   (a belief model for PIMC)
 
 ``eval`` plays a duplicate tournament (see :mod:`stichzoo.training.evaluate`) and
 prints per policy the mean score and win rate with 95% intervals, the
@@ -178,6 +179,27 @@ def cmd_dataset(args: argparse.Namespace) -> int:
     rows = len(data["action"])
     print(f"wrote {args.out}: {rows} decisions from {source}, {data['meta']['env']}, "
           f"reward {data['meta']['reward']}, {rows / max(seconds, 1e-9):,.0f} decisions/s")
+    return 0
+
+
+def cmd_belief(args: argparse.Namespace) -> int:
+    """Train a belief model from a config and report its held-out quality (docs/inference.md)."""
+    from stichzoo.training import belief
+
+    config = args.config or f"configs/belief/{args.game}.yaml"
+    if not os.path.isfile(config):
+        packaged = configs.recipe(config)
+        if packaged is None:
+            raise ValueError(f"belief: no config {config}")
+        config = str(packaged)
+    cfg = belief.load_config(config, {"game": args.game} if args.game else None)
+    if args.evaluate:
+        report = belief.evaluate(cfg, args.evaluate, temper=args.temper)
+    else:
+        report = belief.run(cfg, args.out, data_path=args.data)
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=1)
     return 0
 
 
@@ -441,6 +463,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="discount of the return per later decision of the seat (default 1)")
     d.add_argument("--quiet", action="store_true", help="no progress bar")
     d.set_defaults(func=cmd_dataset)
+    bl = sub.add_parser("belief", help="train a belief model (where each unseen card lies) "
+                                       "from self-play; docs/inference.md")
+    bl.add_argument("game", choices=list(envs.GAMES))
+    bl.add_argument("--config", help="the config (default: configs/belief/<game>.yaml)")
+    bl.add_argument("--out", help="the model file to write (default: the config's out)")
+    bl.add_argument("--report", metavar="FILE.json", help="also write the report here")
+    bl.add_argument("--data", metavar="FILE.npz",
+                    help="keep the played training data here: read back when it holds the "
+                         "same config's games, else played and written")
+    bl.add_argument("--evaluate", metavar="MODEL.npz",
+                    help="train nothing: the held-out quality of this model (the config's "
+                         "test games)")
+    bl.add_argument("--temper", type=float, default=1.0,
+                    help="with --evaluate: the walk's weights (p / prior) ** TEMPER, as "
+                         "pimc:belief=...,temper= (default 1)")
+    bl.set_defaults(func=cmd_belief)
     pl = sub.add_parser("play", help="play a game against bots in the terminal")
     pl.add_argument("game", choices=list(envs.GAMES))
     pl.add_argument("--players", type=int, default=None,

@@ -416,27 +416,40 @@ class HochTiefGame(Game):
         order at its deal positions); later rounds' deck orders are
         reshuffled.  ``seat``'s own hand and everything public are unchanged.
         """
-        s = state.clone()
-        if s.phase != PLAY:
-            return s
+        if state.phase != PLAY:
+            return state.clone()
         n = self.num_players
         t = self.lookups
         others = [p for p in range(n) if p != seat]
         pool = 0
         for p in others:
-            pool |= s.hands[p]
-        sizes = [s.hands[p].bit_count() for p in others]
+            pool |= state.hands[p]
+        sizes = [state.hands[p].bit_count() for p in others]
         banned = []
         for p in others:
-            v = s.voids[p]
+            v = state.voids[p]
             b = 0
             for su in range(NUM_SUITS):
                 if v >> su & 1:
                     b |= t.suit_mask[su]
             banned.append(b & pool)
-        hands = constrained_deal(pool, sizes, banned, t, rng)
-        for p, h in zip(others, hands):
-            s.hands[p] = h
+        hands = state.hands[:]
+        for p, h in zip(others, constrained_deal(pool, sizes, banned, t, rng)):
+            hands[p] = h
+        return self.world_of(state, hands, rng)
+
+    def world_of(self, state: HochTiefState, hands: list[int],
+                 rng: random.Random) -> HochTiefState:
+        """The second step of :meth:`determinize`: a copy of ``state`` (in play) holding
+        ``hands`` (every seat's; the other seats' re-drawn), its deck orders rebuilt to match.
+
+        Apart so that a search drawing hands its own way (a belief model,
+        ``pimc:belief``) builds its worlds as ``determinize`` does, draw for draw.
+        """
+        s = state.clone()
+        n = self.num_players
+        t = self.lookups
+        s.hands = hands[:]
         # the current round's deck order, consistent with the new hands
         played_now = s.tricks_played * n + len(s.trick.cards)
         dealt = s.hands[:]

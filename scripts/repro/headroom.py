@@ -226,7 +226,7 @@ def probe(name: str, deals: int, seed: int, workers: int, worlds_factor: int = 4
     for label in per_deal[0]["variants"]:
         diffs = [d["variants"][label]["diff"] for d in per_deal]
         ms = [t for d in per_deal for t in d["variants"][label]["ms"]]
-        rows.append({"variant": label, "difference": paired_test(diffs, bounds),
+        rows.append({"variant": label, "difference": paired_test(diffs, bounds), "diffs": diffs,
                      "think_ms": statistics.fmean(ms) if ms else None, "decisions": len(ms)})
     baseline = [statistics.fmean(d["baseline"]) for d in per_deal]
     return {"game": name, "table": TABLES[name][0], "measure": measure, "deals": deals,

@@ -49,6 +49,7 @@ import torch as th
 
 from stichzoo.policies import Decision
 from stichzoo.training import config as config_mod
+from stichzoo.training.distil import soft_target
 from stichzoo.training.run_eval import periodic_evaluation
 from stichzoo.training.runs import Budget, RunPaths, budget_bar, config_text, new_run_dir
 
@@ -313,13 +314,17 @@ def _policy(cfg: dict, game, device: str):
 
 
 def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
-                 teacher: str | None = None) -> dict[str, np.ndarray]:
+                 teacher: str | None = None,
+                 temperature: float | None = None) -> dict[str, np.ndarray]:
     """The warm start's data: the teacher in *every* seat of a batch of games.
 
     Every decision is a sample (the single-seat view keeps one seat's in
     ``n``), with that seat's own discounted return-to-go as the value
     target; only finished games are used, so every return is complete.
-    ``teacher`` defaults to ``pretrain.teacher``.
+    ``teacher`` defaults to ``pretrain.teacher``.  With a ``temperature``
+    the teacher must be a search (``values``): each decision also gets the
+    soft target of its action values (``target``, training/distil.py); the
+    teacher still plays its own choice, so the games are the same.
     """
     from stichzoo.envs import BatchEnv
     from stichzoo.policies.specs import build_policy
@@ -337,11 +342,22 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
     out = {"obs": np.zeros((steps, engine.obs_size), np.float32),
            "mask": np.zeros((steps, engine.num_actions), bool),
            "action": np.zeros(steps, np.int64), "return": np.zeros(steps, np.float32)}
+    if temperature is not None:
+        out["target"] = np.zeros((steps, engine.num_actions), np.float32)
     filled = 0
     while filled < steps:
-        actions = [teacher.act(Decision(game, s, s.current_player)) for s in engine.states]
+        targets: list[np.ndarray | None] = [None] * len(engine.states)
+        if temperature is None:
+            actions = [teacher.act(Decision(game, s, s.current_player)) for s in engine.states]
+        else:
+            actions = []
+            for r, s in enumerate(engine.states):
+                values = teacher.values(Decision(game, s, s.current_player))
+                actions.append(values.action)
+                targets[r] = soft_target(values, engine.num_actions, temperature)
         for r, a in enumerate(actions):
-            chains[r][to_act[r]].append([obs[r].copy(), mask[r].astype(bool), a, 0.0])
+            chains[r][to_act[r]].append([obs[r].copy(), mask[r].astype(bool), a, 0.0,
+                                         targets[r]])
         obs, mask, to_act, rewards, dones = engine.step(np.array(actions, np.int64))
         for r, s in zip(*np.nonzero(rewards)):
             if chains[r][s]:
@@ -358,18 +374,23 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                         break
                     out["obs"][filled], out["mask"][filled] = item[0], item[1]
                     out["action"][filled], out["return"][filled] = item[2], ret
+                    if temperature is not None:
+                        out["target"][filled] = item[4]
                     filled += 1
             chains[r] = [[] for _ in range(n)]
     return out
 
 
 def _label_share(args: tuple) -> dict[str, np.ndarray]:
-    cfg, teacher, steps, seed, games = args
-    return teacher_data(cfg, steps, seed, games=games, teacher=teacher)
+    cfg, teacher, steps, seed, games, temperature = args
+    return teacher_data(cfg, steps, seed, games=games, teacher=teacher, temperature=temperature)
 
 
 def search_labels(cfg: dict, seed: int) -> dict[str, np.ndarray]:
     """Expert iteration's data: the search teacher in every seat, its choices as labels.
+
+    With ``expert.targets: values`` each label also carries the soft target
+    of the search's action values at ``expert.temperature``.
 
     A search decision costs a few hundred times a heuristic one (PIMC: about
     30 ms on one core), so the labels are made in ``expert.workers``
@@ -382,7 +403,9 @@ def search_labels(cfg: dict, seed: int) -> dict[str, np.ndarray]:
     e = cfg["expert"]
     workers = min(e["workers"], e["steps"])
     shares = [e["steps"] // workers + (k < e["steps"] % workers) for k in range(workers)]
-    jobs = [(cfg, e["teacher"], share, seed + 7919 * k, e["games"])
+    # targets "values": the search's action values as soft targets (training/distil.py)
+    temperature = e["temperature"] if e["targets"] == "values" else None
+    jobs = [(cfg, e["teacher"], share, seed + 7919 * k, e["games"], temperature)
             for k, share in enumerate(shares)]
     if workers == 1:
         parts = [_label_share(jobs[0])]

@@ -60,7 +60,7 @@ def test_choice_forced_moves_and_unsearched_actions_are_one_hot_or_empty():
 def test_soft_labels_are_the_same_games_with_the_searchs_values_as_targets():
     """The targets ride along: the same decisions and actions as the choice labels; each
     target is a distribution over legal actions whose largest weight is the search's choice."""
-    from stichzoo.training.batch_ppo import teacher_data
+    from stichzoo.training.labels import teacher_data
 
     cfg = tiny_config("wizard")
     cfg["options"]["rounds"] = [3]
@@ -117,3 +117,57 @@ def test_value_targets_need_a_search_teacher():
         config_mod.validate(cfg)
     with pytest.raises(ValueError, match=r"expert\.targets"):
         config_mod.validate({**cfg, "expert": {"targets": "argmax"}})
+
+
+def test_later_iterations_label_the_learners_own_games(monkeypatch, tmp_path):
+    """positions: learner - iteration 1's games are the teacher's, iteration 2's the network's
+    (its saved file plays, the teacher labels), and the labels add up."""
+    from stichzoo.training import expert
+    from stichzoo.training.runs import RunPaths
+    from tests.test_batch_ppo import _tiny_batch_config
+
+    cfg = _tiny_batch_config()
+    cfg["expert"].update(teacher="pimc:worlds=2", steps=30, workers=1, games=3, epochs=1,
+                         iterations=2, positions="learner", targets="values")
+    cfg["eval"].update(every=0, opponents=[])
+    cfg = config_mod.validate(cfg)
+    game = config_mod.game_of(cfg)
+    players = []
+    real = expert.search_labels
+
+    def spy(cfg, seed, player=None, steps=None):
+        players.append(player)
+        return real(cfg, seed, player=player, steps=steps)
+
+    monkeypatch.setattr(expert, "search_labels", spy)
+    from stichzoo.training.batch_ppo import _policy
+
+    policy = _policy(cfg, game, "cpu")
+    rows = []
+    paths = RunPaths(str(tmp_path))
+    stats = expert.expert_iteration(policy, cfg, paths, game, False,
+                                    lambda *row: rows.append(row))
+    assert players[0] is None and players[1].startswith("ppo:path=")
+    assert players[1].endswith("iteration_1.pt")
+    assert stats["samples"] == 60  # aggregated
+    tags = {(tag, step) for tag, _, step in rows}
+    assert {("expert/before_agreement", 1), ("expert/before_agreement", 2),
+            ("expert/before_target_mass", 2), ("expert/accuracy", 2)} <= tags
+
+
+def test_a_run_starts_from_a_shipped_bots_network():
+    """The bot's actor loaded into its own recipe's policy plays exactly as the bot; another
+    architecture is refused by name."""
+    from stichzoo.training.batch_ppo import _policy
+    from stichzoo.training.config import load
+    from stichzoo.training.from_bot import load_bot_actor
+
+    cfg = load("policies/bots/hoch_tief/config.yaml")
+    game = config_mod.game_of(cfg)
+    load_bot_actor(_policy(cfg, game, "cpu"), "policies/bots/hoch_tief", game)  # checks play
+    cfg["train"]["net_arch"] = [64, 64]
+    with pytest.raises(ValueError, match="has no place in this policy"):
+        load_bot_actor(_policy(cfg, game, "cpu"), "policies/bots/hoch_tief", game)
+    bad = {**tiny_config("wizard"), "algo": "batch_ppo", "expert": {"start": "policies"}}
+    with pytest.raises(ValueError, match="is not a bot folder"):
+        config_mod.validate(bad)

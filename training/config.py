@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -88,6 +89,11 @@ SCHEMA: dict[str, Any] = {
         # exp((v - best) / (temperature * the decision's standard error)) (training/distil.py)
         "targets": (str, "choice"),
         "temperature": ((int, float), 1.0),
+        # rounds of label, aggregate, fit (training/expert.py); later rounds' games are played
+        # by the teacher itself or by the learner (positions: learner - DAgger)
+        "iterations": (int, 1),
+        "positions": (str, "teacher"),
+        "start": (str, ""),  # a bot folder: start from its network (training/from_bot.py)
     },
     "batch": {  # algo batch_ppo only (training/batch_ppo.py)
         "games": (int, 128),  # games stepped together by the batch engine
@@ -123,6 +129,7 @@ CHOICES = {
     "pretrain.lr_schedule": ("constant", "cosine"),
     "expert.lr_schedule": ("constant", "cosine"),
     "expert.targets": ("choice", "values"),
+    "expert.positions": ("teacher", "learner"),
 }
 
 
@@ -171,6 +178,7 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "expert.batch_size": (lambda v: v >= 1, "an integer >= 1"),
     "expert.learning_rate": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
     "expert.temperature": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
+    "expert.iterations": (lambda v: v >= 1, "an integer >= 1"),
     "batch.games": (lambda v: v >= 1, "an integer >= 1 (games stepped together)"),
     "batch.rollout_steps": (lambda v: v >= 2, "an integer >= 2 (engine steps per rollout)"),
     "rllib.num_env_runners": (lambda v: v >= 0, "an integer >= 0 (0: sample in the driver)"),
@@ -352,6 +360,14 @@ def validate(data: dict) -> dict:
             raise ValueError(f"config: expert.targets=values needs a search teacher "
                              f"({', '.join(SEARCHES)}), not {cfg['expert']['teacher']!r}: "
                              f"only a search rates every action")
+    start = cfg["expert"]["start"]
+    if start:
+        if cfg["algo"] != "batch_ppo":
+            raise ValueError(f"config: expert.start={start!r} needs algo: batch_ppo, "
+                             f"not {cfg['algo']}")
+        if not os.path.isfile(os.path.join(start, "model.onnx")):
+            raise ValueError(f"config: expert.start={start!r} is not a bot folder "
+                             f"(model.onnx + manifest.json)")
     for spec in cfg["eval"]["opponents"]:
         parse_policy_spec(spec)
     if cfg["eval"]["every"] > 0 and not cfg["eval"]["opponents"]:

@@ -50,8 +50,9 @@ from stichzoo.envs.registry import env_module
 from stichzoo.policies.base import encoder_for
 from stichzoo.policies.learned import save_policy
 from stichzoo.training import config as config_mod
-from stichzoo.training.batch_ppo import _policy, search_labels, teacher_data
+from stichzoo.training.batch_ppo import _policy
 from stichzoo.training.config import game_of
+from stichzoo.training.labels import search_labels, teacher_data
 from stichzoo.training.pretrain import behaviour_clone
 from stichzoo.training.report import format_interval
 from stichzoo.training.tournament import TournamentConfig, default_lineup, run_tournament

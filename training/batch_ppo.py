@@ -48,6 +48,7 @@ import numpy as np
 import torch as th
 
 from stichzoo.policies import Decision
+from stichzoo.policies.onnx_bot import bot_folder
 from stichzoo.training import config as config_mod
 from stichzoo.training.expert import expert_iteration
 from stichzoo.training.from_bot import load_bot_actor
@@ -378,7 +379,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
                 lambda: teacher_data(cfg, cfg["pretrain"]["steps"], seed=cfg["seed"] + 31337))
         if cfg["expert"]["start"]:
             # the bot's network, not a fresh one (Adam has taken no step: nothing to reset)
-            load_bot_actor(policy.to("cpu"), cfg["expert"]["start"], game)
+            load_bot_actor(policy.to("cpu"), bot_folder(cfg["expert"]["start"]), game)
             policy.to(device)
         if cfg["expert"]["steps"] > 0:
             policy.to("cpu")

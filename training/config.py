@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 from collections.abc import Callable
 from typing import Any
 
 import yaml
 
+from stichzoo.policies.onnx_bot import bot_folder
 from stichzoo.training.rllib.keys import REFUSED, RESERVED_RESOURCES, batch_per_learner
 
 SEED_MAX = 2**31 - 1  # numpy and SB3 seed with 32-bit integers; evaluation adds offsets
@@ -93,7 +93,8 @@ SCHEMA: dict[str, Any] = {
         # by the teacher itself or by the learner (positions: learner - DAgger)
         "iterations": (int, 1),
         "positions": (str, "teacher"),
-        "start": (str, ""),  # a bot folder: start from its network (training/from_bot.py)
+        # a bot (bot:<game> or a folder): start from its network (training/from_bot.py)
+        "start": (str, ""),
     },
     "batch": {  # algo batch_ppo only (training/batch_ppo.py)
         "games": (int, 128),  # games stepped together by the batch engine
@@ -362,12 +363,13 @@ def validate(data: dict) -> dict:
                              f"only a search rates every action")
     start = cfg["expert"]["start"]
     if start:
-        if cfg["algo"] != "batch_ppo":
+        if cfg["algo"] == "maskable_ppo":  # rllib_ppo: refused below, as its other keys
             raise ValueError(f"config: expert.start={start!r} needs algo: batch_ppo, "
                              f"not {cfg['algo']}")
-        if not os.path.isfile(os.path.join(start, "model.onnx")):
-            raise ValueError(f"config: expert.start={start!r} is not a bot folder "
-                             f"(model.onnx + manifest.json)")
+        try:
+            bot_folder(start)
+        except ValueError as e:
+            raise ValueError(f"config: expert.start: {e}") from None
     for spec in cfg["eval"]["opponents"]:
         parse_policy_spec(spec)
     if cfg["eval"]["every"] > 0 and not cfg["eval"]["opponents"]:

@@ -17,7 +17,8 @@ soft-target weight of its choice), the fitted losses, and its strength
 against each ``eval.opponents`` (``expert_eval/vs_<opp>/...``, the
 periodic evaluation's seed).  ``expert.start`` may name a bot folder: the
 run then starts from that bot's network (training/from_bot.py) instead of
-a fresh one or the warm start.
+a fresh one or the warm start.  The run folder keeps every iteration's
+network, ``expert/iteration_<k>.pt`` (after k iterations; 0 is the start).
 """
 
 from __future__ import annotations
@@ -61,9 +62,13 @@ def expert_iteration(policy, cfg: dict, paths: RunPaths, game, verbose: bool,
     data: dict[str, np.ndarray] | None = None
     stats: dict[str, float] = {}
     start = time.time()
-    for k in range(e["iterations"]):
+    def saved(k: int) -> str:  # the network after k iterations (0: the start)
         path = os.path.join(folder, f"iteration_{k}.pt")
         save_policy(policy, game, path, {"expert_iteration": k})
+        return path
+
+    path = saved(0)
+    for k in range(e["iterations"]):
         player = f"ppo:path={path}" if k > 0 and e["positions"] == "learner" else None
         t0 = time.time()
         new = search_labels(cfg, seed=cfg["seed"] + 4242 + 1009 * k, player=player)
@@ -79,7 +84,7 @@ def expert_iteration(policy, cfg: dict, paths: RunPaths, game, verbose: bool,
                                      e["learning_rate"], verbose=False,
                                      schedule=e["lr_schedule"]))
         stats.update(samples=float(len(data["action"])), seconds=time.time() - start)
-        save_policy(policy, game, path, {"expert_iteration": k + 1})
+        path = saved(k + 1)
         for key, value in stats.items():
             log(f"expert/{key}", value, k + 1)
         line = []

@@ -128,7 +128,7 @@ def test_later_iterations_label_the_learners_own_games(monkeypatch, tmp_path):
 
     cfg = _tiny_batch_config()
     cfg["expert"].update(teacher="pimc:worlds=2", steps=30, workers=1, games=3, epochs=1,
-                         iterations=2, positions="learner", targets="values")
+                         iterations=2, positions="learner", targets="improve")
     cfg["eval"].update(every=0, opponents=[])
     cfg = config_mod.validate(cfg)
     game = config_mod.game_of(cfg)
@@ -171,3 +171,22 @@ def test_a_run_starts_from_a_shipped_bots_network():
     bad = {**tiny_config("wizard"), "algo": "batch_ppo", "expert": {"start": "policies"}}
     with pytest.raises(ValueError, match="is not a bot folder"):
         config_mod.validate(bad)
+
+
+def test_the_improved_target_keeps_the_networks_preference_among_near_ties():
+    """softmax(log pi + advantage / T): ties keep the network's odds, an action measured one
+    standard error worse loses e**-1/T of its weight, an action without a value gets none."""
+    from stichzoo.training.distil import NEVER, advantage, improved_targets
+
+    values = _values([(0, 5.0, None), (1, 5.0, 2.0), (2, 3.0, 2.0)], chosen=0)
+    adv = advantage(values, 4)
+    assert adv.tolist() == [0.0, 0.0, -1.0, NEVER]
+    logits = np.log(np.array([[0.5, 0.3, 0.2, 1e-30]]))
+    t = improved_targets(logits, adv[None], temperature=1.0)[0]
+    want = np.array([0.5, 0.3, 0.2 * math.exp(-1.0), 0.0])
+    assert np.allclose(t, want / want.sum(), atol=1e-6)
+    assert improved_targets(logits, adv[None], temperature=1e6)[0] == pytest.approx(
+        [0.5, 0.3, 0.2, 0.0], abs=1e-5)  # hot: the network's own policy
+    forced = SearchValues(3, "the only legal action",
+                          (ActionValue(3, None, None, 0, None, None, "forced"),))
+    assert advantage(forced, 4).tolist() == [NEVER, NEVER, NEVER, 0.0]

@@ -86,7 +86,8 @@ SCHEMA: dict[str, Any] = {
         "learning_rate": ((int, float), 1e-3),
         "lr_schedule": (str, "cosine"),
         # choice: the search's action one-hot; values: a soft target from its action values,
-        # exp((v - best) / (temperature * the decision's standard error)) (training/distil.py)
+        # exp((v - best) / (temperature * the decision's standard error)); improve: the
+        # network's own policy times that (training/distil.py)
         "targets": (str, "choice"),
         "temperature": ((int, float), 1.0),
         # rounds of label, aggregate, fit (training/expert.py); later rounds' games are played
@@ -129,7 +130,7 @@ CHOICES = {
     "train.lr_schedule": ("constant", "linear", "cosine"),
     "pretrain.lr_schedule": ("constant", "cosine"),
     "expert.lr_schedule": ("constant", "cosine"),
-    "expert.targets": ("choice", "values"),
+    "expert.targets": ("choice", "values", "improve"),
     "expert.positions": ("teacher", "learner"),
 }
 
@@ -357,8 +358,9 @@ def validate(data: dict) -> dict:
             raise ValueError(f"config: expert.steps={cfg['expert']['steps']} (expert iteration) "
                              f"needs algo: batch_ppo, not {cfg['algo']}")
         teacher, _ = parse_policy_spec(cfg["expert"]["teacher"])
-        if cfg["expert"]["targets"] == "values" and teacher not in SEARCHES:
-            raise ValueError(f"config: expert.targets=values needs a search teacher "
+        if cfg["expert"]["targets"] != "choice" and teacher not in SEARCHES:
+            raise ValueError(f"config: expert.targets={cfg['expert']['targets']} needs a "
+                             f"search teacher "
                              f"({', '.join(SEARCHES)}), not {cfg['expert']['teacher']!r}: "
                              f"only a search rates every action")
     start = cfg["expert"]["start"]

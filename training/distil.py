@@ -19,6 +19,10 @@ a budget that measures sharply gives sharp targets, a noisy one soft
 targets (Anthony et al. 2017 and Gumbel AlphaZero fit the search's whole
 distribution for the same reason).  Actions the search did not play (a
 guide's pruned candidates) get no weight; a forced move is one-hot.
+
+``improved_targets`` is the other soft target: the network's own policy
+reweighted by the same ``exp(advantage / temperature)`` - a policy
+improvement step rather than a copy of the search.
 """
 
 from __future__ import annotations
@@ -45,6 +49,45 @@ def decision_noise(values: SearchValues) -> float | None:
     if not errors:
         return None
     return max(math.sqrt(sum(e * e for e in errors) / len(errors)), MIN_NOISE)
+
+
+#: the advantage of an action the target must not choose (not legal, not searched)
+NEVER = -1e9
+
+
+def advantage(values: SearchValues, num_actions: int) -> np.ndarray:
+    """Each action's value minus the best, in standard errors (``decision_noise``): 0 for the
+    best, :data:`NEVER` for actions without a value.  A decision without a measured noise
+    (a forced move, one world) is the search's choice alone: 0 there, NEVER elsewhere."""
+    adv = np.full(num_actions, NEVER, np.float32)
+    searched = [v for v in values.values if v.value is not None]
+    noise = decision_noise(values)
+    if len(searched) < 2 or noise is None:
+        adv[values.action] = 0.0
+        return adv
+    top = max(v.value for v in searched)
+    for v in searched:
+        adv[v.action] = (v.value - top) / noise
+    return adv
+
+
+def improved_targets(logits: np.ndarray, advantages: np.ndarray,
+                     temperature: float) -> np.ndarray:
+    """The network's own policy improved by the search: softmax(logits + advantage / T).
+
+    Where the search cannot tell actions apart the network keeps its own
+    preference (its PPO-learned play); where the search measured an action
+    clearly worse, its weight falls by ``e`` per ``temperature`` standard
+    errors.  Gumbel AlphaZero's policy target (softmax of the prior's logits
+    plus a transform of the search's values) and MPO's improvement step
+    (prior times exp(Q / T)) have this form; it never asks the network to
+    copy the search's coin flips among near-ties.  ``logits`` are the
+    network's masked logits before the fit (rows: decisions).
+    """
+    z = logits.astype(np.float64) + advantages.astype(np.float64) / temperature
+    z -= z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
 def soft_target(values: SearchValues, num_actions: int, temperature: float) -> np.ndarray:

@@ -3,7 +3,8 @@
 Each iteration plays games, has the search teacher (``expert.teacher``,
 plain PIMC by default) label every decision with its choice and - with
 ``expert.targets: values`` - the soft target of its action values
-(training/distil.py), adds them to all the labels so far (aggregation:
+(training/distil.py) or, with ``improve``, the network's own policy
+reweighted by those values, adds them to all the labels so far (aggregation:
 the network must not forget the positions of earlier rounds) and fits the
 network on the whole set.  The first iteration's games are the teacher's
 own; with ``expert.positions: learner`` every later one's are the network's
@@ -29,6 +30,7 @@ import time
 import numpy as np
 import torch as th
 
+from stichzoo.training.distil import improved_targets
 from stichzoo.training.labels import search_labels
 from stichzoo.training.pretrain import behaviour_clone
 from stichzoo.training.run_eval import evaluate_policy_file, evaluation_line, evaluation_scalars
@@ -45,6 +47,17 @@ def fidelity(policy, data: dict[str, np.ndarray]) -> dict[str, float]:
     if "target" in data:
         out["target_mass"] = float(data["target"][np.arange(len(choice)), choice].mean())
     return out
+
+
+def masked_logits(policy, data: dict[str, np.ndarray], chunk: int = 4096) -> np.ndarray:
+    """The network's log-probabilities of every action (illegal: a large negative)."""
+    out = []
+    with th.no_grad():
+        for i in range(0, len(data["action"]), chunk):
+            dist = policy.get_distribution(th.as_tensor(data["obs"][i:i + chunk]),
+                                           action_masks=data["mask"][i:i + chunk])
+            out.append(dist.distribution.logits.numpy())
+    return np.concatenate(out)
 
 
 def expert_iteration(policy, cfg: dict, paths: RunPaths, game, verbose: bool,
@@ -80,7 +93,11 @@ def expert_iteration(policy, cfg: dict, paths: RunPaths, game, verbose: bool,
                   f"{e['teacher']} labels of {'the learner' if player else 'its own'} games "
                   f"in {time.time() - t0:.0f} s; agreement before fitting "
                   f"{stats['before_agreement']:.3f}", flush=True)
-        stats.update(behaviour_clone(policy, data, e["epochs"], e["batch_size"],
+        fit = data
+        if e["targets"] == "improve":  # the network before this fit, improved by the search
+            fit = {**data, "target": improved_targets(masked_logits(policy, data),
+                                                      data["advantage"], e["temperature"])}
+        stats.update(behaviour_clone(policy, fit, e["epochs"], e["batch_size"],
                                      e["learning_rate"], verbose=False,
                                      schedule=e["lr_schedule"]))
         stats.update(samples=float(len(data["action"])), seconds=time.time() - start)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from stichzoo.policies import Decision
-from stichzoo.training.distil import soft_target
+from stichzoo.training.distil import advantage, soft_target
 
 
 def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
@@ -50,9 +50,10 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
            "action": np.zeros(steps, np.int64), "return": np.zeros(steps, np.float32)}
     if temperature is not None:
         out["target"] = np.zeros((steps, engine.num_actions), np.float32)
+        out["advantage"] = np.zeros((steps, engine.num_actions), np.float32)
     filled = 0
     while filled < steps:
-        targets: list[np.ndarray | None] = [None] * len(engine.states)
+        targets: list[tuple | None] = [None] * len(engine.states)
         if temperature is None:
             actions = [teacher.act(Decision(game, s, s.current_player)) for s in engine.states]
         else:
@@ -60,7 +61,8 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
             for r, s in enumerate(engine.states):
                 values = teacher.values(Decision(game, s, s.current_player))
                 actions.append(values.action)
-                targets[r] = soft_target(values, engine.num_actions, temperature)
+                targets[r] = (soft_target(values, engine.num_actions, temperature),
+                              advantage(values, engine.num_actions))
         for r, a in enumerate(actions):
             chains[r][to_act[r]].append([obs[r].copy(), mask[r].astype(bool), a, 0.0,
                                          targets[r]])
@@ -83,7 +85,7 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                     out["obs"][filled], out["mask"][filled] = item[0], item[1]
                     out["action"][filled], out["return"][filled] = item[2], ret
                     if temperature is not None:
-                        out["target"][filled] = item[4]
+                        out["target"][filled], out["advantage"][filled] = item[4]
                     filled += 1
             chains[r] = [[] for _ in range(n)]
     return out
@@ -115,8 +117,8 @@ def search_labels(cfg: dict, seed: int, player: str | None = None,
     steps = e["steps"] if steps is None else steps
     workers = min(e["workers"], steps)
     shares = [steps // workers + (k < steps % workers) for k in range(workers)]
-    # targets "values": the search's action values as soft targets (training/distil.py)
-    temperature = e["temperature"] if e["targets"] == "values" else None
+    # targets "values"/"improve": the search's action values as soft targets (training/distil.py)
+    temperature = e["temperature"] if e["targets"] in ("values", "improve") else None
     jobs = [(cfg, e["teacher"], share, seed + 7919 * k, e["games"], temperature, player)
             for k, share in enumerate(shares)]
     if workers == 1:

@@ -120,8 +120,8 @@ def test_value_targets_need_a_search_teacher():
 
 
 def test_later_iterations_label_the_learners_own_games(monkeypatch, tmp_path):
-    """positions: learner - iteration 1's games are the teacher's, iteration 2's the network's
-    (its saved file plays, the teacher labels), and the labels add up."""
+    """positions: learner - each iteration's games are the network's as it stands (its saved
+    file plays, the teacher labels), and the labels add up."""
     from stichzoo.training import expert
     from stichzoo.training.runs import RunPaths
     from tests.test_batch_ppo import _tiny_batch_config
@@ -147,7 +147,7 @@ def test_later_iterations_label_the_learners_own_games(monkeypatch, tmp_path):
     paths = RunPaths(str(tmp_path))
     stats = expert.expert_iteration(policy, cfg, paths, game, False,
                                     lambda *row: rows.append(row))
-    assert players[0] is None and players[1].startswith("ppo:path=")
+    assert players[0].endswith("iteration_0.pt") and players[0].startswith("ppo:path=")
     assert players[1].endswith("iteration_1.pt")
     assert stats["samples"] == 60  # aggregated
     tags = {(tag, step) for tag, _, step in rows}

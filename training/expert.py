@@ -6,10 +6,11 @@ plain PIMC by default) label every decision with its choice and - with
 (training/distil.py) or, with ``improve``, the network's own policy
 reweighted by those values, adds them to all the labels so far (aggregation:
 the network must not forget the positions of earlier rounds) and fits the
-network on the whole set.  The first iteration's games are the teacher's
-own; with ``expert.positions: learner`` every later one's are the network's
-own play (DAgger): the positions it reaches are the ones it must judge
-well, and the search corrects it there.
+network on the whole set.  The games are the teacher's own
+(``expert.positions: teacher``) or the network's own play (``learner``,
+DAgger: the positions it reaches are the ones it must judge well, and the
+search corrects it there - for a network that already plays, a start bot or
+a warm start).
 
 Each iteration logs to TensorBoard (``expert/`` at step = the iteration):
 the fidelity *before* fitting on the new labels (how often the network
@@ -82,7 +83,7 @@ def expert_iteration(policy, cfg: dict, paths: RunPaths, game, verbose: bool,
 
     path = saved(0)
     for k in range(e["iterations"]):
-        player = f"ppo:path={path}" if k > 0 and e["positions"] == "learner" else None
+        player = f"ppo:path={path}" if e["positions"] == "learner" else None
         t0 = time.time()
         new = search_labels(cfg, seed=cfg["seed"] + 4242 + 1009 * k, player=player)
         stats = {f"before_{key}": v for key, v in fidelity(policy, new).items()}

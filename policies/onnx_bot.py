@@ -73,6 +73,16 @@ def shipped_bot(game_name: str) -> str:
     return path
 
 
+def bot_folder(where: str) -> str:
+    """A bot folder named as a spec names it: ``bot:<game>`` (the shipped one, wherever
+    stichzoo is installed) or a folder path; ValueError when it holds no bot."""
+    path = shipped_bot(where[4:]) if where.startswith("bot:") else where
+    if not (os.path.isfile(os.path.join(path, "model.onnx"))
+            and os.path.isfile(os.path.join(path, "manifest.json"))):
+        raise ValueError(f"{where!r} is not a bot folder (model.onnx + manifest.json)")
+    return path
+
+
 def _one_line(text: str, limit: int = 300) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -228,7 +228,7 @@ def test_a_decaying_rate_needs_the_batch_trainer():
 def test_teacher_data_is_every_seat_of_finished_games_with_their_own_returns():
     """A one-round, one-card Wizard game pays each seat only at its end, so every decision's
     return-to-go is its seat's round score, scaled: 20 or 30 for a hit, -10 for a miss."""
-    from stichzoo.training.batch_ppo import teacher_data
+    from stichzoo.training.labels import teacher_data
 
     cfg = tiny_config("wizard")
     cfg["options"]["rounds"] = [1]
@@ -273,7 +273,7 @@ def test_an_exported_bot_names_the_commands_that_reproduce_it(tmp_path, capsys):
 
 def test_search_labels_split_over_workers_are_the_seeded_teachers_own_games():
     """Expert iteration's labels: two processes, each its own seed; the same labels again."""
-    from stichzoo.training.batch_ppo import search_labels, teacher_data
+    from stichzoo.training.labels import search_labels, teacher_data
 
     cfg = tiny_config("wizard")
     cfg["options"]["rounds"] = [1]

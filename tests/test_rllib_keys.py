@@ -26,7 +26,9 @@ NON_DEFAULT = {"train.vec_env": "dummy", "train.target_kl": 0.02, "batch.games":
                "batch.rollout_steps": 32, "batch.device": "cuda", "expert.teacher": "heuristic",
                "expert.steps": 100, "expert.workers": 1, "expert.games": 4, "expert.epochs": 2,
                "expert.batch_size": 256, "expert.learning_rate": 0.01,
-               "expert.lr_schedule": "constant", "train.lr_schedule": "linear"}
+               "expert.lr_schedule": "constant", "train.lr_schedule": "linear",
+               "expert.targets": "values", "expert.temperature": 2.0, "expert.iterations": 2,
+               "expert.positions": "learner", "expert.start": "bot:hoch_tief"}
 
 
 def _leaves(schema: dict, prefix: str = ""):

@@ -48,7 +48,11 @@ import numpy as np
 import torch as th
 
 from stichzoo.policies import Decision
+from stichzoo.policies.onnx_bot import bot_folder
 from stichzoo.training import config as config_mod
+from stichzoo.training.expert import expert_iteration
+from stichzoo.training.from_bot import load_bot_actor
+from stichzoo.training.labels import teacher_data
 from stichzoo.training.run_eval import periodic_evaluation
 from stichzoo.training.runs import Budget, RunPaths, budget_bar, config_text, new_run_dir
 
@@ -312,89 +316,9 @@ def _policy(cfg: dict, game, device: str):
     return policy.to(device)
 
 
-def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
-                 teacher: str | None = None) -> dict[str, np.ndarray]:
-    """The warm start's data: the teacher in *every* seat of a batch of games.
-
-    Every decision is a sample (the single-seat view keeps one seat's in
-    ``n``), with that seat's own discounted return-to-go as the value
-    target; only finished games are used, so every return is complete.
-    ``teacher`` defaults to ``pretrain.teacher``.
-    """
-    from stichzoo.envs import BatchEnv
-    from stichzoo.policies.specs import build_policy
-
-    engine = BatchEnv(cfg["game"], games, reward=cfg["env"]["reward"],
-                      reward_scale=float(cfg["env"]["reward_scale"]), **cfg["options"])
-    game, n = engine.game, engine.num_players
-    gamma = float(cfg["train"]["gamma"])
-    teacher = build_policy(teacher or cfg["pretrain"]["teacher"], game, seed=seed)
-    obs, mask, to_act = engine.reset(seed=seed)
-    # per game and seat: the decisions of the running game, [obs, mask, action, reward];
-    # finished games are written straight into the output arrays (one copy of each
-    # observation, not two: Geheimtrumpf's are 3,521 floats)
-    chains: list[list[list[list]]] = [[[] for _ in range(n)] for _ in range(games)]
-    out = {"obs": np.zeros((steps, engine.obs_size), np.float32),
-           "mask": np.zeros((steps, engine.num_actions), bool),
-           "action": np.zeros(steps, np.int64), "return": np.zeros(steps, np.float32)}
-    filled = 0
-    while filled < steps:
-        actions = [teacher.act(Decision(game, s, s.current_player)) for s in engine.states]
-        for r, a in enumerate(actions):
-            chains[r][to_act[r]].append([obs[r].copy(), mask[r].astype(bool), a, 0.0])
-        obs, mask, to_act, rewards, dones = engine.step(np.array(actions, np.int64))
-        for r, s in zip(*np.nonzero(rewards)):
-            if chains[r][s]:
-                chains[r][s][-1][3] += float(rewards[r, s])
-        for r in np.flatnonzero(dones):
-            for chain in chains[r]:
-                g = 0.0
-                returns = []
-                for item in reversed(chain):
-                    g = item[3] + gamma * g
-                    returns.append(g)
-                for item, ret in zip(chain, reversed(returns)):
-                    if filled == steps:
-                        break
-                    out["obs"][filled], out["mask"][filled] = item[0], item[1]
-                    out["action"][filled], out["return"][filled] = item[2], ret
-                    filled += 1
-            chains[r] = [[] for _ in range(n)]
-    return out
-
-
-def _label_share(args: tuple) -> dict[str, np.ndarray]:
-    cfg, teacher, steps, seed, games = args
-    return teacher_data(cfg, steps, seed, games=games, teacher=teacher)
-
-
-def search_labels(cfg: dict, seed: int) -> dict[str, np.ndarray]:
-    """Expert iteration's data: the search teacher in every seat, its choices as labels.
-
-    A search decision costs a few hundred times a heuristic one (PIMC: about
-    30 ms on one core), so the labels are made in ``expert.workers``
-    processes, each playing ``expert.games`` games of its own seed; the
-    shares are concatenated in worker order, so the data depends on the
-    seed and the worker count only, never on which process finished first.
-    """
-    import multiprocessing as mp
-
-    e = cfg["expert"]
-    workers = min(e["workers"], e["steps"])
-    shares = [e["steps"] // workers + (k < e["steps"] % workers) for k in range(workers)]
-    jobs = [(cfg, e["teacher"], share, seed + 7919 * k, e["games"])
-            for k, share in enumerate(shares)]
-    if workers == 1:
-        parts = [_label_share(jobs[0])]
-    else:
-        with mp.get_context("spawn").Pool(workers) as pool:
-            parts = pool.map(_label_share, jobs)
-    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
-
-
 def _imitate(policy, stage: str, section: dict, seats: str, device: str, verbose: bool,
              make_data) -> dict[str, float]:
-    """One imitation stage before PPO (``pretrain`` or ``expert``): its data, fitted on the CPU."""
+    """The warm start before PPO (``pretrain``): its data, fitted on the CPU."""
     from stichzoo.training.pretrain import behaviour_clone
 
     start = time.time()
@@ -439,6 +363,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     samples = rollouts = 0
     rng = np.random.default_rng(cfg["seed"])
     stages: dict[str, dict[str, float]] = {}  # imitation before PPO: name -> its stats
+    expert_log: list[tuple[str, float, int]] = []  # expert iteration's (tag, value, iteration)
     if latest:
         ckpt = th.load(latest[0], map_location=device, weights_only=False)
         policy.load_state_dict(ckpt["policy"])
@@ -452,18 +377,26 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
             stages["pretrain"] = _imitate(
                 policy, "pretrain", cfg["pretrain"], "every seat", device, verbose,
                 lambda: teacher_data(cfg, cfg["pretrain"]["steps"], seed=cfg["seed"] + 31337))
+        if cfg["expert"]["start"]:
+            # the bot's network, not a fresh one (Adam has taken no step: nothing to reset)
+            load_bot_actor(policy.to("cpu"), bot_folder(cfg["expert"]["start"]), game)
+            policy.to(device)
         if cfg["expert"]["steps"] > 0:
-            stages["expert"] = _imitate(
-                policy, "expert", cfg["expert"], f"every seat, {cfg['expert']['workers']} workers",
-                device, verbose, lambda: search_labels(cfg, seed=cfg["seed"] + 4242))
+            policy.to("cpu")
+            stages["expert"] = expert_iteration(policy, cfg, paths, game, verbose,
+                                                lambda *row: expert_log.append(row))
+            policy.to(device)
         if stages:
             optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)
     writer = SummaryWriter(os.path.join(paths.tb, "batch_ppo"))
     if not latest:
         writer.add_text("config", config_text(cfg), 0)
         for stage, stats in stages.items():
-            for key, value in stats.items():
-                writer.add_scalar(f"{stage}/{key}", value, 0)
+            if stage != "expert":  # its numbers are per iteration, below
+                for key, value in stats.items():
+                    writer.add_scalar(f"{stage}/{key}", value, 0)
+        for tag, value, step in expert_log:  # one point per iteration
+            writer.add_scalar(tag, value, step)
 
     league = League(cfg, game, rng)
     for snap in sorted(glob.glob(os.path.join(paths.snapshots, "*.pt"))):

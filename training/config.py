@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from stichzoo.policies.onnx_bot import bot_folder
 from stichzoo.training.rllib.keys import REFUSED, RESERVED_RESOURCES, batch_per_learner
 
 SEED_MAX = 2**31 - 1  # numpy and SB3 seed with 32-bit integers; evaluation adds offsets
@@ -84,6 +85,17 @@ SCHEMA: dict[str, Any] = {
         "batch_size": (int, 512),
         "learning_rate": ((int, float), 1e-3),
         "lr_schedule": (str, "cosine"),
+        # choice: the search's action one-hot; values: a soft target from its action values,
+        # exp((v - best) / (temperature * the decision's standard error)); improve: the
+        # network's own policy times that (training/distil.py)
+        "targets": (str, "choice"),
+        "temperature": ((int, float), 1.0),
+        # rounds of label, aggregate, fit (training/expert.py); later rounds' games are played
+        # by the teacher itself or by the learner (positions: learner - DAgger)
+        "iterations": (int, 1),
+        "positions": (str, "teacher"),
+        # a bot (bot:<game> or a folder): start from its network (training/from_bot.py)
+        "start": (str, ""),
     },
     "batch": {  # algo batch_ppo only (training/batch_ppo.py)
         "games": (int, 128),  # games stepped together by the batch engine
@@ -106,6 +118,9 @@ SCHEMA: dict[str, Any] = {
     },
 }
 
+#: the policies that rate every action (``values``): a soft target needs one
+SEARCHES = ("pimc", "search")
+
 CHOICES = {
     "algo": ("maskable_ppo", "batch_ppo", "rllib_ppo"),
     "batch.device": ("cpu", "cuda"),
@@ -115,6 +130,8 @@ CHOICES = {
     "train.lr_schedule": ("constant", "linear", "cosine"),
     "pretrain.lr_schedule": ("constant", "cosine"),
     "expert.lr_schedule": ("constant", "cosine"),
+    "expert.targets": ("choice", "values", "improve"),
+    "expert.positions": ("teacher", "learner"),
 }
 
 
@@ -162,6 +179,8 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "expert.epochs": (lambda v: v >= 1, "an integer >= 1"),
     "expert.batch_size": (lambda v: v >= 1, "an integer >= 1"),
     "expert.learning_rate": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
+    "expert.temperature": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
+    "expert.iterations": (lambda v: v >= 1, "an integer >= 1"),
     "batch.games": (lambda v: v >= 1, "an integer >= 1 (games stepped together)"),
     "batch.rollout_steps": (lambda v: v >= 2, "an integer >= 2 (engine steps per rollout)"),
     "rllib.num_env_runners": (lambda v: v >= 0, "an integer >= 0 (0: sample in the driver)"),
@@ -338,7 +357,21 @@ def validate(data: dict) -> dict:
         if cfg["algo"] == "maskable_ppo":  # rllib_ppo: refused below, as its other keys
             raise ValueError(f"config: expert.steps={cfg['expert']['steps']} (expert iteration) "
                              f"needs algo: batch_ppo, not {cfg['algo']}")
-        parse_policy_spec(cfg["expert"]["teacher"])
+        teacher, _ = parse_policy_spec(cfg["expert"]["teacher"])
+        if cfg["expert"]["targets"] != "choice" and teacher not in SEARCHES:
+            raise ValueError(f"config: expert.targets={cfg['expert']['targets']} needs a "
+                             f"search teacher "
+                             f"({', '.join(SEARCHES)}), not {cfg['expert']['teacher']!r}: "
+                             f"only a search rates every action")
+    start = cfg["expert"]["start"]
+    if start:
+        if cfg["algo"] == "maskable_ppo":  # rllib_ppo: refused below, as its other keys
+            raise ValueError(f"config: expert.start={start!r} needs algo: batch_ppo, "
+                             f"not {cfg['algo']}")
+        try:
+            bot_folder(start)
+        except ValueError as e:
+            raise ValueError(f"config: expert.start: {e}") from None
     for spec in cfg["eval"]["opponents"]:
         parse_policy_spec(spec)
     if cfg["eval"]["every"] > 0 and not cfg["eval"]["opponents"]:

@@ -4,6 +4,8 @@
         --samples 600000 --arch 256,256 512,512 [--feature suit_state] [--games 200]
     .venv/bin/python scripts/repro/probe_imitation.py configs/batch/hoch_tief.yaml \
         --samples 600000 --distil pimc --labels 80000    # expert iteration's first step
+    .venv/bin/python scripts/repro/probe_imitation.py configs/geheimtrumpf.yaml \
+        --samples 300000 --distil pimc --labels 40000 --targets values  # soft targets
 
 The questions issue 16 asks before a 60-minute run is spent on a lever:
 
@@ -27,6 +29,8 @@ The questions issue 16 asks before a 60-minute run is spent on a lever:
   stage), and a network fitted on them alone; agreement with the search
   bot's held-out choices and strength, as above (with ``--feature`` the
   labels are made in this one process: the piece exists only here).
+  ``--targets values`` fits the search's action values as soft targets
+  (training/distil.py) instead of its choice.
 
 Nothing is written but ``--out`` (the networks, playable as ``ppo:path=``).
 """
@@ -46,8 +50,9 @@ from stichzoo.envs.registry import env_module
 from stichzoo.policies.base import encoder_for
 from stichzoo.policies.learned import save_policy
 from stichzoo.training import config as config_mod
-from stichzoo.training.batch_ppo import _policy, search_labels, teacher_data
+from stichzoo.training.batch_ppo import _policy
 from stichzoo.training.config import game_of
+from stichzoo.training.labels import search_labels, teacher_data
 from stichzoo.training.pretrain import behaviour_clone
 from stichzoo.training.report import format_interval
 from stichzoo.training.tournament import TournamentConfig, default_lineup, run_tournament
@@ -168,6 +173,15 @@ def agreement(policy, test: dict, phase_slice: slice) -> tuple[float, dict[int, 
                                for p in np.unique(phase)}
 
 
+def target_mass(policy, test: dict) -> float:
+    """The mean soft-target weight of the network's choice: 1 when it always picks an action
+    the search rates clearly best, lower when it picks what the search measured worse."""
+    with th.no_grad():
+        dist = policy.get_distribution(th.as_tensor(test["obs"]), action_masks=test["mask"])
+        choice = dist.distribution.probs.argmax(1).numpy()
+    return float(test["target"][np.arange(len(choice)), choice].mean())
+
+
 def strength(game, path: str, games: int) -> str:
     n = game.num_players
     deals = max(1, games // n)
@@ -189,6 +203,10 @@ def main() -> None:
     ap.add_argument("--feature", choices=sorted(FEATURES), help="a candidate extra piece")
     ap.add_argument("--distil", metavar="SPEC", help="search teacher for expert iteration")
     ap.add_argument("--labels", type=int, default=80_000, help="search decisions (--distil)")
+    ap.add_argument("--targets", choices=("choice", "values"), default="choice",
+                    help="imitate the search's choice or its action values (soft targets)")
+    ap.add_argument("--temperature", type=float, default=1.0,
+                    help="soft targets' temperature in standard errors (--targets values)")
     ap.add_argument("--games", type=int, default=200, help="games against the heuristic")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default="runs/probe")
@@ -229,24 +247,32 @@ def main() -> None:
         c = copy.deepcopy(cfg)
         # a probe piece exists in this process only: label here, not in fresh workers
         c["expert"].update(teacher=args.distil, steps=args.labels,
-                           workers=1 if args.feature else 2)
+                           workers=1 if args.feature else 2, targets=args.targets,
+                           temperature=args.temperature)
         start = time.time()
         fit, held = split(search_labels(c, seed=cfg["seed"] + 4242))
         print(f"{args.labels} {args.distil} decisions in {time.time() - start:.0f} s", flush=True)
         policy, _ = nets[args.arch[0]]
         e = c["expert"]
         th.manual_seed(cfg["seed"])
-        for label, net in (("imitation + search labels", policy),
-                           ("search labels alone", _policy(cfg, game, "cpu"))):
+        variants = [("imitation + search labels", policy, fit),
+                    ("search labels alone", _policy(cfg, game, "cpu"), fit)]
+        if "target" in fit:  # the same labels' choices too: the soft targets' own share
+            choices = {k: v for k, v in fit.items() if k != "target"}
+            variants.append(("imitation + search choices", copy.deepcopy(policy), choices))
+            variants[0], variants[2] = variants[2], variants[0]  # both from the imitation
+        for label, net, data in variants:
             before = agreement(net, held, phases)[0]
-            behaviour_clone(net, fit, e["epochs"], e["batch_size"], e["learning_rate"],
+            behaviour_clone(net, data, e["epochs"], e["batch_size"], e["learning_rate"],
                             verbose=False, schedule=e["lr_schedule"])
-            path = os.path.join(args.out, f"{game.name}_{label.split()[0]}_distilled.pt")
+            path = os.path.join(args.out, f"{game.name}_{label.replace(' ', '_')}.pt")
             save_policy(net, game, path)
+            soft = ""
+            if "target" in held:
+                soft = f", soft-target mass of its choice {target_mass(net, held):.3f}"
             print(f"[{label}] agreement with held-out search choices {before:.3f} -> "
-                  f"{agreement(net, held, phases)[0]:.3f}; {strength(game, path, args.games)}",
-                  flush=True)
-
+                  f"{agreement(net, held, phases)[0]:.3f}{soft}; "
+                  f"{strength(game, path, args.games)}", flush=True)
 
 if __name__ == "__main__":
     main()

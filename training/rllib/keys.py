@@ -83,6 +83,11 @@ REFUSED: dict[str, str] = {
     "expert.batch_size": "expert iteration is the batch trainer's (search labels before PPO)",
     "expert.learning_rate": "expert iteration is the batch trainer's (search labels before PPO)",
     "expert.lr_schedule": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.targets": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.temperature": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.iterations": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.positions": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.start": "expert iteration is the batch trainer's (search labels before PPO)",
     "batch.games": "the batch trainer's; RLlib's rollout is train.n_steps x train.n_envs per "
                    "env runner",
     "batch.rollout_steps": "the batch trainer's; use train.n_steps",

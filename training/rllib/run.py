@@ -150,7 +150,7 @@ class Progress:
 
 def _warm_start(cfg: dict, algo, verbose: bool) -> dict[str, float]:
     """The batch trainer's warm start (teacher in every seat), then into the learner module."""
-    from stichzoo.training.batch_ppo import teacher_data
+    from stichzoo.training.labels import teacher_data
     from stichzoo.training.pretrain import behaviour_clone
 
     p, t = cfg["pretrain"], cfg["train"]

@@ -1,0 +1,192 @@
+"""Soft targets for expert iteration (training/distil.py): the search's values, not its choice."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from stichzoo.policies.search import ActionValue, SearchValues
+from stichzoo.training import config as config_mod
+from stichzoo.training.distil import decision_noise, soft_target
+from tests.conftest import tiny_config
+
+
+def _values(rows, chosen: int) -> SearchValues:
+    """rows: (action, value, difference_stderr) - value None: not searched."""
+    top = next(v for a, v, _ in rows if a == chosen)
+    out = []
+    for action, value, se in rows:
+        if value is None:
+            out.append(ActionValue(action, None, None, 0, None, None, "not searched"))
+        else:
+            out.append(ActionValue(action, value, 1.0, 12, value - top,
+                                   0.0 if action == chosen else se))
+    return SearchValues(chosen, "the best value", tuple(out))
+
+
+def test_an_action_one_standard_error_below_the_best_keeps_e_to_the_minus_one():
+    values = _values([(0, 5.0, None), (3, 3.0, 2.0), (4, -15.0, 2.0)], chosen=0)
+    assert decision_noise(values) == pytest.approx(2.0)
+    t = soft_target(values, 6, temperature=1.0)
+    assert t.sum() == pytest.approx(1.0)
+    assert t[3] / t[0] == pytest.approx(math.exp(-1.0), rel=1e-5)
+    assert t[4] / t[0] == pytest.approx(math.exp(-10.0), rel=1e-4)
+    assert t[[1, 2, 5]].sum() == 0.0  # not legal: no weight
+    hotter = soft_target(values, 6, temperature=2.0)
+    assert hotter[3] / hotter[0] == pytest.approx(math.exp(-0.5), rel=1e-5)
+
+
+def test_the_noise_is_the_root_mean_square_of_the_differences_errors():
+    values = _values([(1, 0.0, None), (2, -1.0, 3.0), (5, -2.0, 4.0)], chosen=1)
+    assert decision_noise(values) == pytest.approx(math.sqrt((9 + 16) / 2))
+
+
+def test_choice_forced_moves_and_unsearched_actions_are_one_hot_or_empty():
+    values = _values([(0, 1.0, None), (2, 0.0, 1.0), (4, None, None)], chosen=0)
+    t = soft_target(values, 5, temperature=1.0)
+    assert t[4] == 0.0 and t[0] > t[2] > 0.0
+    assert soft_target(values, 5, temperature=0.0).tolist() == [1, 0, 0, 0, 0]
+    forced = SearchValues(3, "the only legal action",
+                          (ActionValue(3, None, None, 0, None, None, "forced"),))
+    assert soft_target(forced, 5, temperature=1.0).tolist() == [0, 0, 0, 1, 0]
+    one_world = _values([(0, 1.0, None), (2, 0.0, None)], chosen=0)  # no standard error
+    assert soft_target(one_world, 5, temperature=1.0).tolist() == [1, 0, 0, 0, 0]
+
+
+def test_soft_labels_are_the_same_games_with_the_searchs_values_as_targets():
+    """The targets ride along: the same decisions and actions as the choice labels; each
+    target is a distribution over legal actions whose largest weight is the search's choice."""
+    from stichzoo.training.labels import teacher_data
+
+    cfg = tiny_config("wizard")
+    cfg["options"]["rounds"] = [3]
+    cfg = config_mod.validate(cfg)
+    plain = teacher_data(cfg, 60, seed=5, games=3, teacher="pimc:worlds=3")
+    soft = teacher_data(cfg, 60, seed=5, games=3, teacher="pimc:worlds=3", temperature=1.0)
+    for key in plain:
+        assert np.array_equal(plain[key], soft[key]), key
+    t = soft["target"]
+    assert np.allclose(t.sum(1), 1.0)
+    assert not (t[~soft["mask"]] > 0).any()
+    assert (t.argmax(1) == soft["action"]).all()
+    assert (t.max(1) < 1.0).any()  # some decisions the search could not tell apart
+
+
+def test_behaviour_clone_fits_soft_targets_not_the_choice():
+    """One observation, two legal actions, target 0.7 / 0.3: the fitted policy says 0.7, where
+    fitting the choice would drive it towards 1."""
+    import torch as th
+
+    from stichzoo.training.batch_ppo import _policy
+    from stichzoo.training.pretrain import behaviour_clone
+
+    cfg = config_mod.validate({**tiny_config("wizard"), "algo": "batch_ppo"})
+    game = config_mod.game_of(cfg)
+    th.manual_seed(0)
+    threads = th.get_num_threads()
+    th.set_num_threads(1)
+    policy = _policy(cfg, game, "cpu")
+    size = policy.observation_space.shape[0]
+    n = 64
+    mask = np.zeros((n, game.num_actions), bool)
+    mask[:, [2, 7]] = True
+    target = np.zeros((n, game.num_actions), np.float32)
+    target[:, 2], target[:, 7] = 0.7, 0.3
+    data = {"obs": np.zeros((n, size), np.float32), "mask": mask,
+            "action": np.full(n, 2, np.int64), "return": np.zeros(n, np.float32),
+            "target": target}
+    try:
+        behaviour_clone(policy, data, epochs=60, batch_size=64, lr=0.01, verbose=False)
+    finally:
+        th.set_num_threads(threads)
+    with th.no_grad():
+        probs = policy.get_distribution(th.zeros((1, size)),
+                                        action_masks=mask[:1]).distribution.probs[0]
+    assert float(probs[2]) == pytest.approx(0.7, abs=0.03)
+    assert float(probs[7]) == pytest.approx(0.3, abs=0.03)
+
+
+def test_value_targets_need_a_search_teacher():
+    cfg = {**tiny_config("wizard"), "algo": "batch_ppo",
+           "expert": {"teacher": "heuristic", "steps": 10, "targets": "values"}}
+    with pytest.raises(ValueError, match=r"expert\.targets=values needs a search teacher"):
+        config_mod.validate(cfg)
+    with pytest.raises(ValueError, match=r"expert\.targets"):
+        config_mod.validate({**cfg, "expert": {"targets": "argmax"}})
+
+
+def test_later_iterations_label_the_learners_own_games(monkeypatch, tmp_path):
+    """positions: learner - each iteration's games are the network's as it stands (its saved
+    file plays, the teacher labels), and the labels add up."""
+    from stichzoo.training import expert
+    from stichzoo.training.runs import RunPaths
+    from tests.test_batch_ppo import _tiny_batch_config
+
+    cfg = _tiny_batch_config()
+    cfg["expert"].update(teacher="pimc:worlds=2", steps=30, workers=1, games=3, epochs=1,
+                         iterations=2, positions="learner", targets="improve")
+    cfg["eval"].update(every=0, opponents=[])
+    cfg = config_mod.validate(cfg)
+    game = config_mod.game_of(cfg)
+    players = []
+    real = expert.search_labels
+
+    def spy(cfg, seed, player=None, steps=None):
+        players.append(player)
+        return real(cfg, seed, player=player, steps=steps)
+
+    monkeypatch.setattr(expert, "search_labels", spy)
+    from stichzoo.training.batch_ppo import _policy
+
+    policy = _policy(cfg, game, "cpu")
+    rows = []
+    paths = RunPaths(str(tmp_path))
+    stats = expert.expert_iteration(policy, cfg, paths, game, False,
+                                    lambda *row: rows.append(row))
+    assert players[0].endswith("iteration_0.pt") and players[0].startswith("ppo:path=")
+    assert players[1].endswith("iteration_1.pt")
+    assert stats["samples"] == 60  # aggregated
+    tags = {(tag, step) for tag, _, step in rows}
+    assert {("expert/before_agreement", 1), ("expert/before_agreement", 2),
+            ("expert/before_target_mass", 2), ("expert/accuracy", 2)} <= tags
+
+
+def test_a_run_starts_from_a_shipped_bots_network():
+    """The bot's actor loaded into its own recipe's policy plays exactly as the bot; another
+    architecture is refused by name."""
+    from stichzoo.training.batch_ppo import _policy
+    from stichzoo.training.config import load
+    from stichzoo.training.from_bot import load_bot_actor
+
+    cfg = load("policies/bots/hoch_tief/config.yaml")
+    game = config_mod.game_of(cfg)
+    load_bot_actor(_policy(cfg, game, "cpu"), "policies/bots/hoch_tief", game)  # checks play
+    cfg["train"]["net_arch"] = [64, 64]
+    with pytest.raises(ValueError, match="has no place in this policy"):
+        load_bot_actor(_policy(cfg, game, "cpu"), "policies/bots/hoch_tief", game)
+    bad = {**tiny_config("wizard"), "algo": "batch_ppo", "expert": {"start": "policies"}}
+    with pytest.raises(ValueError, match="is not a bot folder"):
+        config_mod.validate(bad)
+
+
+def test_the_improved_target_keeps_the_networks_preference_among_near_ties():
+    """softmax(log pi + advantage / T): ties keep the network's odds, an action measured one
+    standard error worse loses e**-1/T of its weight, an action without a value gets none."""
+    from stichzoo.training.distil import NEVER, advantage, improved_targets
+
+    values = _values([(0, 5.0, None), (1, 5.0, 2.0), (2, 3.0, 2.0)], chosen=0)
+    adv = advantage(values, 4)
+    assert adv.tolist() == [0.0, 0.0, -1.0, NEVER]
+    logits = np.log(np.array([[0.5, 0.3, 0.2, 1e-30]]))
+    t = improved_targets(logits, adv[None], temperature=1.0)[0]
+    want = np.array([0.5, 0.3, 0.2 * math.exp(-1.0), 0.0])
+    assert np.allclose(t, want / want.sum(), atol=1e-6)
+    assert improved_targets(logits, adv[None], temperature=1e6)[0] == pytest.approx(
+        [0.5, 0.3, 0.2, 0.0], abs=1e-5)  # hot: the network's own policy
+    forced = SearchValues(3, "the only legal action",
+                          (ActionValue(3, None, None, 0, None, None, "forced"),))
+    assert advantage(forced, 4).tolist() == [NEVER, NEVER, NEVER, 0.0]

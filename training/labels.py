@@ -1,0 +1,129 @@
+"""Imitation data: a teacher's decisions in every seat of a batch of games.
+
+The warm start imitates the heuristic on them and expert iteration a
+search (training/expert.py); a search's labels may carry the soft targets
+of its action values (training/distil.py), and the games may be played by
+another policy than the one labelling them (DAgger).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from stichzoo.policies import Decision
+from stichzoo.training.distil import advantage, soft_target
+
+
+def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
+                 teacher: str | None = None, temperature: float | None = None,
+                 player: str | None = None) -> dict[str, np.ndarray]:
+    """The warm start's data: the teacher in *every* seat of a batch of games.
+
+    Every decision is a sample (the single-seat view keeps one seat's in
+    ``n``), with that seat's own discounted return-to-go as the value
+    target; only finished games are used, so every return is complete.
+    ``teacher`` defaults to ``pretrain.teacher``.  With a ``temperature``
+    the teacher must be a search (``values``): each decision also gets the
+    soft target of its action values (``target``, training/distil.py); the
+    teacher still plays its own choice, so the games are the same.  With a
+    ``player`` (a policy spec) the player makes the moves in every seat and
+    the teacher only labels them: the positions are the ones the player
+    reaches (DAgger), the labels and targets the teacher's, and the value
+    target the player's return.
+    """
+    from stichzoo.envs import BatchEnv
+    from stichzoo.policies.specs import build_policy
+
+    engine = BatchEnv(cfg["game"], games, reward=cfg["env"]["reward"],
+                      reward_scale=float(cfg["env"]["reward_scale"]), **cfg["options"])
+    game, n = engine.game, engine.num_players
+    gamma = float(cfg["train"]["gamma"])
+    teacher = build_policy(teacher or cfg["pretrain"]["teacher"], game, seed=seed)
+    mover = None if player is None else build_policy(player, game, seed=seed + 1, cache=False)
+    obs, mask, to_act = engine.reset(seed=seed)
+    # per game and seat: the decisions of the running game, [obs, mask, action, reward];
+    # finished games are written straight into the output arrays (one copy of each
+    # observation, not two: Geheimtrumpf's are 3,521 floats)
+    chains: list[list[list[list]]] = [[[] for _ in range(n)] for _ in range(games)]
+    out = {"obs": np.zeros((steps, engine.obs_size), np.float32),
+           "mask": np.zeros((steps, engine.num_actions), bool),
+           "action": np.zeros(steps, np.int64), "return": np.zeros(steps, np.float32)}
+    if temperature is not None:
+        out["target"] = np.zeros((steps, engine.num_actions), np.float32)
+        out["advantage"] = np.zeros((steps, engine.num_actions), np.float32)
+    filled = 0
+    while filled < steps:
+        targets: list[tuple | None] = [None] * len(engine.states)
+        if temperature is None:
+            actions = [teacher.act(Decision(game, s, s.current_player)) for s in engine.states]
+        else:
+            actions = []
+            for r, s in enumerate(engine.states):
+                values = teacher.values(Decision(game, s, s.current_player))
+                actions.append(values.action)
+                targets[r] = (soft_target(values, engine.num_actions, temperature),
+                              advantage(values, engine.num_actions))
+        for r, a in enumerate(actions):
+            chains[r][to_act[r]].append([obs[r].copy(), mask[r].astype(bool), a, 0.0,
+                                         targets[r]])
+        if mover is not None:
+            actions = [mover.act(Decision(game, s, s.current_player)) for s in engine.states]
+        obs, mask, to_act, rewards, dones = engine.step(np.array(actions, np.int64))
+        for r, s in zip(*np.nonzero(rewards)):
+            if chains[r][s]:
+                chains[r][s][-1][3] += float(rewards[r, s])
+        for r in np.flatnonzero(dones):
+            for chain in chains[r]:
+                g = 0.0
+                returns = []
+                for item in reversed(chain):
+                    g = item[3] + gamma * g
+                    returns.append(g)
+                for item, ret in zip(chain, reversed(returns)):
+                    if filled == steps:
+                        break
+                    out["obs"][filled], out["mask"][filled] = item[0], item[1]
+                    out["action"][filled], out["return"][filled] = item[2], ret
+                    if temperature is not None:
+                        out["target"][filled], out["advantage"][filled] = item[4]
+                    filled += 1
+            chains[r] = [[] for _ in range(n)]
+    return out
+
+
+def _label_share(args: tuple) -> dict[str, np.ndarray]:
+    cfg, teacher, steps, seed, games, temperature, player = args
+    return teacher_data(cfg, steps, seed, games=games, teacher=teacher, temperature=temperature,
+                        player=player)
+
+
+def search_labels(cfg: dict, seed: int, player: str | None = None,
+                  steps: int | None = None) -> dict[str, np.ndarray]:
+    """Expert iteration's data: the search teacher in every seat, its choices as labels.
+
+    With ``expert.targets: values`` each label also carries the soft target
+    of the search's action values at ``expert.temperature``; with a
+    ``player`` spec the player's games are labelled (``teacher_data``).
+
+    A search decision costs a few hundred times a heuristic one (PIMC: about
+    30 ms on one core), so the labels are made in ``expert.workers``
+    processes, each playing ``expert.games`` games of its own seed; the
+    shares are concatenated in worker order, so the data depends on the
+    seed and the worker count only, never on which process finished first.
+    """
+    import multiprocessing as mp
+
+    e = cfg["expert"]
+    steps = e["steps"] if steps is None else steps
+    workers = min(e["workers"], steps)
+    shares = [steps // workers + (k < steps % workers) for k in range(workers)]
+    # targets "values"/"improve": the search's action values as soft targets (training/distil.py)
+    temperature = e["temperature"] if e["targets"] in ("values", "improve") else None
+    jobs = [(cfg, e["teacher"], share, seed + 7919 * k, e["games"], temperature, player)
+            for k, share in enumerate(shares)]
+    if workers == 1:
+        parts = [_label_share(jobs[0])]
+    else:
+        with mp.get_context("spawn").Pool(workers) as pool:
+            parts = pool.map(_label_share, jobs)
+    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}

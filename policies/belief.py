@@ -44,6 +44,7 @@ import numpy as np
 
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.game import Game, GameState
+from stichzoo.envs.core.tricks import plays_by_seat
 from stichzoo.envs.hoch_tief.rules import HAND_SIZE
 from stichzoo.envs.registry import env_module
 from stichzoo.envs.wizard.rules import (
@@ -84,6 +85,19 @@ _ABOVE = np.array([[1.0 if c < WIZARD0 and d < WIZARD0 and d // NUMBERS == c // 
 _CONST = np.concatenate([_SUIT, np.array(
     [[(c % NUMBERS + 1) / NUMBERS if c < WIZARD0 else 0.0, float(WIZARD0 <= c < JESTER0),
       float(c >= JESTER0)] for c in range(DECK_SIZE)], np.float32)], axis=1)
+
+
+def placed_hands(root: GameState, seat: int, hidden: Hidden, locations: list[int]) -> list[int]:
+    """The hands with each hidden card where ``locations`` puts it: location ``b`` is the seat
+    ``b + 1`` places on from ``seat``; ``n - 1`` (Wizard's undealt cards) is no hand."""
+    n = root.num_players
+    hands = root.hands[:]
+    for rel in range(1, n):
+        hands[(seat + rel) % n] = 0
+    for c, b in zip(hidden.cards, locations):
+        if b < n - 1:
+            hands[(seat + b + 1) % n] |= 1 << c
+    return hands
 
 
 class WizardBelief:
@@ -177,27 +191,10 @@ class WizardBelief:
     def world(self, root: GameState, seat: int, hidden: Hidden, locations: list[int],
               rng: random.Random) -> GameState:
         """The world whose hidden hands are ``locations`` (the rest of the deal as ``world_of``)."""
-        hands = root.hands[:]
-        for rel in range(1, self.n):
-            hands[(seat + rel) % self.n] = 0
-        for c, b in zip(hidden.cards, locations):
-            if b < self.n - 1:
-                hands[(seat + b + 1) % self.n] |= 1 << c
+        hands = placed_hands(root, seat, hidden, locations)
         return self.game.world_of(root, seat, HiddenDeal(hands, hidden.cards), rng)
 
 
-def _played_by_seat(state: GameState, count: int, deck: int) -> list[int]:
-    """Each seat's last ``count`` card plays (actions below ``deck``) of the history, as masks."""
-    out = [0] * state.num_players
-    hist = state.history
-    i = len(hist) - 1
-    while count:
-        p, a = hist[i]
-        if a < deck:
-            out[p] |= 1 << a
-            count -= 1
-        i -= 1
-    return out
 
 
 class HochTiefBelief:
@@ -224,7 +221,7 @@ class HochTiefBelief:
     def played(self, state: GameState) -> list[int]:
         """Each seat's cards played this round."""
         count = state.tricks_played * self.n + len(state.trick.cards)
-        return _played_by_seat(state, count, self.deck)
+        return plays_by_seat(state.history, state.num_players, count, self.deck)
 
     def features(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """The seat's observation, then per other seat (relative 1..n-1) its cards played this
@@ -290,12 +287,7 @@ class HochTiefBelief:
 
     def world(self, root: GameState, seat: int, hidden: Hidden, locations: list[int],
               rng: random.Random) -> GameState:
-        hands = root.hands[:]
-        for rel in range(1, self.n):
-            hands[(seat + rel) % self.n] = 0
-        for c, b in zip(hidden.cards, locations):
-            hands[(seat + b + 1) % self.n] |= 1 << c
-        return self.game.world_of(root, hands, rng)
+        return self.game.world_of(root, placed_hands(root, seat, hidden, locations), rng)
 
 
 #: the games with a belief model, by name

@@ -84,3 +84,22 @@ class Trick:
             "cards": [names[c] for c in self.cards],
             "seats": [self.seat_of(i) for i in range(len(self.cards))],
         }
+
+
+def plays_by_seat(history: list[tuple[int, int]], num_players: int, count: int,
+                  deck: int) -> list[int]:
+    """Each seat's last ``count`` card plays, as bitmasks: the history's actions below
+    ``deck`` (the card ids; other actions - bids, choices - are skipped), newest first.
+
+    What a seat played this round is its hand as dealt minus its hand now,
+    which the state does not keep; the history does.
+    """
+    out = [0] * num_players
+    i = len(history) - 1
+    while count:
+        p, a = history[i]
+        if a < deck:
+            out[p] |= 1 << a
+            count -= 1
+        i -= 1
+    return out

@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 from stichzoo.envs.core.cards import Deck, bit_list
 from stichzoo.envs.core.game import Game, GameState, Options, check_int, deal_hands, shuffle
-from stichzoo.envs.core.tricks import Trick, follow_mask
+from stichzoo.envs.core.tricks import Trick, follow_mask, plays_by_seat
 
 # -- the deck ------------------------------------------------------------------
 
@@ -164,17 +164,7 @@ def played_this_round(state: WizardState) -> list[int]:
     A seat's hand as dealt is its hand now plus these - the deck order a
     re-deal rebuilds, and the hand a bidder held when it bid.
     """
-    out = [0] * state.num_players
-    k = state.played.bit_count()
-    hist = state.history
-    i = len(hist) - 1
-    while k:
-        p, a = hist[i]
-        if a < DECK_SIZE:
-            out[p] |= 1 << a
-            k -= 1
-        i -= 1
-    return out
+    return plays_by_seat(state.history, state.num_players, state.played.bit_count(), DECK_SIZE)
 
 
 class HiddenDeal(NamedTuple):

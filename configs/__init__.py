@@ -7,7 +7,10 @@ top).  The subfolders hold the other variants, one folder per role:
 - ``sb3/``: self-play MaskablePPO (Stable-Baselines3) on the single-seat view;
 - ``batch/``: the batch trainer's 15-minute recipe, where it is not the shipped one;
 - ``hour/``: the batch trainer given the whole hour;
-- ``quick/``: the main job's short run (scripts/main.sh).
+- ``quick/``: the main job's short run (scripts/main.sh);
+- ``expert/``: expert iteration from a shipped bot (training/expert.py);
+- ``belief/``: belief models for the search (training/belief.py; not training
+  configs of the trainer, read by ``stichzoo belief``).
 
 ``stichzoo train wizard`` (or ``sb3/wizard``, ``configs/hour/geheimtrumpf.yaml``)
 trains the packaged file when no file of that name exists, so the commands

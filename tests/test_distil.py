@@ -190,3 +190,40 @@ def test_the_improved_target_keeps_the_networks_preference_among_near_ties():
     forced = SearchValues(3, "the only legal action",
                           (ActionValue(3, None, None, 0, None, None, "forced"),))
     assert advantage(forced, 4).tolist() == [NEVER, NEVER, NEVER, 0.0]
+
+
+@pytest.mark.parametrize("prior", ["current", "start"])
+def test_the_improve_prior_is_the_network_or_the_fixed_start(monkeypatch, tmp_path, prior):
+    """prior: current improves the network as it stands; start improves a frozen copy of the
+    start every iteration, whose weights never move."""
+    import torch as th
+
+    from stichzoo.training import expert
+    from stichzoo.training.batch_ppo import _policy
+    from stichzoo.training.runs import RunPaths
+    from tests.test_batch_ppo import _tiny_batch_config
+
+    cfg = _tiny_batch_config()
+    cfg["expert"].update(teacher="pimc:worlds=2", steps=20, workers=1, games=2, epochs=2,
+                         iterations=2, positions="teacher", targets="improve", prior=prior)
+    cfg["eval"].update(every=0, opponents=[])
+    cfg = config_mod.validate(cfg)
+    game = config_mod.game_of(cfg)
+    policy = _policy(cfg, game, "cpu")
+    start = {k: v.clone() for k, v in policy.state_dict().items()}
+    priors = []
+    real = expert.masked_logits
+
+    def spy(net, data, chunk=4096):
+        priors.append((net, {k: v.clone() for k, v in net.state_dict().items()}))
+        return real(net, data, chunk)
+
+    monkeypatch.setattr(expert, "masked_logits", spy)
+    expert.expert_iteration(policy, cfg, RunPaths(str(tmp_path)), game, False, lambda *r: None)
+    assert len(priors) == 2
+    for net, weights in priors:
+        assert (net is policy) == (prior == "current")
+        if prior == "start":
+            assert all(th.equal(weights[k], start[k]) for k in start)
+    if prior == "current":  # the second iteration's prior is the network after the first fit
+        assert not all(th.equal(priors[1][1][k], start[k]) for k in start)

@@ -28,7 +28,8 @@ NON_DEFAULT = {"train.vec_env": "dummy", "train.target_kl": 0.02, "batch.games":
                "expert.batch_size": 256, "expert.learning_rate": 0.01,
                "expert.lr_schedule": "constant", "train.lr_schedule": "linear",
                "expert.targets": "values", "expert.temperature": 2.0, "expert.iterations": 2,
-               "expert.positions": "learner", "expert.start": "bot:hoch_tief"}
+               "expert.positions": "learner", "expert.start": "bot:hoch_tief",
+               "expert.prior": "start"}
 
 
 def _leaves(schema: dict, prefix: str = ""):

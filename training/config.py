@@ -96,6 +96,9 @@ SCHEMA: dict[str, Any] = {
         "positions": (str, "teacher"),
         # a bot (bot:<game> or a folder): start from its network (training/from_bot.py)
         "start": (str, ""),
+        # targets: improve - whose policy the search improves: the network as it stands
+        # (current) or the start's (start: a fixed anchor)
+        "prior": (str, "current"),
     },
     "batch": {  # algo batch_ppo only (training/batch_ppo.py)
         "games": (int, 128),  # games stepped together by the batch engine
@@ -132,6 +135,7 @@ CHOICES = {
     "expert.lr_schedule": ("constant", "cosine"),
     "expert.targets": ("choice", "values", "improve"),
     "expert.positions": ("teacher", "learner"),
+    "expert.prior": ("current", "start"),
 }
 
 

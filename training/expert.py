@@ -3,8 +3,9 @@
 Each iteration plays games, has the search teacher (``expert.teacher``,
 plain PIMC by default) label every decision with its choice and - with
 ``expert.targets: values`` - the soft target of its action values
-(training/distil.py) or, with ``improve``, the network's own policy
-reweighted by those values, adds them to all the labels so far (aggregation:
+(training/distil.py) or, with ``improve``, a prior policy reweighted by
+those values (``expert.prior``: the network as it stands, or the start's
+policy, a fixed anchor), adds them to all the labels so far (aggregation:
 the network must not forget the positions of earlier rounds) and fits the
 network on the whole set.  The games are the teacher's own
 (``expert.positions: teacher``) or the network's own play (``learner``,
@@ -25,6 +26,7 @@ network, ``expert/iteration_<k>.pt`` (after k iterations; 0 is the start).
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 
@@ -82,6 +84,9 @@ def expert_iteration(policy, cfg: dict, paths: RunPaths, game, verbose: bool,
         return path
 
     path = saved(0)
+    # prior: start - every iteration improves the start's policy (a fixed anchor: the fits
+    # cannot compound towards the search's surface); current - the network as it stands
+    anchor = copy.deepcopy(policy) if e["prior"] == "start" else None
     for k in range(e["iterations"]):
         player = f"ppo:path={path}" if e["positions"] == "learner" else None
         t0 = time.time()
@@ -95,8 +100,9 @@ def expert_iteration(policy, cfg: dict, paths: RunPaths, game, verbose: bool,
                   f"in {time.time() - t0:.0f} s; agreement before fitting "
                   f"{stats['before_agreement']:.3f}", flush=True)
         fit = data
-        if e["targets"] == "improve":  # the network before this fit, improved by the search
-            fit = {**data, "target": improved_targets(masked_logits(policy, data),
+        if e["targets"] == "improve":  # a prior network's policy, improved by the search
+            prior = anchor if anchor is not None else policy
+            fit = {**data, "target": improved_targets(masked_logits(prior, data),
                                                       data["advantage"], e["temperature"])}
         stats.update(behaviour_clone(policy, fit, e["epochs"], e["batch_size"],
                                      e["learning_rate"], verbose=False,

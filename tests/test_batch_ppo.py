@@ -328,3 +328,19 @@ def test_expert_iteration_needs_the_batch_trainer():
     cfg["expert"] = {"steps": 10}
     with pytest.raises(ValueError, match=r"expert.steps=10 .* needs algo: batch_ppo"):
         config_mod.validate(cfg)
+
+
+def test_the_same_config_trains_the_same_network(tmp_path):
+    """The run's seed fixes the network's first weights too: two runs of one config end with
+    the same weights, byte for byte (the games, the league and the minibatches are seeded)."""
+    from stichzoo.training.train import train
+
+    cfg = _tiny_batch_config()
+    cfg["eval"].update(every=0)
+    cfg["selfplay"]["snapshot_every"] = 0
+    runs = [train(cfg, run_dir=str(tmp_path / f"run{k}"), progress_bar=False, verbose=False)
+            for k in range(2)]
+    first, second = (th.load(os.path.join(r, "policy.pt"), weights_only=False)["state_dict"]
+                     for r in runs)
+    assert first.keys() == second.keys()
+    assert all(th.equal(first[k], second[k]) for k in first)

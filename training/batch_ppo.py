@@ -358,6 +358,9 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
                          f"train.total_timesteps={t['total_timesteps']}; raise it to go on")
     paths.make()
     paths.write_config(cfg)
+    # the network's first weights from the run's seed: without it a rerun of the same config
+    # starts elsewhere (found when two expert runs of one recipe differed after one fit)
+    th.manual_seed(cfg["seed"])
     policy = _policy(cfg, game, device)
     optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)
     samples = rollouts = 0

@@ -78,6 +78,7 @@ def expert_iteration(policy, cfg: dict, paths: RunPaths, game, verbose: bool,
     data: dict[str, np.ndarray] | None = None
     stats: dict[str, float] = {}
     start = time.time()
+
     def saved(k: int) -> str:  # the network after k iterations (0: the start)
         path = os.path.join(folder, f"iteration_{k}.pt")
         save_policy(policy, game, path, {"expert_iteration": k})
@@ -87,6 +88,7 @@ def expert_iteration(policy, cfg: dict, paths: RunPaths, game, verbose: bool,
     # prior: start - every iteration improves the start's policy (a fixed anchor: the fits
     # cannot compound towards the search's surface); current - the network as it stands
     anchor = copy.deepcopy(policy) if e["prior"] == "start" else None
+    anchor_logits: np.ndarray | None = None  # the anchor never moves: its logits, once per label
     for k in range(e["iterations"]):
         player = f"ppo:path={path}" if e["positions"] == "learner" else None
         t0 = time.time()
@@ -101,9 +103,14 @@ def expert_iteration(policy, cfg: dict, paths: RunPaths, game, verbose: bool,
                   f"{stats['before_agreement']:.3f}", flush=True)
         fit = data
         if e["targets"] == "improve":  # a prior network's policy, improved by the search
-            prior = anchor if anchor is not None else policy
-            fit = {**data, "target": improved_targets(masked_logits(prior, data),
-                                                      data["advantage"], e["temperature"])}
+            if anchor is None:
+                logits = masked_logits(policy, data)
+            else:
+                fresh = masked_logits(anchor, new)
+                anchor_logits = logits = (fresh if anchor_logits is None
+                                          else np.concatenate([anchor_logits, fresh]))
+            fit = {**data, "target": improved_targets(logits, data["advantage"],
+                                                      e["temperature"])}
         stats.update(behaviour_clone(policy, fit, e["epochs"], e["batch_size"],
                                      e["learning_rate"], verbose=False,
                                      schedule=e["lr_schedule"]))

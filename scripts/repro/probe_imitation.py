@@ -52,6 +52,7 @@ from stichzoo.policies.learned import save_policy
 from stichzoo.training import config as config_mod
 from stichzoo.training.batch_ppo import _policy
 from stichzoo.training.config import game_of
+from stichzoo.training.expert import fidelity
 from stichzoo.training.labels import search_labels, teacher_data
 from stichzoo.training.pretrain import behaviour_clone
 from stichzoo.training.report import format_interval
@@ -173,15 +174,6 @@ def agreement(policy, test: dict, phase_slice: slice) -> tuple[float, dict[int, 
                                for p in np.unique(phase)}
 
 
-def target_mass(policy, test: dict) -> float:
-    """The mean soft-target weight of the network's choice: 1 when it always picks an action
-    the search rates clearly best, lower when it picks what the search measured worse."""
-    with th.no_grad():
-        dist = policy.get_distribution(th.as_tensor(test["obs"]), action_masks=test["mask"])
-        choice = dist.distribution.probs.argmax(1).numpy()
-    return float(test["target"][np.arange(len(choice)), choice].mean())
-
-
 def strength(game, path: str, games: int) -> str:
     n = game.num_players
     deals = max(1, games // n)
@@ -269,7 +261,7 @@ def main() -> None:
             save_policy(net, game, path)
             soft = ""
             if "target" in held:
-                soft = f", soft-target mass of its choice {target_mass(net, held):.3f}"
+                soft = f", soft-target mass of its choice {fidelity(net, held)['target_mass']:.3f}"
             print(f"[{label}] agreement with held-out search choices {before:.3f} -> "
                   f"{agreement(net, held, phases)[0]:.3f}{soft}; "
                   f"{strength(game, path, args.games)}", flush=True)

@@ -1,7 +1,8 @@
 """Policy specs: one string names a policy and its arguments, everywhere.
 
     "heuristic", "random", "pimc:worlds=8,rollouts=2", "bot:wizard",
-    "onnx:path=policies/bots/wizard", "ppo:path=runs/<run>/policy.pt"
+    "onnx:path=policies/bots/wizard", "ppo:path=runs/<run>/policy.pt",
+    "mix:play=heuristic,else=bot" (one bot per phase; policies/mix.py)
 
 Tournaments, training opponent pools, the warm-start teacher, the bot server's
 difficulty levels and ``stichzoo play`` all read the same specs, so a bot named
@@ -23,7 +24,7 @@ from stichzoo.policies.belief import BeliefInference
 #: ``pimc:rollout=random``: marks PIMC's own uniform play-out (no rollout player)
 _UNIFORM = object()
 
-POLICY_NAMES = ("random", "heuristic", "pimc", "search", "ppo", "onnx", "bot")
+POLICY_NAMES = ("random", "heuristic", "pimc", "search", "ppo", "onnx", "bot", "mix")
 
 
 def game_policy_module(game_name: str):
@@ -109,6 +110,10 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
         if kwargs:
             raise ValueError(f"policy {name!r}: unknown argument(s) {', '.join(sorted(kwargs))}")
         return OnnxPolicy.load(path, game, deterministic=bool(deterministic), seed=seed)
+    if name == "mix":  # mix:play=heuristic,else=bot - one bot per phase
+        from stichzoo.policies.mix import phase_mix
+
+        return phase_mix(game, seed, lambda spec, s: build_policy(spec, game, seed=s), **kwargs)
     raise ValueError(f"unknown policy {name!r}; known policies: {', '.join(POLICY_NAMES)}")
 
 

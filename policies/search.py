@@ -57,10 +57,18 @@ def score_gain(root: GameState, end: GameState, seat: int) -> float:
     The margin rather than the own score: in every game here the game is won
     against the table, and a move that costs everybody equally is neutral.
     """
-    n = len(end.totals)
-    gains = [end.totals[i] - root.totals[i] for i in range(n)]
-    others = (sum(gains) - gains[seat]) / (n - 1)
+    return margin([end.totals[i] - root.totals[i] for i in range(len(end.totals))], seat)
+
+
+def margin(gains: list[int] | list[float], seat: int) -> float:
+    """``gains[seat]`` minus the mean of the other seats' gains (:func:`score_gain`'s measure)."""
+    others = (sum(gains) - gains[seat]) / (len(gains) - 1)
     return gains[seat] - others
+
+
+#: a game's fast uniform play-out: (state in a round, rng) -> the round's scores, drawing from
+#: the rng exactly what PIMC's own uniform play-out of the round draws (``hoch_tief``)
+Playout = Callable[[GameState, random.Random], list[int]]
 
 
 @dataclass(frozen=True)
@@ -127,7 +135,7 @@ class PIMCPolicy:
     def __init__(self, game: Game, worlds: int = 12, rollouts: int = 1, seed: int | None = None,
                  rollout: Policy | None = None, value: ValueFn | None = None,
                  horizon: str = "round", guide=None, keep: int = 3, trust: float = 0.0,
-                 infer: Inference | None = None, tries: int = 8):
+                 infer: Inference | None = None, tries: int = 8, playout: Playout | None = None):
         if worlds < 1 or rollouts < 1:
             raise ValueError("pimc: worlds and rollouts must be at least 1")
         if isinstance(tries, bool) or not isinstance(tries, int) or not 1 <= tries <= 64:
@@ -160,6 +168,8 @@ class PIMCPolicy:
         self.trust = float(trust)
         self.infer = infer
         self.tries = tries
+        # the fast path plays exactly the uniform play-out of one round, valued by score_gain
+        self.playout = playout if rollout is None and horizon == "round" else None
         if guide is not None:
             self.name = "pimc+guide"
 
@@ -208,14 +218,18 @@ class PIMCPolicy:
         # each world's summed rollout values per action: the standard errors and trust read it
         per_world = [[0.0] * worlds for _ in searched]
         sample = self.game.determinize if self.infer is None else self._inferred
+        playout, round_index = self.playout, root.round_index
         for w in range(worlds):
             world = sample(root, seat, self.rng)
             for i, action in enumerate(searched):
                 for _ in range(self.rollouts):
                     s = world.clone()
                     s.apply(action)
-                    self._play_out(s, root.round_index)
-                    value = self.value(root, s, seat)
+                    if playout is not None and s.round_index == round_index and not s.over:
+                        value = margin(playout(s, self.rng), seat)
+                    else:
+                        self._play_out(s, round_index)
+                        value = self.value(root, s, seat)
                     totals[i] += value
                     per_world[i][w] += value
         # ties: the lowest action id, so the choice does not depend on rng state

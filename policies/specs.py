@@ -76,10 +76,13 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
             if not hasattr(module, "inference"):
                 raise ValueError(f"pimc: {game.name} has no inference (infer=) yet")
             kwargs["infer"] = module.inference(game, float(infer))
-        if "playout" in kwargs:
-            raise ValueError("pimc: playout is the game's own fast play-out, not a spec argument")
-        if rollout is None and value is getattr(module, "search_value", None):
-            kwargs["playout"] = getattr(module, "uniform_playout", None)  # same draws, sooner
+        playout = kwargs.pop("playout", "fast")
+        if playout not in ("fast", "rules"):
+            raise ValueError(f"pimc: playout={playout!r}; choose fast (the game's own uniform "
+                             f"play-out where it has one: the same draws, sooner) or rules")
+        if playout == "fast" and rollout is None and value is getattr(module, "search_value",
+                                                                      None):
+            kwargs["playout"] = getattr(module, "uniform_playout", None)
         return PIMCPolicy(game, seed=seed, rollout=rollout, value=value, **kwargs)
     if name == "ppo":
         path = kwargs.pop("path", None)

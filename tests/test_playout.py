@@ -55,17 +55,18 @@ def test_playout_scores_and_draws_equal_the_rules_core(players):
 def test_pimc_chooses_exactly_as_without_the_fast_path():
     game = _game(4)
     fast = build_policy("pimc:worlds=6", game, seed=3, cache=False)
-    slow = build_policy("pimc:worlds=6", game, seed=3, cache=False)
-    assert fast.playout is uniform_playout
-    slow.playout = None
+    slow = build_policy("pimc:worlds=6,playout=rules", game, seed=3, cache=False)
+    assert fast.playout is uniform_playout and slow.playout is None
     for state in _states(game, 25, 9):
         a, b = fast.values(Decision(game, state)), slow.values(Decision(game, state))
         assert a == b
 
 
-def test_other_rollouts_keep_their_own_path_and_playout_is_no_spec_argument():
+def test_other_rollouts_keep_their_own_path_and_playout_rules_turns_it_off():
     game = _game(4)
     assert build_policy("pimc:rollout=heuristic", game, seed=0, cache=False).playout is None
     assert build_policy("pimc:horizon=game", game, seed=0, cache=False).playout is None
-    with pytest.raises(ValueError, match="not a spec argument"):
+    assert build_policy("pimc:playout=rules", game, seed=0, cache=False).playout is None
+    assert build_policy("search", game, seed=0, cache=False).playout is uniform_playout
+    with pytest.raises(ValueError, match="choose fast"):
         build_policy("pimc:playout=1", game, seed=0, cache=False)

@@ -172,12 +172,19 @@ def test_committed_configs_pass():
                                   "wunder_punkt"])
 def test_top_level_config_is_the_shipped_bots_recipe(game):
     """configs/<game>.yaml is what made policies/bots/<game>: its config.yaml, once the
-    ``--set`` overrides of the manifest's later legs (a bot trained in several) are applied."""
+    ``--set`` overrides of the manifest's later legs (a bot trained in several) are applied.
+    A bot refined by expert iteration (``expert.start``) was made by configs/expert/<game>.yaml
+    from the bot in its ``start/`` folder, to which the same check then applies."""
     import json
     import shlex
 
     root = Path(__file__).resolve().parent.parent
     bot = root / "policies" / "bots" / game
+    shipped = config_mod.load(str(bot / "config.yaml"))
+    if shipped["expert"].get("start"):
+        assert shipped == config_mod.load(str(root / "configs" / "expert" / f"{game}.yaml"))
+        assert shipped["expert"]["start"] == f"bot:{game}/start"
+        bot = bot / "start"
     provenance = json.loads((bot / "manifest.json").read_text())["provenance"]
     overrides: list[str] = []
     if "legs" in provenance:

@@ -53,7 +53,8 @@ def main(argv: list[str] | None = None) -> None:
                 hs = [s.hands, *hands]
                 lb = bids.log_likelihoods(bids.decisions(s, seat), hs)
                 lp = plays.log_likelihoods(plays.decisions(s, seat), hs) - lb
-                for name, ll in (("bids", lb), ("last 8 plays", lp), ("bids + last 8 plays", lb + lp)):
+                scored = (("bids", lb), ("last 8 plays", lp), ("bids + last 8 plays", lb + lp))
+                for name, ll in scored:
                     rank = float(np.mean(ll[1:] < ll[0]) + 0.5 * np.mean(ll[1:] == ll[0]))
                     res.setdefault((c, name), []).append((rank, float(ll[0] - ll[1:].mean())))
             s.apply(bots[s.current_player].act(Decision(game, s)))

@@ -47,7 +47,9 @@ ValueFn = Callable[[GameState, GameState, int], float]
 #: a game's inference: (sampled world, seat) -> how well the world explains what the other seats
 #: did, as a keep chance in [0, 1] (1: as likely as any world can be).  An inference may also
 #: judge a cheaper draft: ``draft(root, seat, rng) -> (draft, chance)`` and
-#: ``finish(root, seat, draft, rng) -> world`` for the draft the sampler keeps.
+#: ``finish(root, seat, draft, rng) -> world`` for the draft the sampler keeps; or draw all of a
+#: decision's worlds at once: ``sample(root, seat, rng, count) -> worlds`` (``pimc:policy=``,
+#: importance resampling, ``policies/policy_inference.py``).
 Inference = Callable[[GameState, int], float]
 
 
@@ -219,6 +221,10 @@ class PIMCPolicy:
         per_world = [[0.0] * worlds for _ in searched]
         sample = self.game.determinize if self.infer is None else self._inferred
         playout, round_index = self.playout, root.round_index
+        batch = getattr(self.infer, "sample", None)
+        if batch is not None:  # an inference that draws all the decision's worlds at once
+            drawn = iter(batch(root, seat, self.rng, worlds))
+            sample = lambda root, seat, rng: next(drawn)  # noqa: E731
         for w in range(worlds):
             world = sample(root, seat, self.rng)
             for i, action in enumerate(searched):

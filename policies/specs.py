@@ -64,10 +64,25 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
         kwargs = {**getattr(module, "SEARCH_DEFAULTS", {}), **kwargs, "guide": guide}
         infer = kwargs.pop("infer", 0)
         belief = kwargs.pop("belief", None)
+        by_policy = kwargs.pop("policy", None)
+        candidates = kwargs.pop("candidates", None)
+        plays = kwargs.pop("plays", None)
+        if (candidates is not None or plays is not None) and by_policy is None:
+            raise ValueError("pimc: candidates= and plays= belong to the policy inference "
+                             "(pimc:policy=0.5,candidates=36)")
         temper = kwargs.pop("temper", None)
         if temper is not None and belief is None:
             raise ValueError("pimc: temper= softens a belief model (pimc:belief=wizard,temper=0.5)")
-        if belief is not None:  # pimc:belief=wizard - worlds drawn from a learned belief model
+        if by_policy is not None:  # pimc:policy=0.5 - worlds weighted by the shipped network
+            if infer or belief is not None:
+                raise ValueError("pimc: choose one of infer=, belief= and policy=")
+            if game.name != "wizard":
+                raise ValueError(f"pimc: {game.name} has no policy inference (policy=) yet")
+            from stichzoo.policies.policy_inference import PolicyInference
+
+            kwargs["infer"] = PolicyInference(game, by_policy, candidates,
+                                              0 if plays is None else plays)
+        elif belief is not None:  # pimc:belief=wizard - worlds drawn from a learned belief model
             if infer:
                 raise ValueError("pimc: choose infer= or belief=, not both")
             kwargs["infer"] = BeliefInference.of(game, str(belief),

@@ -244,3 +244,30 @@ def test_pimc_values_are_honest(name, opts, stride, limit):
         assert pimc(game).values(Decision(game, r)) == want, s.phase_name
         checks += 1
     assert checks >= limit // 4
+
+
+@pytest.mark.parametrize("spec", ["pimc:infer=1,worlds=3",
+                                  "pimc:policy=0.5,worlds=3,candidates=9,plays=6"])
+def test_wizard_inference_searches_are_honest(spec):
+    """The searches whose worlds are weighted by the other seats' bids and plays (the bid fit,
+    ``infer=``; the shipped network's likelihood, ``policy=``) read those only from the world:
+    a re-deal of what the seat cannot see leaves their values unchanged (fixed seed)."""
+    if "policy=" in spec:
+        pytest.importorskip("onnxruntime")
+    game = game_of("wizard", dict(num_players=4))
+    rng = random.Random(9)
+    checks = 0
+    for s in states(game, 25, 3, 40):
+        if len(s.legal_actions()) < 2 or s.bids.count(-1) == 4:
+            continue
+        want = make_policy_spec(spec, game).values(Decision(game, s))
+        r = redeal(game, s, s.current_player, rng)
+        assert make_policy_spec(spec, game).values(Decision(game, r)) == want, s.phase_name
+        checks += 1
+    assert checks >= 8
+
+
+def make_policy_spec(spec: str, game):
+    from stichzoo.policies.specs import build_policy
+
+    return build_policy(spec, game, seed=13)

@@ -15,7 +15,9 @@ With ``--decisions`` each run's final critic (its last checkpoint: the
 policy's value head, or the privileged critic) also predicts the returns of
 the same fresh decisions - the warm-start teacher in every seat, games of
 ``--seed`` that no training used - against their true Monte Carlo
-return-to-go: squared error and explained variance on one common test set.
+return-to-go: squared error and explained variance on one common test set;
+a privileged critic once more with the hidden input of other decisions
+(rows permuted), which tells how much of its fit comes from the deal.
 """
 
 from __future__ import annotations
@@ -77,6 +79,16 @@ def heldout(runs: list[str], decisions: int, seed: int) -> None:
         err = ret - values
         print(f"| {os.path.basename(os.path.normpath(run))} | {cfg['train']['critic']} | "
               f"{len(ret)} | {np.mean(err ** 2):.4f} | {1 - np.var(err) / np.var(ret):.4f} |")
+        if critic is not None:  # does it read the deal? the same rows, others' hidden cards
+            perm = th.as_tensor(np.random.default_rng(seed).permutation(len(ret)))
+            with th.no_grad():
+                wrong = np.concatenate([
+                    critic(obs[i:i + 8192], priv[perm[i:i + 8192]]).numpy()
+                    for i in range(0, len(ret), 8192)]).astype(np.float64)
+            err = ret - wrong
+            print(f"| {os.path.basename(os.path.normpath(run))} | privileged, another "
+                  f"decision's hidden cards | {len(ret)} | {np.mean(err ** 2):.4f} | "
+                  f"{1 - np.var(err) / np.var(ret):.4f} |")
 
 
 def main() -> None:

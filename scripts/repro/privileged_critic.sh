@@ -23,5 +23,5 @@ for seed in "${seeds[@]}"; do
         done
     done
     .venv/bin/python scripts/repro/value_fit.py "runs/critic_observation_s$seed" \
-        "runs/critic_privileged_s$seed" --decisions 100000 --seed 4711
+        "runs/critic_privileged_s$seed" --decisions 50000 --seed 4711
 done

@@ -175,3 +175,26 @@ def test_a_privileged_run_trains_resumes_and_exports_the_same_actor_interface(tm
     cfg["train"].update(critic="observation", total_timesteps=900)
     with pytest.raises(ValueError, match=r"trained with train\.critic=privileged"):
         train(cfg, run_dir=run, resume=True, progress_bar=False, verbose=False)
+    assert config_mod.load(os.path.join(run, "config.yaml"))["train"]["critic"] == "privileged"
+    # scripts/repro/value_fit.py reads both runs: the TensorBoard means, the held-out fit
+    import contextlib
+    import importlib.util
+    import io
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "repro" / "value_fit.py"
+    spec = importlib.util.spec_from_file_location("value_fit", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = io.StringIO()
+    argv = sys.argv
+    try:
+        sys.argv = ["value_fit.py", runs["observation"], run, "--decisions", "40", "--seed", "3"]
+        with contextlib.redirect_stdout(out):
+            module.main()
+    finally:
+        sys.argv = argv
+    text = out.getvalue()
+    assert "| observation | losses/explained_variance |" in text
+    assert "| privileged | privileged | 40 |" in text and "re-dealt" in text

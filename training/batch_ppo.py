@@ -401,6 +401,12 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     if resume and latest and latest[1] >= t["total_timesteps"]:
         raise ValueError(f"{run_dir} has already trained {latest[1]} samples of "
                          f"train.total_timesteps={t['total_timesteps']}; raise it to go on")
+    ckpt = th.load(latest[0], map_location=device, weights_only=False) if latest else None
+    if ckpt is not None and ("critic" in ckpt) != (t["critic"] == "privileged"):
+        # before the run's config.yaml is written: a refused resume leaves the run as it was
+        raise ValueError(f"{latest[0]} was trained with train.critic="
+                         f"{'privileged' if 'critic' in ckpt else 'observation'}; the "
+                         f"config says {t['critic']!r}: resume with the run's own critic")
     paths.make()
     paths.write_config(cfg)
     # the network's first weights from the run's seed: without it a rerun of the same config
@@ -424,11 +430,6 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     stages: dict[str, dict[str, float]] = {}  # imitation before PPO: name -> its stats
     expert_log: list[tuple[str, float, int]] = []  # expert iteration's (tag, value, iteration)
     if latest:
-        ckpt = th.load(latest[0], map_location=device, weights_only=False)
-        if ("critic" in ckpt) != (critic is not None):
-            raise ValueError(f"{latest[0]} was trained with train.critic="
-                             f"{'privileged' if 'critic' in ckpt else 'observation'}; the "
-                             f"config says {t['critic']!r}: resume with the run's own critic")
         policy.load_state_dict(ckpt["policy"])
         if critic is not None:
             critic.load_state_dict(ckpt["critic"])

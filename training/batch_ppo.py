@@ -53,6 +53,12 @@ from stichzoo.training import config as config_mod
 from stichzoo.training.expert import expert_iteration
 from stichzoo.training.from_bot import load_bot_actor
 from stichzoo.training.labels import teacher_data
+from stichzoo.training.privileged import (
+    PrivilegedCritic,
+    fit_critic,
+    privileged_features,
+    privileged_size,
+)
 from stichzoo.training.run_eval import periodic_evaluation
 from stichzoo.training.runs import Budget, RunPaths, budget_bar, config_text, new_run_dir
 
@@ -80,20 +86,27 @@ class Rollout:
     pending: np.ndarray
     game: np.ndarray
     seat: np.ndarray
+    # train.critic: privileged - the hidden part of the deal at each decision (the critic's
+    # extra input, training/privileged.py); zero columns otherwise
+    privileged: np.ndarray
     size: int = 0
 
     @classmethod
-    def empty(cls, capacity: int, obs_size: int, num_actions: int) -> Rollout:
+    def empty(cls, capacity: int, obs_size: int, num_actions: int,
+              privileged: int = 0) -> Rollout:
         z = np.zeros
         return cls(z((capacity, obs_size), np.float32), z((capacity, num_actions), bool),
                    z(capacity, np.int64), z(capacity, np.float32), z(capacity, np.float32),
                    z(capacity, np.float32), z(capacity, bool), np.full(capacity, -1, np.int64),
-                   z(capacity, bool), z(capacity, np.int64), z(capacity, np.int64))
+                   z(capacity, bool), z(capacity, np.int64), z(capacity, np.int64),
+                   z((capacity, privileged), np.float32))
 
-    def add(self, obs, mask, action, logp, value, game, seat) -> np.ndarray:
+    def add(self, obs, mask, action, logp, value, game, seat, privileged=None) -> np.ndarray:
         j = np.arange(self.size, self.size + len(action))
         self.obs[j], self.mask[j], self.action[j] = obs, mask, action
         self.logp[j], self.value[j], self.game[j], self.seat[j] = logp, value, game, seat
+        if privileged is not None:
+            self.privileged[j] = privileged
         self.size += len(action)
         return j
 
@@ -101,7 +114,7 @@ class Rollout:
         """Copy pending transitions to the start of the next rollout; their new indices."""
         new = into.add(self.obs[indices], self.mask[indices], self.action[indices],
                        self.logp[indices], self.value[indices], self.game[indices],
-                       self.seat[indices])
+                       self.seat[indices], self.privileged[indices])
         into.reward[new] = self.reward[indices]
         return new
 
@@ -178,8 +191,16 @@ class League:
         return seats
 
 
-def _logits_values(policy, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
-    """The policy's raw heads: action logits and values (SB3's modules, no distribution)."""
+def _logits_values(policy, obs: th.Tensor, critic=None,
+                   privileged: th.Tensor | None = None) -> tuple[th.Tensor, th.Tensor]:
+    """The policy's raw heads: action logits and values (SB3's modules, no distribution).
+
+    With a privileged ``critic`` the values are its own, from the observation and the
+    hidden deal; the actor's logits read the observation alone either way.
+    """
+    if critic is not None:
+        latent_pi = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
+        return policy.action_net(latent_pi), critic(obs, privileged)
     latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))  # shared extractor
     return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
 
@@ -188,10 +209,12 @@ def _masked_log_probs(logits: th.Tensor, mask: th.Tensor) -> th.Tensor:
     return th.log_softmax(logits.masked_fill(~mask, -1e8), dim=1)
 
 
-def _act(policy, obs: np.ndarray, mask: np.ndarray, device: str, gen: th.Generator):
+def _act(policy, obs: np.ndarray, mask: np.ndarray, device: str, gen: th.Generator,
+         critic=None, privileged: np.ndarray | None = None):
     """Sample one legal action per row (Gumbel-max over the masked logits); log-prob, value."""
     with th.no_grad():
-        logits, values = _logits_values(policy, th.as_tensor(obs, device=device))
+        priv = None if critic is None else th.as_tensor(privileged, device=device)
+        logits, values = _logits_values(policy, th.as_tensor(obs, device=device), critic, priv)
         logp = _masked_log_probs(logits, th.as_tensor(mask, device=device))
         u = th.rand(logp.shape, generator=gen, device="cpu").to(device)
         actions = (logp - th.log(-th.log(u.clamp_min(1e-12)))).argmax(dim=1)
@@ -221,11 +244,19 @@ class SelfPlay:
             module = importlib.import_module(f"stichzoo.envs.{engine.game.name}.metrics")
             self.seat_metrics = module.seat_metrics
 
-    def rollout(self, policy, steps: int, device: str = "cpu") -> tuple[Rollout, dict]:
-        """``steps`` engine steps; the learner's transitions (last rollout's pending first)."""
+    def rollout(self, policy, steps: int, device: str = "cpu",
+                critic=None) -> tuple[Rollout, dict]:
+        """``steps`` engine steps; the learner's transitions (last rollout's pending first).
+
+        With a privileged ``critic`` (training/privileged.py) each learner decision also
+        records the hidden part of the deal, from the engine's true state, and its value
+        is the critic's; the actor still reads the observation alone.
+        """
         engine, league, game = self.engine, self.league, self.engine.game
         n_games, n = engine.num_envs, engine.num_players
-        buf = Rollout.empty(steps * n_games + n_games * n, engine.obs_size, engine.num_actions)
+        width = 0 if critic is None else critic.privileged
+        buf = Rollout.empty(steps * n_games + n_games * n, engine.obs_size, engine.num_actions,
+                            width)
         last, tables, timers = self.last, self.tables, self.timers
         if self.carried is not None:
             old, pending = self.carried
@@ -246,10 +277,14 @@ class SelfPlay:
             learn = np.flatnonzero(kinds == LEARNER)
             if learn.size:
                 legal = mask[learn].astype(bool)
-                a, logp, values = _act(policy, obs[learn], legal, device, self.gen)
-                actions[learn] = a
                 seats = to_act[learn]
-                j = buf.add(obs[learn], legal, a, logp, values, learn, seats)
+                hidden = None
+                if critic is not None:
+                    hidden = privileged_features(game, [engine.states[r] for r in learn], seats)
+                a, logp, values = _act(policy, obs[learn], legal, device, self.gen, critic,
+                                       hidden)
+                actions[learn] = a
+                j = buf.add(obs[learn], legal, a, logp, values, learn, seats, hidden)
                 prev = last[learn, seats]
                 buf.next[prev[prev >= 0]] = j[prev >= 0]
                 last[learn, seats] = j
@@ -317,8 +352,12 @@ def _policy(cfg: dict, game, device: str):
 
 
 def _imitate(policy, stage: str, section: dict, seats: str, device: str, verbose: bool,
-             make_data) -> dict[str, float]:
-    """The warm start before PPO (``pretrain``): its data, fitted on the CPU."""
+             make_data, critic=None) -> dict[str, float]:
+    """The warm start before PPO (``pretrain``): its data, fitted on the CPU.
+
+    A privileged ``critic`` is fitted to the same decisions' returns afterwards, apart
+    from the policy (whose fit, its own value head included, is the same either way).
+    """
     from stichzoo.training.pretrain import behaviour_clone
 
     start = time.time()
@@ -330,6 +369,12 @@ def _imitate(policy, stage: str, section: dict, seats: str, device: str, verbose
     stats = behaviour_clone(policy, data, section["epochs"], section["batch_size"],
                             section["learning_rate"], verbose=verbose,
                             schedule=section["lr_schedule"])
+    if critic is not None:
+        critic.to("cpu")
+        fitted = fit_critic(critic, data, section["epochs"], section["batch_size"],
+                            section["learning_rate"], section["lr_schedule"], verbose)
+        stats["critic_value_loss"] = fitted["value_loss"]
+        critic.to(device)
     stats.update(seconds=time.time() - start, samples=float(len(data["action"])))
     policy.to(device)
     return stats
@@ -356,20 +401,38 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     if resume and latest and latest[1] >= t["total_timesteps"]:
         raise ValueError(f"{run_dir} has already trained {latest[1]} samples of "
                          f"train.total_timesteps={t['total_timesteps']}; raise it to go on")
+    ckpt = th.load(latest[0], map_location=device, weights_only=False) if latest else None
+    if ckpt is not None and ("critic" in ckpt) != (t["critic"] == "privileged"):
+        # before the run's config.yaml is written: a refused resume leaves the run as it was
+        raise ValueError(f"{latest[0]} was trained with train.critic="
+                         f"{'privileged' if 'critic' in ckpt else 'observation'}; the "
+                         f"config says {t['critic']!r}: resume with the run's own critic")
     paths.make()
     paths.write_config(cfg)
     # the network's first weights from the run's seed: without it a rerun of the same config
     # starts elsewhere (found when two expert runs of one recipe differed after one fit)
     th.manual_seed(cfg["seed"])
     policy = _policy(cfg, game, device)
-    optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)
+    # train.critic: privileged - a value network of its own over the observation and the
+    # hidden deal; built after the policy, so the actor's first weights are the same
+    critic = None
+    if t["critic"] == "privileged":
+        critic = PrivilegedCritic(policy.observation_space.shape[0], privileged_size(game),
+                                  t["net_arch"]).to(device)
+
+    def trained():  # what PPO's optimizer steps (the policy's own value head idles beside
+        # a privileged critic: no gradient reaches it)
+        return [*policy.parameters(), *(critic.parameters() if critic is not None else [])]
+
+    optimizer = th.optim.Adam(trained(), lr=t["learning_rate"], eps=1e-5)
     samples = rollouts = 0
     rng = np.random.default_rng(cfg["seed"])
     stages: dict[str, dict[str, float]] = {}  # imitation before PPO: name -> its stats
     expert_log: list[tuple[str, float, int]] = []  # expert iteration's (tag, value, iteration)
     if latest:
-        ckpt = th.load(latest[0], map_location=device, weights_only=False)
         policy.load_state_dict(ckpt["policy"])
+        if critic is not None:
+            critic.load_state_dict(ckpt["critic"])
         optimizer.load_state_dict(ckpt["optimizer"])
         samples, rollouts = ckpt["samples"], ckpt["rollouts"]
         rng = np.random.default_rng([cfg["seed"], rollouts])
@@ -379,7 +442,8 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
         if cfg["pretrain"]["steps"] > 0:
             stages["pretrain"] = _imitate(
                 policy, "pretrain", cfg["pretrain"], "every seat", device, verbose,
-                lambda: teacher_data(cfg, cfg["pretrain"]["steps"], seed=cfg["seed"] + 31337))
+                lambda: teacher_data(cfg, cfg["pretrain"]["steps"], seed=cfg["seed"] + 31337,
+                                     privileged=critic is not None), critic)
         if cfg["expert"]["start"]:
             # the bot's network, not a fresh one (Adam has taken no step: nothing to reset)
             load_bot_actor(policy.to("cpu"), bot_folder(cfg["expert"]["start"]), game)
@@ -390,7 +454,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
                                                 lambda *row: expert_log.append(row))
             policy.to(device)
         if stages:
-            optimizer = th.optim.Adam(policy.parameters(), lr=t["learning_rate"], eps=1e-5)
+            optimizer = th.optim.Adam(trained(), lr=t["learning_rate"], eps=1e-5)
     writer = SummaryWriter(os.path.join(paths.tb, "batch_ppo"))
     if not latest:
         writer.add_text("config", config_text(cfg), 0)
@@ -416,9 +480,11 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     bar = budget_bar(progress_bar, budget, samples)
 
     def save_checkpoint() -> None:
-        th.save({"policy": policy.state_dict(), "optimizer": optimizer.state_dict(),
-                 "samples": samples, "rollouts": rollouts},
-                os.path.join(paths.checkpoints, f"model_{samples}.pt"))
+        state = {"policy": policy.state_dict(), "optimizer": optimizer.state_dict(),
+                 "samples": samples, "rollouts": rollouts}
+        if critic is not None:  # training state only: policy.pt and the bot are the actor's
+            state["critic"] = critic.state_dict()
+        th.save(state, os.path.join(paths.checkpoints, f"model_{samples}.pt"))
         save_policy(policy.to("cpu"), game, paths.policy, {"steps": samples, "run": run_dir})
         policy.to(device)
 
@@ -426,13 +492,13 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     while samples < t["total_timesteps"]:
         if budget.time_up():
             break
-        buf, finished = play.rollout(policy, b["rollout_steps"], device)
+        buf, finished = play.rollout(policy, b["rollout_steps"], device, critic)
         lr = ppo_learning_rate(t, (time.time() - run_start) / 60, samples - loop_samples,
                                t["total_timesteps"] - loop_samples)
         for group in optimizer.param_groups:  # also over a resumed optimizer's own rate
             group["lr"] = lr
         t0 = time.perf_counter()
-        stats = _update(policy, optimizer, buf, cfg, device)
+        stats = _update(policy, optimizer, buf, cfg, device, critic)
         play.timers["update"] += time.perf_counter() - t0
         trained = int((~buf.pending[:buf.size]).sum())
         samples += trained
@@ -482,7 +548,8 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     wall = time.time() - run_start
     timers = play.timers
     total = sum(timers.values())
-    summary = {"algo": "batch_ppo", "steps": samples, "rollouts": rollouts,
+    summary = {"algo": "batch_ppo", "critic": t["critic"], "steps": samples,
+               "rollouts": rollouts,
                "wall_seconds": wall, "pretrain": stages.get("pretrain"),
                "expert": stages.get("expert"),
                "fps": (samples - loop_samples) / max(time.time() - loop_start, 1e-9),
@@ -517,8 +584,14 @@ def ppo_learning_rate(t: dict, minutes: float, done: int, budget: int) -> float:
     return base * 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
-def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str) -> dict[str, float]:
-    """PPO epochs over the rollout: clipped surrogate, value loss, entropy bonus."""
+def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str,
+            critic=None) -> dict[str, float]:
+    """PPO epochs over the rollout: clipped surrogate, value loss, entropy bonus.
+
+    With a privileged ``critic`` the value loss is its own (on the observation and the
+    recorded hidden deal); the gradient norm is clipped over actor and critic together,
+    as it is over the policy's two heads without one.
+    """
     t = cfg["train"]
     adv, ret = buf.advantages(float(t["gamma"]), float(t["gae_lambda"]))
     ready = np.flatnonzero(~buf.pending[:buf.size])  # pending ones train next rollout
@@ -529,6 +602,8 @@ def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str) -> dict[str
     old_logp = th.as_tensor(buf.logp[ready], device=device)
     adv_t = th.as_tensor(adv[ready], device=device)
     ret_t = th.as_tensor(ret[ready], device=device)
+    priv = None if critic is None else th.as_tensor(buf.privileged[ready], device=device)
+    params = [p for group in optimizer.param_groups for p in group["params"]]
     policy.set_training_mode(True)
     gen = np.random.default_rng(int(n))
     out = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0,
@@ -542,7 +617,8 @@ def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str) -> dict[str
             idx = order[start:start + t["batch_size"]]
             if len(idx) < 2:
                 continue
-            logits, values = _logits_values(policy, obs[idx])
+            logits, values = _logits_values(policy, obs[idx], critic,
+                                            None if priv is None else priv[idx])
             log_probs = _masked_log_probs(logits, mask[idx])
             logp = log_probs.gather(1, actions[idx][:, None])[:, 0]
             entropy = -(log_probs.exp() * log_probs).masked_fill(~mask[idx], 0.0).sum(1)
@@ -555,7 +631,7 @@ def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str) -> dict[str
             loss = loss_pi + t["vf_coef"] * loss_v + t["ent_coef"] * loss_ent
             optimizer.zero_grad()
             loss.backward()
-            th.nn.utils.clip_grad_norm_(policy.parameters(), t["max_grad_norm"])
+            th.nn.utils.clip_grad_norm_(params, t["max_grad_norm"])
             optimizer.step()
             with th.no_grad():
                 log_ratio = logp - old_logp[idx]

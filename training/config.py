@@ -62,6 +62,9 @@ SCHEMA: dict[str, Any] = {
         "target_kl": ((int, float, type(None)), None),
         "net_arch": (list, [256, 256]),
         "heads": (str, "shared"),  # shared | phase (one policy trunk per game phase)
+        # algo batch_ppo: what the value network reads - the seat's observation, or also the
+        # hidden part of the deal (privileged: training/privileged.py); the actor never does
+        "critic": (str, "observation"),
         "torch_threads": (int, 1),
         "checkpoint_every": (int, 50_000),
     },
@@ -130,6 +133,7 @@ CHOICES = {
     "env.reward": ("score", "win", "standing"),
     "train.vec_env": ("subproc", "dummy"),
     "train.heads": ("shared", "phase"),
+    "train.critic": ("observation", "privileged"),
     "train.lr_schedule": ("constant", "linear", "cosine"),
     "pretrain.lr_schedule": ("constant", "cosine"),
     "expert.lr_schedule": ("constant", "cosine"),
@@ -357,6 +361,10 @@ def validate(data: dict) -> dict:
     if cfg["train"]["lr_schedule"] != "constant" and cfg["algo"] == "maskable_ppo":
         raise ValueError(f"config: train.lr_schedule={cfg['train']['lr_schedule']!r} (decay over "
                          f"the time budget) needs algo: batch_ppo, not maskable_ppo")
+    if cfg["train"]["critic"] != "observation" and cfg["algo"] == "maskable_ppo":
+        raise ValueError(f"config: train.critic={cfg['train']['critic']!r} (a value network that "
+                         f"sees the whole deal) needs algo: batch_ppo, not maskable_ppo: SB3's "
+                         f"policy has one input, the seat's observation")
     if cfg["expert"]["steps"] > 0:
         if cfg["algo"] == "maskable_ppo":  # rllib_ppo: refused below, as its other keys
             raise ValueError(f"config: expert.steps={cfg['expert']['steps']} (expert iteration) "

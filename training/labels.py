@@ -16,7 +16,7 @@ from stichzoo.training.distil import advantage, soft_target
 
 def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                  teacher: str | None = None, temperature: float | None = None,
-                 player: str | None = None) -> dict[str, np.ndarray]:
+                 player: str | None = None, privileged: bool = False) -> dict[str, np.ndarray]:
     """The warm start's data: the teacher in *every* seat of a batch of games.
 
     Every decision is a sample (the single-seat view keeps one seat's in
@@ -29,7 +29,9 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
     ``player`` (a policy spec) the player makes the moves in every seat and
     the teacher only labels them: the positions are the ones the player
     reaches (DAgger), the labels and targets the teacher's, and the value
-    target the player's return.
+    target the player's return.  With ``privileged`` each decision also
+    gets the hidden part of the deal as its seat saw it hidden
+    (``privileged``, training/privileged.py): the privileged critic's warm start.
     """
     from stichzoo.envs import BatchEnv
     from stichzoo.policies.specs import build_policy
@@ -48,6 +50,10 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
     out = {"obs": np.zeros((steps, engine.obs_size), np.float32),
            "mask": np.zeros((steps, engine.num_actions), bool),
            "action": np.zeros(steps, np.int64), "return": np.zeros(steps, np.float32)}
+    if privileged:
+        from stichzoo.training.privileged import privileged_features, privileged_size
+
+        out["privileged"] = np.zeros((steps, privileged_size(game)), np.float32)
     if temperature is not None:
         out["target"] = np.zeros((steps, engine.num_actions), np.float32)
         out["advantage"] = np.zeros((steps, engine.num_actions), np.float32)
@@ -63,9 +69,11 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                 actions.append(values.action)
                 targets[r] = (soft_target(values, engine.num_actions, temperature),
                               advantage(values, engine.num_actions))
+        hidden = (privileged_features(game, engine.states, to_act) if privileged
+                  else [None] * len(actions))
         for r, a in enumerate(actions):
             chains[r][to_act[r]].append([obs[r].copy(), mask[r].astype(bool), a, 0.0,
-                                         targets[r]])
+                                         targets[r], hidden[r]])
         if mover is not None:
             actions = [mover.act(Decision(game, s, s.current_player)) for s in engine.states]
         obs, mask, to_act, rewards, dones = engine.step(np.array(actions, np.int64))
@@ -86,6 +94,8 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                     out["action"][filled], out["return"][filled] = item[2], ret
                     if temperature is not None:
                         out["target"][filled], out["advantage"][filled] = item[4]
+                    if privileged:
+                        out["privileged"][filled] = item[5]
                     filled += 1
             chains[r] = [[] for _ in range(n)]
     return out

@@ -69,6 +69,8 @@ MAPPED: dict[str, str] = {
 
 #: key -> why RLlib has no use for it (refused when set to anything but its default)
 REFUSED: dict[str, str] = {
+    "train.critic": "the batch trainer's privileged critic (the value network reads the true "
+                    "deal from its engine); RLlib's module has one input, the observation",
     "train.vec_env": "SB3's vector env; RLlib steps envs inside its env runners "
                      "(rllib.num_env_runners, train.n_envs)",
     "train.target_kl": "SB3's early stop of the epochs; RLlib's PPO has a KL penalty instead, "

@@ -185,14 +185,18 @@ def play(game: Game, deck_orders, bots: list[Policy], timed: set[int],
 
 def play_deal(task: tuple[str, int, int, int, tuple[str, ...]]) -> dict:
     """One deal of one game: the baseline round and every variant in every seat."""
-    name, seed, deal, worlds_factor, chosen = task
+    name, seed, deal, worlds_factor, chosen, *rest = task
+    baseline = rest[0] if rest else "pimc"
     game = make_game(name)
     measure = TABLES[name][1]
     n = game.num_players
     deck_orders = game.deal(random.Random(derive(seed, deal)))
     seeds = [derive(seed, deal, seat) for seat in range(n)]
 
-    def defaults() -> list[Policy]:
+    def defaults() -> list[Policy]:  # --baseline: PIMC at its defaults unless told otherwise
+        if baseline != "pimc":
+            return [build_policy(baseline, game, seed=seeds[seat], cache=False)
+                    for seat in range(n)]
         return [make_policy("pimc", game, seed=seeds[seat]) for seat in range(n)]
 
     base, base_times = play(game, deck_orders, defaults(), set(range(n)), measure)
@@ -210,9 +214,9 @@ def play_deal(task: tuple[str, int, int, int, tuple[str, ...]]) -> dict:
 
 
 def probe(name: str, deals: int, seed: int, workers: int, worlds_factor: int = 4,
-          chosen: tuple[str, ...] = VARIANTS) -> dict:
+          chosen: tuple[str, ...] = VARIANTS, baseline: str = "pimc") -> dict:
     """Every deal of one game (over ``workers`` processes), summarised per variant."""
-    tasks = [(name, seed, d, worlds_factor, tuple(chosen)) for d in range(deals)]
+    tasks = [(name, seed, d, worlds_factor, tuple(chosen), baseline) for d in range(deals)]
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             per_deal = list(pool.map(play_deal, tasks))
@@ -232,7 +236,7 @@ def probe(name: str, deals: int, seed: int, workers: int, worlds_factor: int = 4
     return {"game": name, "table": TABLES[name][0], "measure": measure, "deals": deals,
             "seats": game.num_players, "seed": seed, "worlds_factor": worlds_factor,
             "defaults": {**game_policy_module(name).SEARCH_DEFAULTS,
-                         "rollout": default_rollout(game)},
+                         "rollout": default_rollout(game)}, "baseline_spec": baseline,
             "baseline": {"mean": statistics.fmean(baseline),
                          "think_ms": statistics.fmean(base_ms) if base_ms else None,
                          "decisions": len(base_ms)},
@@ -289,12 +293,15 @@ def main(argv: list[str] | None = None) -> None:
                     help="more variants of the probe seat, as policy specs (pimc:infer=1)")
     ap.add_argument("--markdown", help="write the docs table here")
     ap.add_argument("--json", help="write the full results here")
+    ap.add_argument("--baseline", default="pimc",
+                    help="the spec in the other seats and the baseline round (default: PIMC "
+                         "at its defaults), e.g. pimc:worlds=24")
     args = ap.parse_args(argv)
     reports = []
     for name in args.games:
         t = time.perf_counter()
         report = probe(name, args.deals, args.seed, args.workers, args.worlds_factor,
-                       tuple(args.variants) + tuple(args.specs))
+                       tuple(args.variants) + tuple(args.specs), args.baseline)
         report["wall_s"] = round(time.perf_counter() - t, 1)
         reports.append(report)
         print("\n".join(text_table(report)) + f"\n  ({report['wall_s']} s)", flush=True)

@@ -48,7 +48,6 @@ from stichzoo.envs.wizard.rules import (
     DECK_SIZE,
     FREE,
     JESTER0,
-    NUM_SUITS,
     PLAY,
     SUIT_MASK,
     WIZARD0,
@@ -162,15 +161,8 @@ class PolicyInference:
         unseen cards, those that break a void thrown away (exact rejection); if that keeps
         failing, the rest by ``deal_others``.  Returns every seat's hands per candidate and
         the unseen cards (the pool ``world_of`` takes the undealt rest from)."""
-        n = root.num_players
-        seen = root.hands[seat] | root.played
-        if root.trump_card >= 0:
-            seen |= 1 << root.trump_card
-        unseen = [c for c in range(DECK_SIZE) if not (seen >> c) & 1]
-        others = [p for p in range(n) if p != seat]
-        sizes = [root.hands[p].bit_count() for p in others]
-        bans = np.array([sum(SUIT_MASK[x] for x in range(NUM_SUITS) if root.voids[p] >> x & 1)
-                         for p in others], np.int64)
+        unseen, others, sizes, ban_list = self.game.hidden_part(root, seat)
+        bans = np.array(ban_list, np.int64)
         cards = np.int64(1) << np.array(unseen, np.int64)
         gen = np.random.default_rng(rng.getrandbits(63))
         out: list[list[int]] = []

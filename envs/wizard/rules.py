@@ -333,12 +333,23 @@ class WizardGame(Game):
         (:meth:`world_of`); the two steps together are ``determinize``, draw
         for draw.
         """
-        n = state.num_players
+        unseen, others, sizes, bans = self.hidden_part(state, seat)
+        dealt = deal_hidden(unseen, sizes, bans, rng)
+        hands = state.hands[:]
+        for p, h in zip(others, dealt):
+            hands[p] = h
+        return HiddenDeal(hands, unseen)
+
+    @staticmethod
+    def hidden_part(state: WizardState, seat: int) -> tuple[list[int], list[int], list[int],
+                                                              list[int]]:
+        """What a re-deal for ``seat`` must fill: the cards it cannot see, the other seats,
+        their hand sizes and, per other seat, the cards its voids forbid (a bitmask)."""
         seen = state.hands[seat] | state.played
         if state.trump_card >= 0:
             seen |= 1 << state.trump_card
         unseen = [c for c in range(DECK_SIZE) if not (seen >> c) & 1]
-        others = [p for p in range(n) if p != seat]
+        others = [p for p in range(state.num_players) if p != seat]
         sizes = [state.hands[p].bit_count() for p in others]
         bans = [0] * len(others)
         for i, p in enumerate(others):
@@ -346,11 +357,7 @@ class WizardGame(Game):
             for suit in range(NUM_SUITS):
                 if v >> suit & 1:
                     bans[i] |= SUIT_MASK[suit]
-        dealt = deal_hidden(unseen, sizes, bans, rng)
-        hands = state.hands[:]
-        for p, h in zip(others, dealt):
-            hands[p] = h
-        return HiddenDeal(hands, unseen)
+        return unseen, others, sizes, bans
 
     def world_of(self, state: WizardState, seat: int, deal: HiddenDeal,
                  rng: random.Random) -> WizardState:

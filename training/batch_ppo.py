@@ -420,11 +420,11 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
         critic = PrivilegedCritic(policy.observation_space.shape[0], privileged_size(game),
                                   t["net_arch"]).to(device)
 
-    def trained():  # what PPO's optimizer steps (the policy's own value head idles beside
+    def stepped():  # what PPO's optimizer steps (the policy's own value head idles beside
         # a privileged critic: no gradient reaches it)
         return [*policy.parameters(), *(critic.parameters() if critic is not None else [])]
 
-    optimizer = th.optim.Adam(trained(), lr=t["learning_rate"], eps=1e-5)
+    optimizer = th.optim.Adam(stepped(), lr=t["learning_rate"], eps=1e-5)
     samples = rollouts = 0
     rng = np.random.default_rng(cfg["seed"])
     stages: dict[str, dict[str, float]] = {}  # imitation before PPO: name -> its stats
@@ -454,7 +454,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
                                                 lambda *row: expert_log.append(row))
             policy.to(device)
         if stages:
-            optimizer = th.optim.Adam(trained(), lr=t["learning_rate"], eps=1e-5)
+            optimizer = th.optim.Adam(stepped(), lr=t["learning_rate"], eps=1e-5)
     writer = SummaryWriter(os.path.join(paths.tb, "batch_ppo"))
     if not latest:
         writer.add_text("config", config_text(cfg), 0)

@@ -62,6 +62,16 @@ def collect(cfg: dict, steps: int, seed: int) -> dict[str, np.ndarray]:
             "action": np.asarray(act_l, np.int64), "return": np.asarray(ret_l, np.float32)}
 
 
+def lr_scheduler(optimizer, schedule: str, total_steps: int):
+    """The warm start's step schedule over ``total_steps`` optimizer steps: None for
+    ``constant``, a cosine decay to 0 for ``cosine`` (imitation and the privileged critic)."""
+    if schedule != "cosine":
+        return None
+    total_steps = max(1, total_steps)
+    return th.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda k: 0.5 * (1.0 + np.cos(np.pi * min(k, total_steps) / total_steps)))
+
+
 def behaviour_clone(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int,
                     lr: float, logger=None, verbose: bool = True,
                     schedule: str = "constant") -> dict[str, float]:
@@ -78,11 +88,7 @@ def behaviour_clone(policy, data: dict[str, np.ndarray], epochs: int, batch_size
     """
     optimizer = th.optim.Adam(policy.parameters(), lr=lr)
     n = len(data["action"])
-    total_steps = epochs * -(-n // batch_size)
-    scheduler = None
-    if schedule == "cosine":
-        scheduler = th.optim.lr_scheduler.LambdaLR(
-            optimizer, lambda k: 0.5 * (1.0 + np.cos(np.pi * min(k, total_steps) / total_steps)))
+    scheduler = lr_scheduler(optimizer, schedule, epochs * -(-n // batch_size))
     obs = th.as_tensor(data["obs"])
     mask = data["mask"]
     actions = th.as_tensor(data["action"])

@@ -28,6 +28,7 @@ import torch as th
 from torch import nn
 
 from stichzoo.envs.core.batch import masks_into
+from stichzoo.training.pretrain import lr_scheduler
 
 CRITICS = ("observation", "privileged")
 
@@ -82,11 +83,7 @@ def fit_critic(critic: PrivilegedCritic, data: dict[str, np.ndarray], epochs: in
     ``behaviour_clone`` does for the observation critic, on the same decisions."""
     optimizer = th.optim.Adam(critic.parameters(), lr=lr)
     n = len(data["return"])
-    total_steps = max(1, epochs * -(-n // batch_size))
-    scheduler = None
-    if schedule == "cosine":
-        scheduler = th.optim.lr_scheduler.LambdaLR(
-            optimizer, lambda k: 0.5 * (1.0 + np.cos(np.pi * min(k, total_steps) / total_steps)))
+    scheduler = lr_scheduler(optimizer, schedule, epochs * -(-n // batch_size))
     obs, priv = th.as_tensor(data["obs"]), th.as_tensor(data["privileged"])
     returns = th.as_tensor(data["return"])
     gen = np.random.default_rng(0)

@@ -10,19 +10,28 @@ from __future__ import annotations
 import importlib
 from importlib import resources
 
+#: game name -> its version, the N of ``<game>_vN``: bumped whenever what a seat
+#: observes or the rules change, so that a bot or a record of another version is
+#: refused by name (the rules class's ``version`` says the same; a test checks it).
+#: Geheimtrumpf v1 added the reading pieces (envs/geheimtrumpf/reading.py).
+VERSIONS: dict[str, int] = {"wizard": 0, "wunder_punkt": 0, "silberne_ananas": 0,
+                            "hoch_tief": 0, "geheimtrumpf": 1}
+
+
+def env_id(name: str) -> str:
+    """``geheimtrumpf`` -> ``geheimtrumpf_v1``: the env module and the id bots record."""
+    return f"{name}_v{VERSIONS[name]}"
+
+
 #: game name -> (env module, rules module:Game class)
 GAMES: dict[str, tuple[str, str]] = {
-    "wizard": ("stichzoo.envs.wizard_v0", "stichzoo.envs.wizard.rules:WizardGame"),
-    "wunder_punkt": ("stichzoo.envs.wunder_punkt_v0",
-                     "stichzoo.envs.wunder_punkt.rules:WunderPunktGame"),
-    "silberne_ananas": ("stichzoo.envs.silberne_ananas_v0",
-                        "stichzoo.envs.silberne_ananas.rules:SilberneAnanasGame"),
-    "hoch_tief": ("stichzoo.envs.hoch_tief_v0", "stichzoo.envs.hoch_tief.rules:HochTiefGame"),
-    "geheimtrumpf": ("stichzoo.envs.geheimtrumpf_v0",
-                     "stichzoo.envs.geheimtrumpf.rules:GeheimtrumpfGame"),
+    name: (f"stichzoo.envs.{env_id(name)}", f"stichzoo.envs.{name}.rules:{cls}")
+    for name, cls in (("wizard", "WizardGame"), ("wunder_punkt", "WunderPunktGame"),
+                      ("silberne_ananas", "SilberneAnanasGame"), ("hoch_tief", "HochTiefGame"),
+                      ("geheimtrumpf", "GeheimtrumpfGame"))
 }
 
-ENV_IDS = tuple(f"{name}_v0" for name in GAMES)
+ENV_IDS = tuple(env_id(name) for name in GAMES)
 
 
 def game_class(name: str):
@@ -64,6 +73,6 @@ def register_with_pettingzoo() -> None:
     from pettingzoo import aec_registry, register
 
     for name, (module, _) in GAMES.items():
-        env_id = f"stichzoo/{name}-v0"
-        if env_id not in aec_registry:
-            register("aec", env_id, entry_point=f"{module}:env")
+        registry_id = f"stichzoo/{name}-v{VERSIONS[name]}"
+        if registry_id not in aec_registry:
+            register("aec", registry_id, entry_point=f"{module}:env")

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import tomllib
 
+from stichzoo.envs import registry
 from stichzoo.envs.registry import rules_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,7 +57,7 @@ def env_page(game: str) -> str:
     """The page of one environment, from its env module's docstring."""
     module = importlib.import_module(f"stichzoo.envs.{game}.env")
     doc = textwrap.dedent(module.__doc__ or "").strip("\n")
-    env_id = f"{game}_v0"
+    env_id = registry.env_id(game)
     missing = [s for s in ENV_SECTIONS if not re.search(rf"^{s}$", doc, re.M)]
     if missing or "| Agents |" not in doc:
         raise SystemExit(f"docs: the docstring of stichzoo.envs.{game}.env lacks "

@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from stichzoo import envs
+from stichzoo.envs.registry import env_id
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = {"silberne_ananas": 3}
@@ -102,7 +103,7 @@ def test_the_import_line_of_each_env_page_works(game_name):
     assert row, f"envs/{game_name}/env.py: its docstring's table has no Import row"
     namespace: dict = {}
     exec(row.group(1), namespace)
-    assert namespace[f"{game_name}_v0"].env().metadata["name"] == f"{game_name}_v0"
+    assert namespace[env_id(game_name)].env().metadata["name"] == env_id(game_name)
 
 
 def test_every_python_block_runs_or_is_a_fragment():

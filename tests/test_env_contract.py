@@ -19,6 +19,7 @@ import pytest
 from stichzoo import envs
 from stichzoo.envs.core.game import IllegalActionError
 from stichzoo.envs.core.record import replay, to_json
+from stichzoo.envs.registry import VERSIONS, env_id
 from tests.helpers import play_env, strict_api_test
 
 GAMES = list(envs.GAMES)
@@ -52,7 +53,7 @@ API_CASES = [
 def test_api_and_seed(case):
     game, opts, cycles = case
     module = envs.env_module(game)
-    strict_api_test(lambda: module.env(**opts), f"{game}_v0", num_cycles=cycles)
+    strict_api_test(lambda: module.env(**opts), env_id(game), num_cycles=cycles)
 
 
 # -- registration and spaces -----------------------------------------------------------------------
@@ -69,16 +70,17 @@ MAKE_OPTIONS = {
 
 @pytest.mark.parametrize("game", GAMES)
 def test_registered_with_pettingzoo(game):
-    env_id = f"{game}_v0"
+    name = env_id(game)
     module = envs.env_module(game)
-    assert env_id in envs.ENV_IDS
+    assert name in envs.ENV_IDS
     assert envs.game_class(game).name == game
-    assert module.raw_env.metadata["name"] == env_id
+    assert envs.game_class(game).version == VERSIONS[game]  # the registry and the rules agree
+    assert module.raw_env.metadata["name"] == name
     assert "Observation Space" in module.__doc__
     opts, players = MAKE_OPTIONS[game]
-    made = pettingzoo.make("aec", f"stichzoo/{game}-v0", **opts)
+    made = pettingzoo.make("aec", f"stichzoo/{game}-v{VERSIONS[game]}", **opts)
     made.reset(seed=0)
-    assert made.num_agents == players and str(made.unwrapped) == env_id
+    assert made.num_agents == players and str(made.unwrapped) == name
     assert isinstance(made.unwrapped, module.raw_env)
 
 
@@ -169,7 +171,7 @@ def played_record(game: str, opts: dict, seed: int) -> tuple[dict, object]:
 def test_record_replays_the_game(case):
     game, opts, seed = case
     record, raw = played_record(game, opts, seed)
-    assert record["game"] == game and record["env"] == f"{game}_v0"
+    assert record["game"] == game and record["env"] == env_id(game)
     state = replay(record)
     played = raw.state_
     assert state.history == played.history

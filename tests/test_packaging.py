@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from stichzoo import envs
+from stichzoo.envs.registry import env_id
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"configs": "stichzoo.configs", "envs": "stichzoo.envs",
@@ -76,7 +77,7 @@ def test_wheel_has_one_top_level_package_with_the_bots(wheel):
             assert f"stichzoo/policies/bots/{game}/{file}" in names
         assert f"stichzoo/envs/{game}/rules.py" in names
         assert f"stichzoo/envs/{game}/rules.md" in names  # the rules for players
-        assert f"stichzoo/envs/{game}_v0.py" in names
+        assert f"stichzoo/envs/{env_id(game)}.py" in names
     assert "stichzoo/__init__.py" in names and "stichzoo/training/cli.py" in names
     assert "stichzoo/policies/ladder.json" in names  # the learned search's measured strength
     assert "stichzoo/py.typed" in names  # PEP 561: type checkers read the package's hints

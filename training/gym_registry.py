@@ -7,7 +7,7 @@ One id per game, the game's name in CamelCase (the PettingZoo ids,
     stichzoo/WunderPunkt-v0     wunder_punkt
     stichzoo/SilberneAnanas-v0  silberne_ananas
     stichzoo/HochTief-v0        hoch_tief
-    stichzoo/Geheimtrumpf-v0    geheimtrumpf
+    stichzoo/Geheimtrumpf-v1    geheimtrumpf
 
 Each makes a :class:`~stichzoo.training.single_seat.SingleSeatEnv`; the
 keyword arguments of ``make`` (``options``, ``opponents``, ``reward``,
@@ -24,7 +24,7 @@ registering imports no game, no bot and nothing beyond gymnasium, which
 
 from __future__ import annotations
 
-from stichzoo.envs.registry import GAMES
+from stichzoo.envs.registry import GAMES, VERSIONS
 
 ENTRY_POINT = "stichzoo.training.single_seat:SingleSeatEnv"
 VECTOR_ENTRY_POINT = "stichzoo.training.vector:SeatVectorEnv"
@@ -32,7 +32,8 @@ VECTOR_ENTRY_POINT = "stichzoo.training.vector:SeatVectorEnv"
 
 def gym_id(game: str) -> str:
     """``wunder_punkt`` -> ``stichzoo/WunderPunkt-v0``."""
-    return "stichzoo/" + "".join(part.capitalize() for part in game.split("_")) + "-v0"
+    return ("stichzoo/" + "".join(part.capitalize() for part in game.split("_"))
+            + f"-v{VERSIONS[game]}")
 
 
 #: game name -> Gymnasium id

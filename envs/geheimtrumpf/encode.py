@@ -25,6 +25,7 @@ import numpy as np
 
 from stichzoo.envs.core.batch_bits import PAD, check_batch_args, small_ints, trick_pads
 from stichzoo.envs.core.observation import Layout, Piece, put_bits
+from stichzoo.envs.geheimtrumpf.reading import NUM_DRAWS, write_reading
 from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     CHECK_OFF,
@@ -164,6 +165,25 @@ def observation_layout(n: int) -> Layout:
         Piece("tricks", TRICKS * n * NUM_CARDS, doc="per trick, per relative seat, its card"),
         Piece("tricks_won", n * (TRICKS + 1), doc="per relative seat, tricks won one-hot 0..9"),
         Piece("won_cards", n * NUM_CARDS, doc="per relative seat, the cards of its tricks"),
+        # the reading (version 1, envs/geheimtrumpf/reading.py): facts the rules derive
+        # from the pieces above, which the network would otherwise have to learn
+        Piece("trump_candidates", NUM_DRAWS,
+              doc="the trump draws (suit none, H, D, S, C x value none, A..9) that agree "
+                  "with every announced row winner; the true draw alone once this seat "
+                  "knows the trumps; all 0 in the task draft"),
+        Piece("trumps", NUM_CARDS, doc="play phase: the cards that are trumps"),
+        Piece("led_beaters", NUM_CARDS,
+              doc="play phase: per card, the share of the other 35 that beat it if it is led"),
+        Piece("trick_winner", n, doc="play phase: the relative seat winning the current trick "
+                                     "(all 0 before its first card)"),
+        Piece("takes_trick", NUM_CARDS,
+              doc="play phase: the cards of this seat's hand that would win the current "
+                  "trick if played now (leading: every card)"),
+        Piece("overtake", NUM_CARDS,
+              doc="play phase: per card of takes_trick, the share of the seats still to "
+                  "play after it that hold a legal card beating it"),
+        Piece("safe", NUM_CARDS,
+              doc="play phase: the cards of takes_trick that no seat still to play can beat"),
     ])
 
 
@@ -225,6 +245,7 @@ class GeheimtrumpfEncoder:
             t = s.chosen[p]
             if t >= 0 and s.chosen_visible_to(seat, p):
                 out[och + rel * NUM_TASKS + t] = 1.0
+        write_reading(s, seat, out, o, n)
         if phase != PLAY and phase != CHECK_OFF:
             return
         otl, ot = o["trick_leaders"], o["tricks"]
@@ -356,6 +377,9 @@ class GeheimtrumpfEncoder:
         oh = o["tasks_held"]
         tasks = wd[np.arange(big)[:, None, None], 1 + tb.pair + rot[:, None, :]]
         out[:, oh:oh + 2 * n * NUM_TASKS] = unpack_masks(tasks, NUM_TASKS).reshape(big, -1)
+        # the reading: derived per state (a small share of the states' rows)
+        for i in mrow.tolist():
+            write_reading(states[i], seats[i], out[i], o, n)
 
     def _many_mid(self, out: np.ndarray, parts: list[np.ndarray], tb: _BatchLookups, n: int,
                   mrow: np.ndarray, seat: np.ndarray, phase: np.ndarray, start: np.ndarray,

@@ -2,7 +2,7 @@
 
 | | |
 |---|---|
-| Import | `from stichzoo.envs import geheimtrumpf_v0` |
+| Import | `from stichzoo.envs import geheimtrumpf_v1` |
 | Agents | `player_0` .. `player_{n-1}`, n = 3 or 4 |
 | Actions | `Discrete(105)`: play card, take card, draft task, choose task, check task |
 | Observation | `Dict(observation=Box(float32), action_mask=Box(int8))` |
@@ -50,6 +50,24 @@ Observation Space
       task choice
     - ``won_cards`` (n x 36): the cards in each seat's tricks
 
+    The reading (new in v1, ``envs/geheimtrumpf/reading.py``): facts the
+    rules derive from the pieces above, so that a network need not learn the
+    ranking rules to use them:
+
+    - ``trump_candidates`` (50: suit none, H, D, S, C x value none, A..9,
+      index (suit + 1) x 10 + value): the trump draws that agree with every
+      announced row winner; the true draw alone once this seat knows the
+      trumps; all zero in the task draft
+    - in the play phase only (all zero otherwise): ``trumps`` (36) the cards
+      that are trumps; ``led_beaters`` (36) per card the share of the other
+      35 that would beat it if it were led; ``trick_winner`` (n) the seat
+      winning the current trick (all zero before its first card);
+      ``takes_trick`` (36) the cards of this seat's hand that would win the
+      current trick if played now (leading: every card); ``overtake`` (36)
+      per card of ``takes_trick`` the share of the seats still to play after
+      it holding a legal card that beats it; ``safe`` (36) the cards of
+      ``takes_trick`` that no seat still to play can beat
+
     ``env.state()`` adds the true trumps, every chosen task, the set-aside
     cards (3 players) and the seat to act, for centralised critics.
 
@@ -64,7 +82,7 @@ Observation Space
     ``round_progress`` is the rounds begun / ``round_limit``;
     ``tasks_held`` and ``tasks_checked`` are every seat's at the end; every
     other piece (trumps, layout, draft, hands, chosen tasks, tricks,
-    ``tricks_won``, ``won_cards``) is all zero.
+    ``tricks_won``, ``won_cards``, the reading) is all zero.
 
 Legal Actions Mask
     ``action_mask`` marks exactly the legal actions of the agent to act (all
@@ -93,7 +111,7 @@ Rewards
     ``score`` rewards only: the win shares are paid unscaled.
 
 Arguments
-    ``geheimtrumpf_v0.env(num_players=4, round_limit=50, first_start=0,
+    ``geheimtrumpf_v1.env(num_players=4, round_limit=50, first_start=0,
     reward="score", reward_scale=1.0, render_mode=None,
     show_all_hands=False)``.  ``round_limit``: rounds after which a game
     without a winner is truncated.  ``first_start``: the seat that starts
@@ -122,7 +140,7 @@ from stichzoo.envs.geheimtrumpf.rules import GeheimtrumpfGame
 class raw_env(CardGameEnv):
     game_cls = GeheimtrumpfGame
     encoder_cls = GeheimtrumpfEncoder
-    metadata = {"name": "geheimtrumpf_v0", "render_modes": ["ansi", "human", "rgb_array"],
+    metadata = {"name": "geheimtrumpf_v1", "render_modes": ["ansi", "human", "rgb_array"],
                 "render_fps": 1, "is_parallelizable": False}
 
 

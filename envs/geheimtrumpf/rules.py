@@ -255,7 +255,9 @@ class GeheimtrumpfGame(Game):
     """
 
     name = "geheimtrumpf"
-    version = 0
+    #: 1: the observation gained the reading pieces (envs/geheimtrumpf/reading.py); the
+    #: rules are those of version 0
+    version = 1
     Options = GeheimtrumpfOptions
     deck = DECK
 

@@ -17,9 +17,11 @@ The questions issue 16 asks before a 60-minute run is spent on a lever:
 * **Input pieces** (``--feature``): the same with one candidate
   observation piece appended - computed here from the seat's own view,
   never the hidden state - so a piece is measured before it becomes an env
-  version.  ``trump_candidates`` (Geheimtrumpf): the trump draws that
-  agree with every announced row winner, the one true draw once the seat
-  knows it.  ``suit_state`` (Hoch & Tief): per relative seat and suit, the
+  version.  The Geheimtrumpf pieces measured here first (``play_state``,
+  ``trump_candidates``) became ``geheimtrumpf_v1``'s reading
+  (envs/geheimtrumpf/reading.py).  ``task_need`` (Geheimtrumpf, on top of
+  it): per seat, whether its chosen task still wants tricks, must take no
+  more, or is already missed.  ``suit_state`` (Hoch & Tief): per relative seat and suit, the
   count of taken cards (0, 1, 2, 3+) and what they score; per own card, the
   shares of the unseen cards of its suit above and below it; the unseen
   cards per suit.
@@ -84,38 +86,6 @@ class _Extended:
             self.extra(s, seat, out[i, self.base:])
 
 
-def _trump_candidates():
-    from stichzoo.envs.geheimtrumpf.encode import GeheimtrumpfEncoder
-    from stichzoo.envs.geheimtrumpf.rules import (
-        GAME_OVER,
-        TASK_DRAFT,
-        TRUMPS,
-        VALUES,
-        consistent_trumps,
-    )
-
-    def index(key):
-        return (key[0] + 1) * (VALUES + 1) + key[1]
-
-    class TrumpCandidates(_Extended):
-        base_cls = GeheimtrumpfEncoder
-
-        def piece_for(self, game):
-            return Piece("trump_candidates", len(TRUMPS),
-                         doc="trump draws agreeing with the announced row winners")
-
-        def extra(self, s, seat, row):
-            if s.phase in (TASK_DRAFT, GAME_OVER):
-                return
-            if s.trumps_known_to(seat):
-                row[index((s.trumps.suit, s.trumps.value))] = 1.0
-                return
-            for key in consistent_trumps(s):
-                row[index(key)] = 1.0
-
-    return TrumpCandidates
-
-
 def _suit_state():
     from stichzoo.envs.hoch_tief.encode import HochTiefEncoder
     from stichzoo.envs.hoch_tief.rules import GAME_OVER, NUM_SUITS
@@ -156,7 +126,46 @@ def _suit_state():
     return SuitState
 
 
-FEATURES = {"trump_candidates": ("geheimtrumpf", _trump_candidates),
+def _task_need():
+    from stichzoo.envs.geheimtrumpf.encode import GeheimtrumpfEncoder
+    from stichzoo.envs.geheimtrumpf.rules import (
+        FEWEST_TRICKS,
+        MOST_TRICKS,
+        NO_TRICK,
+        PLAY,
+        THREE_TRICKS,
+    )
+
+    class TaskNeed(_Extended):
+        base_cls = GeheimtrumpfEncoder
+
+        def piece_for(self, game):
+            return Piece("task_need", 4 * game.num_players,
+                         doc="per relative seat, its chosen task: wants tricks, must take "
+                             "no more, already missed; tricks still needed / 3")
+
+        def extra(self, s, seat, row):
+            if s.phase != PLAY:
+                return
+            n = s.num_players
+            for rel in range(n):
+                p = (seat + rel) % n
+                t, won = s.chosen[p], s.tricks_won[p]
+                if t < 0:
+                    continue
+                if NO_TRICK <= t <= THREE_TRICKS:
+                    need = t - won
+                    row[4 * rel + (0 if need > 0 else 1 if need == 0 else 2)] = 1.0
+                    row[4 * rel + 3] = max(need, 0) / 3
+                elif t == MOST_TRICKS:
+                    row[4 * rel] = 1.0
+                elif t == FEWEST_TRICKS:
+                    row[4 * rel + 1] = 1.0
+
+    return TaskNeed
+
+
+FEATURES = {"task_need": ("geheimtrumpf", _task_need),
             "suit_state": ("hoch_tief", _suit_state)}
 
 

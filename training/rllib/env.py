@@ -1,4 +1,4 @@
-"""Each game as an RLlib ``MultiAgentEnv``, registered with Ray as ``stichzoo/<game>-v0``.
+"""Each game as an RLlib ``MultiAgentEnv``, registered with Ray as ``stichzoo/<game>-v<N>``.
 
 Why not RLlib's ``PettingZooEnv`` around our AEC env: RLlib's action masking
 expects ``{"observations", "action_mask"}`` (the AEC env says ``observation``),
@@ -55,6 +55,7 @@ from ray.tune.registry import register_env  # noqa: E402
 
 from stichzoo import envs  # noqa: E402
 from stichzoo.envs.core.game import IllegalActionError  # noqa: E402
+from stichzoo.envs.registry import VERSIONS  # noqa: E402
 from stichzoo.policies import Decision  # noqa: E402
 from stichzoo.training.single_seat import ILLEGAL_MODES, ILLEGAL_REWARD  # noqa: E402
 
@@ -64,7 +65,7 @@ MASK_KEY = "action_mask"
 
 
 def env_name(game: str) -> str:
-    return f"stichzoo/{game}-v0"
+    return f"stichzoo/{game}-v{VERSIONS[game]}"
 
 
 def snapshot_module(k: int) -> str:
@@ -296,7 +297,7 @@ def _make(env_ctx: dict, game: str) -> StichzooMultiAgentEnv:
 
 
 def register_games() -> list[str]:
-    """``register_env`` every game as ``stichzoo/<game>-v0``; returns the names."""
+    """``register_env`` every game as ``stichzoo/<game>-v<N>``; returns the names."""
     names = []
     for game in envs.GAMES:
         register_env(env_name(game), functools.partial(_make, game=game))

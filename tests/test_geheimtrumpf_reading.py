@@ -1,0 +1,172 @@
+"""Geheimtrumpf v1's reading pieces hold what the env docstring says (envs/geheimtrumpf/reading.py).
+
+Expectations come from the rules engine: a card "takes the trick" or is
+"safe" is checked by playing every completion of the trick on clones of the
+state, and the trump candidates against the true draw and the row winners.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+
+from stichzoo.envs import geheimtrumpf_v1
+from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.geheimtrumpf.reading import draw_index, led_beaters
+from stichzoo.envs.geheimtrumpf.rules import (
+    CARD_DRAFT,
+    NUM_CARDS,
+    PLAY,
+    TASK_CHOICE,
+    TASK_DRAFT,
+    TRUMPS,
+    consistent_trumps,
+    trick_winner,
+)
+
+
+def _views(n: int, seed: int):
+    """(raw env, state) at every decision of a few random rounds."""
+    raw = geheimtrumpf_v1.raw_env(num_players=n, round_limit=2)
+    raw.reset(seed=seed)
+    s = raw.state_
+    rng = random.Random(seed)
+    while not (s.over or s.truncated):
+        yield raw, s
+        raw.step(rng.choice(s.legal_actions()))
+
+
+def _piece(raw, seat: int, name: str) -> np.ndarray:
+    return raw.observe(f"player_{seat}")["observation"][raw.encoder.layout.slice(name)]
+
+
+def _completions(s):
+    """The winner of the current trick in every way the seats still to play can finish it,
+    starting with each legal card of the seat to act: {card: [winner, ...]}."""
+    out = {}
+    tricks_before = len(s.tricks)
+    for c in s.legal_actions():
+        winners = []
+        frontier = [s.clone()]
+        frontier[0].step(c)
+        while frontier:
+            t = frontier.pop()
+            if len(t.tricks) > tricks_before:
+                winners.append(t.tricks[tricks_before][2])
+                continue
+            for d in t.legal_actions():
+                u = t.clone()
+                u.step(d)
+                frontier.append(u)
+        out[c] = winners
+    return out
+
+
+@pytest.mark.parametrize("n,seed", [(3, 1), (3, 11), (4, 2), (4, 3), (4, 12)])
+def test_trick_pieces_agree_with_every_completion(n, seed):
+    checked = 0
+    for raw, s in _views(n, seed):
+        if s.phase != PLAY:
+            for name in ("trumps", "led_beaters", "trick_winner", "takes_trick", "overtake",
+                         "safe"):
+                assert not _piece(raw, s.current_player, name).any(), name
+            continue
+        seat = s.current_player
+        take, over, safe = (_piece(raw, seat, k) for k in ("takes_trick", "overtake", "safe"))
+        k = len(s.trick.cards)
+        hand = bit_list(s.hands[seat])
+        assert set(np.flatnonzero(take)) <= set(hand)
+        assert set(np.flatnonzero(safe)) <= set(np.flatnonzero(take))
+        assert not over[take == 0].any()
+        if k == 0:
+            assert set(np.flatnonzero(take)) == set(hand)  # the leader is winning so far
+        if n - 1 - k > 1 or len(s.tricks) == 8:  # too many completions to list; or the
+            continue  # round's last trick, whose end is the round's (the engine moves on)
+        for c, winners in _completions(s).items():
+            # safe: this seat wins however the others finish the trick
+            assert safe[c] == float(all(w == seat for w in winners)), (c, winners)
+            if any(w == seat for w in winners):
+                assert take[c] == 1.0
+            if k == n - 1:  # the last card: the trick is decided by it
+                assert take[c] == float(winners == [seat])
+            if take[c] and not safe[c]:
+                assert over[c] > 0.0
+            checked += 1
+    assert checked > 40
+
+
+@pytest.mark.parametrize("n,seed", [(3, 4), (4, 5)])
+def test_trick_winner_is_who_then_takes_it(n, seed):
+    """The winner named before the trick's last card, after it the trick's taker."""
+    seen = 0
+    for raw, s in _views(n, seed):
+        if s.phase != PLAY or not s.trick.cards:
+            continue
+        seat = s.current_player
+        cards = list(s.trick.cards)
+        leader = s.trick.leader
+        now = trick_winner(cards, s.trumps.power)
+        want = np.zeros(n, np.float32)
+        want[((leader + now) % n - seat) % n] = 1.0
+        assert np.array_equal(_piece(raw, seat, "trick_winner"), want)
+        seen += 1
+    assert seen > 20
+
+
+@pytest.mark.parametrize("n,seed", [(3, 6), (4, 7)])
+def test_trumps_and_led_beaters(n, seed):
+    for raw, s in _views(n, seed):
+        if s.phase != PLAY:
+            continue
+        seat = s.current_player
+        t = s.trumps
+        want = np.zeros(NUM_CARDS, np.float32)
+        want[bit_list(t.mask)] = 1.0
+        assert np.array_equal(_piece(raw, seat, "trumps"), want)
+        beaters = _piece(raw, seat, "led_beaters")
+        assert np.allclose(beaters, led_beaters(t.suit, t.value))
+        break
+
+
+def test_led_beaters_by_the_rules():
+    # hearts trumps, trump value 5: the 5 of hearts beats everything; the 9 of spades
+    # (a plain card) loses to the 12 trumps (hearts and the four 5s, 5 of spades included
+    # among them) and to nothing of its own suit
+    t = TRUMPS[(0, 5)]
+    b = led_beaters(0, 5)
+    five_hearts, nine_spades, ace_clubs = 4, 2 * 9 + 8, 3 * 9
+    assert b[five_hearts] == 0.0
+    assert b[nine_spades] == pytest.approx(t.mask.bit_count() / 35)
+    assert b[ace_clubs] == pytest.approx((t.mask.bit_count() + 7) / 35)  # 2..9 of clubs less the 5
+    for c in range(NUM_CARDS):
+        assert b[c] == sum(trick_winner([c, d], t.power) == 1
+                           for d in range(NUM_CARDS) if d != c) / 35
+
+
+@pytest.mark.parametrize("n,seed", [(3, 8), (4, 9)])
+def test_trump_candidates(n, seed):
+    phases = set()
+    for raw, s in _views(n, seed):
+        for seat in range(n):
+            cand = _piece(raw, seat, "trump_candidates")
+            if s.phase == TASK_DRAFT:
+                assert not cand.any()
+                continue
+            true = draw_index(s.trumps.suit, s.trumps.value)
+            assert cand[true] == 1.0  # the true draw is never ruled out
+            if s.trumps_known_to(seat):
+                assert cand.sum() == 1.0
+            else:
+                want = np.zeros(len(TRUMPS), np.float32)
+                want[[draw_index(*key) for key in consistent_trumps(s)]] = 1.0
+                assert np.array_equal(cand, want)
+            phases.add(s.phase)
+    assert {CARD_DRAFT, TASK_CHOICE, PLAY} <= phases
+
+
+def test_draw_index_covers_every_draw_once():
+    assert sorted(draw_index(*key) for key in TRUMPS) == list(range(len(TRUMPS)))
+    assert len(list(itertools.product(range(-1, 4), range(10)))) == len(TRUMPS)

@@ -21,13 +21,15 @@ lost 1.20 tasks per game to it; with these pieces 0.80 and 0.61
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.tricks import follow_mask
 from stichzoo.envs.geheimtrumpf.rules import (
+    CARD_SUIT,
+    CARD_VALUE,
     GAME_OVER,
     NUM_CARDS,
     PLAY,
@@ -55,6 +57,40 @@ def led_beaters(suit: int, value: int) -> tuple[float, ...]:
                  / (NUM_CARDS - 1) for c in range(NUM_CARDS))
 
 
+@cache
+def _ranks(suit: int, value: int, lead: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(key per card, mask of the cards beating each key) in a trick led in ``lead``.
+
+    The key is :func:`trick_winner`'s: the trump power, else the value in the
+    led suit, else 0; a card beats the trick's best when its key is higher.
+    """
+    power = TRUMPS[(suit, value)].power
+    keys = tuple(power[c] or (CARD_VALUE[c] if CARD_SUIT[c] == lead else 0)
+                 for c in range(NUM_CARDS))
+    above = tuple(sum(1 << c for c in range(NUM_CARDS) if keys[c] > k)
+                  for k in range(max(keys) + 1))
+    return keys, above
+
+
+@lru_cache(maxsize=4096)
+def _candidates(state_key) -> tuple[int, ...]:
+    """The columns of :func:`consistent_trumps` for one draft so far (rows and winners)."""
+    return tuple(draw_index(*key) for key in consistent_trumps(_Draft(*state_key)))
+
+
+class _Draft:
+    """What :func:`consistent_trumps` reads of a state: enough to cache its answer."""
+
+    def __init__(self, num_players: int, start: int, draft_rows, row_winners):
+        self.num_players = num_players
+        self.start = start
+        self.draft_rows = draft_rows
+        self.row_winners = row_winners
+
+    def row_first(self, row: int) -> int:
+        return (self.start + 1 + row) % self.num_players
+
+
 def write_reading(s, seat: int, out: np.ndarray, o: dict[str, int], n: int) -> None:
     """Write the reading pieces of ``seat``'s view of ``s`` (their columns already zero)."""
     phase = s.phase
@@ -64,31 +100,41 @@ def write_reading(s, seat: int, out: np.ndarray, o: dict[str, int], n: int) -> N
     if s.trumps_known_to(seat):
         out[oc + draw_index(s.trumps.suit, s.trumps.value)] = 1.0
     else:
-        for suit, value in consistent_trumps(s):
-            out[oc + draw_index(suit, value)] = 1.0
+        key = (n, s.start, tuple(map(tuple, s.draft_rows)), tuple(s.row_winners))
+        for i in _candidates(key):
+            out[oc + i] = 1.0
     if phase != PLAY:
         return
     t = s.trumps
-    power = t.power
     ot, ol = o["trumps"], o["led_beaters"]
     out[ol:ol + NUM_CARDS] = led_beaters(t.suit, t.value)
     for c in bit_list(t.mask):
         out[ot + c] = 1.0
     trick = s.trick
-    cards = list(trick.cards)
+    cards = trick.cards
     k = len(cards)
-    if k:
-        out[o["trick_winner"] + (trick.seat_of(trick_winner(cards, power)) - seat) % n] = 1.0
-    later = [(seat + i) % n for i in range(1, n - k)]
+    hands = s.hands
+    later = [hands[(seat + i) % n] for i in range(1, n - k)]
     otake, oover, osafe = o["takes_trick"], o["overtake"], o["safe"]
-    for c in bit_list(s.hands[seat]):
-        played = [*cards, c]
-        if trick_winner(played, power) != k:
-            continue
+    if k:
+        keys, above = _ranks(t.suit, t.value, CARD_SUIT[cards[0]])
+        played = [keys[c] for c in cards]
+        best = max(played)
+        out[o["trick_winner"] + (trick.seat_of(played.index(best)) - seat) % n] = 1.0
+        follow = s.follow
+        legal_later = [follow_mask(h, follow) for h in later]
+    for c in bit_list(hands[seat]):
+        if k:
+            key = keys[c]
+            if key <= best:
+                continue
+        else:  # leading: the card sets the suit to follow and is winning so far
+            keys, above = _ranks(t.suit, t.value, CARD_SUIT[c])
+            key = keys[c]
+            follow = t.group[c]
+            legal_later = [follow_mask(h, follow) for h in later]
         out[otake + c] = 1.0
-        follow = s.follow if k else t.group[c]
-        beat = sum(any(trick_winner([*played, d], power) == k + 1
-                       for d in bit_list(follow_mask(s.hands[p], follow))) for p in later)
+        beat = sum(1 for legal in legal_later if legal & above[key])
         if later:
             out[oover + c] = beat / len(later)
         if not beat:

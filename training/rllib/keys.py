@@ -17,7 +17,7 @@ from __future__ import annotations
 
 #: key -> where it goes in RLlib's ``PPOConfig`` (or what the backend does with it)
 MAPPED: dict[str, str] = {
-    "game": "the env: `register_env('stichzoo/<game>-v0')`",
+    "game": "the env: `register_env('stichzoo/<game>-v<N>')`",
     "algo": "`rllib_ppo` (set by `--backend rllib`): RLlib's multi-agent PPO",
     "seed": "`debugging(seed=)`; env runners seed their envs from it",
     "options": "`env_config`: the game's rules, in every env",

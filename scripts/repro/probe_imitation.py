@@ -165,7 +165,30 @@ def _task_need():
     return TaskNeed
 
 
-FEATURES = {"task_need": ("geheimtrumpf", _task_need),
+def _ananas_reading():
+    from stichzoo.envs.silberne_ananas.encode import SilberneAnanasEncoder
+    from stichzoo.envs.silberne_ananas.reading import write_reading
+    from stichzoo.policies.silberne_ananas import taker_values
+
+    class AnanasReading(_Extended):
+        base_cls = SilberneAnanasEncoder
+
+        def piece_for(self, game):
+            return Piece("ananas_reading", 9 + 9 + 3 * 33 + 33,
+                         doc="taker_values (per relative seat, its value of each relative "
+                             "seat taking the trick); card_takers (per relative taker and own "
+                             "legal card, the chance it takes the trick if the card is played)")
+
+        def extra(self, s, seat, row):
+            write_reading(s, seat, row, {"taker_values": 0, "best_taker": 9,
+                                         "card_takers": 18, "card_values": 117},
+                          taker_values(s) if not s.over else None)
+
+    return AnanasReading
+
+
+FEATURES = {"ananas_reading": ("silberne_ananas", _ananas_reading),
+            "task_need": ("geheimtrumpf", _task_need),
             "suit_state": ("hoch_tief", _suit_state)}
 
 

@@ -19,7 +19,11 @@ The questions issue 16 asks before a 60-minute run is spent on a lever:
   never the hidden state - so a piece is measured before it becomes an env
   version.  The Geheimtrumpf pieces measured here first (``play_state``,
   ``trump_candidates``) became ``geheimtrumpf_v1``'s reading
-  (envs/geheimtrumpf/reading.py).  ``task_need`` (Geheimtrumpf, on top of
+  (envs/geheimtrumpf/reading.py); ``ananas_reading`` (taker values, best
+  takers, per own card the takers and their value) became
+  ``silberne_ananas_v1``'s (envs/silberne_ananas/reading.py: play agreement
+  0.738 -> 0.861, gifts 0.588 -> 1.000, win rate -0.311 -> +0.019 against
+  the heuristic, 300,000 decisions).  ``task_need`` (Geheimtrumpf, on top of
   it): per seat, whether its chosen task still wants tricks, must take no
   more, or is already missed.  ``suit_state`` (Hoch & Tief): per relative seat and suit, the
   count of taken cards (0, 1, 2, 3+) and what they score; per own card, the
@@ -165,30 +169,7 @@ def _task_need():
     return TaskNeed
 
 
-def _ananas_reading():
-    from stichzoo.envs.silberne_ananas.encode import SilberneAnanasEncoder
-    from stichzoo.envs.silberne_ananas.reading import write_reading
-    from stichzoo.policies.silberne_ananas import taker_values
-
-    class AnanasReading(_Extended):
-        base_cls = SilberneAnanasEncoder
-
-        def piece_for(self, game):
-            return Piece("ananas_reading", 9 + 9 + 3 * 33 + 33,
-                         doc="taker_values (per relative seat, its value of each relative "
-                             "seat taking the trick); card_takers (per relative taker and own "
-                             "legal card, the chance it takes the trick if the card is played)")
-
-        def extra(self, s, seat, row):
-            write_reading(s, seat, row, {"taker_values": 0, "best_taker": 9,
-                                         "card_takers": 18, "card_values": 117},
-                          taker_values(s) if not s.over else None)
-
-    return AnanasReading
-
-
-FEATURES = {"ananas_reading": ("silberne_ananas", _ananas_reading),
-            "task_need": ("geheimtrumpf", _task_need),
+FEATURES = {"task_need": ("geheimtrumpf", _task_need),
             "suit_state": ("hoch_tief", _suit_state)}
 
 

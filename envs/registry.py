@@ -13,8 +13,9 @@ from importlib import resources
 #: game name -> its version, the N of ``<game>_vN``: bumped whenever what a seat
 #: observes or the rules change, so that a bot or a record of another version is
 #: refused by name (the rules class's ``version`` says the same; a test checks it).
-#: Geheimtrumpf v1 added the reading pieces (envs/geheimtrumpf/reading.py).
-VERSIONS: dict[str, int] = {"wizard": 0, "wunder_punkt": 0, "silberne_ananas": 0,
+#: Geheimtrumpf v1 and Silberne Ananas v1 added the reading pieces
+#: (envs/geheimtrumpf/reading.py, envs/silberne_ananas/reading.py).
+VERSIONS: dict[str, int] = {"wizard": 0, "wunder_punkt": 0, "silberne_ananas": 1,
                             "hoch_tief": 0, "geheimtrumpf": 1}
 
 

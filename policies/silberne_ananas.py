@@ -11,7 +11,8 @@ middle total wins the match - so being middle every deal is no plan either
   the deals left are estimated from the leader's distance to the target).
   When the deal ends the game, the exact result (win share by the rules in
   force) is used instead; in single-deal play it is 1 for the middle score.
-* ``taker_values``: for each seat and each possible taker of the current
+* ``taker_values`` (``envs/silberne_ananas/reading.py``, shared with the
+  observation's reading pieces): for each seat and each possible taker of the current
   trick (self, left, right), the expected value of the deal's end when the
   tricks still to come fall uniformly at random (multinomial) - a seat's
   deal score is its own tricks + 2 x its right neighbour's tricks, so a
@@ -46,106 +47,24 @@ with one search seat and two heuristic seats.
 
 from __future__ import annotations
 
-import math
 import random
 
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.game import win_share
+from stichzoo.envs.silberne_ananas.reading import deal_end_values, taker_values  # noqa: F401
 from stichzoo.envs.silberne_ananas.rules import (
     CARD_SUIT,
     GIVE,
     GIVE0,
-    HAND_SIZE,
     JOKER,
-    MIDDLE_BONUS,
     NUM_PLAYERS,
     SUIT_MASK,
-    alone_rule,
-    deal_scores,
-    middle_rule,
-    middle_seat,
     trick_winner,
 )
-from stichzoo.envs.silberne_ananas.standing import match_value, standing
+from stichzoo.envs.silberne_ananas.standing import match_value
 from stichzoo.policies.base import Decision
 
 SEARCH_DEFAULTS = {"worlds": 16, "rollouts": 1, "horizon": "round"}
-
-
-def _multinomial(r: int) -> list[tuple[int, int, int, float]]:
-    """Every split (a, b, c) of ``r`` tricks with its probability when each goes to 1 of 3."""
-    out = []
-    for a in range(r + 1):
-        for b in range(r - a + 1):
-            c = r - a - b
-            p = math.factorial(r) / (math.factorial(a) * math.factorial(b) * math.factorial(c))
-            out.append((a, b, c, p / 3**r))
-    return out
-
-
-_SPLITS = [_multinomial(r) for r in range(HAND_SIZE + 1)]
-
-
-_END_CACHE: dict = {}
-_TAKER_CACHE: dict = {}
-
-
-def deal_end_values(options, totals: tuple, tricks: tuple) -> tuple[float, ...]:
-    """Per seat, the value of the deal ending with ``tricks`` from the ``totals`` before it."""
-    key = (options, totals, tricks)
-    v = _END_CACHE.get(key)
-    if v is not None:
-        return v
-    base = deal_scores(list(tricks))
-    mid = middle_seat(base)
-    if not options.match:
-        v = tuple(1.0 if s == mid else 0.0 for s in range(NUM_PLAYERS))
-    else:
-        new = [totals[s] + base[s] + (MIDDLE_BONUS if s == mid else 0) for s in range(NUM_PLAYERS)]
-        target = options.target_score
-        if max(new) >= target:
-            win = alone_rule(new, target) if options.alone_variant else middle_rule(new)
-            v = tuple(win_share(win, NUM_PLAYERS))
-        else:
-            v = standing(new, target)
-    if len(_END_CACHE) > 200_000:
-        _END_CACHE.clear()
-    _END_CACHE[key] = v
-    return v
-
-
-def taker_values(state) -> list[list[float]]:
-    """``W[seat][taker]``: expected deal-end value for ``seat`` if ``taker`` takes this trick.
-
-    The tricks after this one are split uniformly at random (multinomial).
-    """
-    options = state.game.options
-    totals = tuple(state.totals)
-    tricks = tuple(state.tricks_won)
-    key = (options, totals, tricks)
-    w = _TAKER_CACHE.get(key)
-    if w is not None:
-        return w
-    rest = HAND_SIZE - sum(tricks) - 1
-    splits = _SPLITS[rest]
-    w = [[0.0] * NUM_PLAYERS for _ in range(NUM_PLAYERS)]
-    t0, t1, t2 = tricks
-    for taker in range(NUM_PLAYERS):
-        b0 = t0 + (taker == 0)
-        b1 = t1 + (taker == 1)
-        b2 = t2 + (taker == 2)
-        acc = [0.0, 0.0, 0.0]
-        for a, b, c, p in splits:
-            v = deal_end_values(options, totals, (b0 + a, b1 + b, b2 + c))
-            acc[0] += p * v[0]
-            acc[1] += p * v[1]
-            acc[2] += p * v[2]
-        for s in range(NUM_PLAYERS):
-            w[s][taker] = acc[s]
-    if len(_TAKER_CACHE) > 100_000:
-        _TAKER_CACHE.clear()
-    _TAKER_CACHE[key] = w
-    return w
 
 
 def _legal(hand: int, lead_suit: int, leading: bool) -> int:

@@ -12,21 +12,21 @@ import random
 import numpy as np
 import pytest
 
-from stichzoo.envs import silberne_ananas_v0
+from stichzoo.envs import silberne_ananas_v1
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.record import to_json
 from stichzoo.envs.silberne_ananas.rules import GIVE, GIVE0, JOKER, PLAY
 from stichzoo.envs.silberne_ananas.standing import standing
 from tests.helpers import assert_no_leak, play_env
 
-ENV_ID = "silberne_ananas_v0"
+ENV_ID = "silberne_ananas_v1"
 
 
 def test_spaces():
-    env = silberne_ananas_v0.env()
+    env = silberne_ananas_v1.env()
     env.reset(seed=0)
     obs_space = env.observation_space("player_0")
-    assert obs_space["observation"].shape == (237,)
+    assert obs_space["observation"].shape == (387,)
     assert env.action_space("player_0").n == 36
     labels = [env.unwrapped.game.action_label(a) for a in (0, 3, 7, 32, 33, 34, 35)]
     assert labels == ["7h", "10h", "Ah", "Joker", "give self", "give left", "give right"]
@@ -57,14 +57,14 @@ def _resample_hidden(state, seat, rng):
 
 
 def test_no_leak():
-    checks = assert_no_leak(lambda: silberne_ananas_v0.raw_env(), _resample_hidden,
+    checks = assert_no_leak(lambda: silberne_ananas_v1.raw_env(), _resample_hidden,
                             games=1, seed=5)
     assert checks > 300
 
 
 def test_no_leak_would_catch_a_leak():
     """The leak check itself must fail when an encoder reads another hand."""
-    raw = silberne_ananas_v0.raw_env(match=False)
+    raw = silberne_ananas_v1.raw_env(match=False)
     original = raw.encoder.encode
 
     def leaky(state, seat, out):
@@ -80,7 +80,7 @@ def test_no_leak_would_catch_a_leak():
 
 
 def test_observation_shows_own_hand_and_public_trick():
-    raw = silberne_ananas_v0.raw_env()
+    raw = silberne_ananas_v1.raw_env()
     raw.reset(seed=3)
     s = raw.state_
     lay = raw.encoder.layout
@@ -108,7 +108,7 @@ def _play_until_gift(raw, seed):
 
 @pytest.mark.parametrize("offset", [0, 1, 2])
 def test_joker_gift_through_the_env(offset):
-    raw = silberne_ananas_v0.raw_env(match=False)
+    raw = silberne_ananas_v1.raw_env(match=False)
     s = _play_until_gift(raw, seed=11)  # the Joker falls in the third trick
     assert len(s.history) == 9
     giver = s.current_player
@@ -132,7 +132,7 @@ def test_joker_gift_through_the_env(offset):
 def test_no_joker_is_set_when_the_jokers_trick_is_taken_as_documented():
     """The piece's doc: set for all once the Joker's trick is taken; during that trick and its
     gift the Joker shows in ``played``, and a seat that played the Joker is not yet marked."""
-    raw = silberne_ananas_v0.raw_env(match=False)
+    raw = silberne_ananas_v1.raw_env(match=False)
     s = _play_until_gift(raw, seed=11)
     lay = raw.encoder.layout
     obs = raw.observe(f"player_{s.current_player}")["observation"]
@@ -148,7 +148,7 @@ def obs_of(raw, seat: int) -> np.ndarray:
 
 
 def test_mask_is_zero_for_agents_not_to_act():
-    raw = silberne_ananas_v0.raw_env()
+    raw = silberne_ananas_v1.raw_env()
     raw.reset(seed=0)
     for seat in range(3):
         mask = raw.observe(f"player_{seat}")["action_mask"]
@@ -159,7 +159,7 @@ def test_mask_is_zero_for_agents_not_to_act():
 
 
 def test_every_deal_pays_43():
-    env = silberne_ananas_v0.env()
+    env = silberne_ananas_v1.env()
     total = play_env(env, seed=4)
     s = env.unwrapped.state_
     assert sum(total.values()) == 43 * len(s.deal_scores)
@@ -170,7 +170,7 @@ def test_standing_rewards_sum_to_the_win_share_less_the_start(kwargs):
     """Potential-based shaping: whatever the play, a match pays win share - standing(0, 0, 0)."""
     start = standing([0, 0, 0], 100)
     for seed in range(3):
-        env = silberne_ananas_v0.env(reward="standing", reward_scale=5.0, **kwargs)
+        env = silberne_ananas_v1.env(reward="standing", reward_scale=5.0, **kwargs)
         total = play_env(env, seed=seed)
         win = env.unwrapped.state_.winners()
         want = [(1.0 / len(win) if i in win else 0.0) - start[i] for i in range(3)]
@@ -179,7 +179,7 @@ def test_standing_rewards_sum_to_the_win_share_less_the_start(kwargs):
 
 def test_standing_rewards_come_after_every_deal():
     """Each deal's end pays every seat the change of its middle chance, nothing in between."""
-    env = silberne_ananas_v0.env(reward="standing")
+    env = silberne_ananas_v1.env(reward="standing")
     env.reset(seed=5)
     raw = env.unwrapped
     rng = random.Random(5)
@@ -224,7 +224,7 @@ def test_standing_reward_is_refused_where_the_game_has_none():
 
 @pytest.mark.parametrize("kwargs", [{}, {"match": False, "first_dealer": 2}])
 def test_record_holds_every_deal_and_gift(kwargs):
-    env = silberne_ananas_v0.env(**kwargs)
+    env = silberne_ananas_v1.env(**kwargs)
     play_env(env, seed=8)
     rec = json.loads(to_json(env.unwrapped.record()))
     assert rec["env"] == ENV_ID and len(rec["deck_orders"]) == env.unwrapped.game.max_deals
@@ -236,18 +236,18 @@ def test_record_holds_every_deal_and_gift(kwargs):
 
 
 def test_render_ansi():
-    env = silberne_ananas_v0.env(render_mode="ansi", match=False)
+    env = silberne_ananas_v1.env(render_mode="ansi", match=False)
     env.reset(seed=0)
     text = env.render()
     assert "Silberne Ananas" in text and "hand of player_1" in text
     assert "hand of player_0" not in text
-    raw = silberne_ananas_v0.raw_env(render_mode="ansi", show_all_hands=True)
+    raw = silberne_ananas_v1.raw_env(render_mode="ansi", show_all_hands=True)
     raw.reset(seed=0)
     assert all(f"hand of player_{i}" in raw.render() for i in range(3))
 
 
 def test_voids_and_no_joker_are_public_and_relative():
-    raw = silberne_ananas_v0.raw_env()
+    raw = silberne_ananas_v1.raw_env()
     raw.reset(seed=0)
     s = raw.state_
     # hand-set a void shown by seat 2 in spades, who thereby cannot hold the Joker
@@ -263,7 +263,7 @@ def test_voids_and_no_joker_are_public_and_relative():
 
 
 def test_global_state_holds_every_hand():
-    raw = silberne_ananas_v0.raw_env()
+    raw = silberne_ananas_v1.raw_env()
     raw.reset(seed=0)
     st = raw.state()
     off = raw.encoder.state_layout.offsets["all_hands"]
@@ -273,7 +273,7 @@ def test_global_state_holds_every_hand():
 
 
 def test_render_gift_and_game_over():
-    raw = silberne_ananas_v0.raw_env(render_mode="ansi", match=False)
+    raw = silberne_ananas_v1.raw_env(render_mode="ansi", match=False)
     s = _play_until_gift(raw, seed=11)
     assert "played the Joker" in raw.render()
     rng = random.Random(0)

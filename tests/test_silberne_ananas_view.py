@@ -255,7 +255,7 @@ def test_rejects_another_game_player_count_or_options(mid):
     g, _s, _seat, v = mid
     _bad(g, _edit(v, game="wizard"), r'game: must be "silberne_ananas", got "wizard"')
     _bad(g, _edit(v, env="silberne_ananas_v9"),
-         r'env: must be "silberne_ananas_v0", got "silberne_ananas_v9"')
+         r'env: must be "silberne_ananas_v1", got "silberne_ananas_v9"')
     _bad(g, _edit(v, options={**v["options"], "num_players": 4}),
          r"options: do not match the game's options \(num_players: view")
     _bad(g, _edit(v, options={**v["options"], "target_score": 50}),

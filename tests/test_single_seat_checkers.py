@@ -30,7 +30,7 @@ def test_gymnasium_ids_one_per_game():
     assert GYM_IDS == {
         "wizard": "stichzoo/Wizard-v0",
         "wunder_punkt": "stichzoo/WunderPunkt-v0",
-        "silberne_ananas": "stichzoo/SilberneAnanas-v0",
+        "silberne_ananas": "stichzoo/SilberneAnanas-v1",
         "hoch_tief": "stichzoo/HochTief-v0",
         "geheimtrumpf": "stichzoo/Geheimtrumpf-v1",
     }

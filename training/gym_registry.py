@@ -5,7 +5,7 @@ One id per game, the game's name in CamelCase (the PettingZoo ids,
 
     stichzoo/Wizard-v0          wizard
     stichzoo/WunderPunkt-v0     wunder_punkt
-    stichzoo/SilberneAnanas-v0  silberne_ananas
+    stichzoo/SilberneAnanas-v1  silberne_ananas
     stichzoo/HochTief-v0        hoch_tief
     stichzoo/Geheimtrumpf-v1    geheimtrumpf
 

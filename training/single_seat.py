@@ -31,7 +31,7 @@ PettingZoo's ``AssertOutOfBoundsWrapper`` does.
 Gymnasium ids (registered by ``import stichzoo``, see
 :mod:`stichzoo.training.gym_registry`), one per game::
 
-    stichzoo/Wizard-v0  stichzoo/WunderPunkt-v0  stichzoo/SilberneAnanas-v0
+    stichzoo/Wizard-v0  stichzoo/WunderPunkt-v0  stichzoo/SilberneAnanas-v1
     stichzoo/HochTief-v0  stichzoo/Geheimtrumpf-v1
 
     env = gymnasium.make("stichzoo/Wizard-v0", options={"num_players": 4},

@@ -4,7 +4,9 @@ Seats are relative: index 0 is the observer, 1 its left neighbour, 2 its
 right neighbour.  Nothing here reads another player's hand: the encoder is
 given the state but touches only the observer's hand and public facts (the
 trick, the cards played, suits shown out of, who has shown not to hold the
-Joker, tricks taken, scores).  ``encode_state`` (the global state for
+Joker, tricks taken, scores; the other hands' sizes, which everybody can
+count).  The reading pieces at the end (version 1) are derived from these by
+``reading.py``.  ``encode_state`` (the global state for
 centralised critics) is the only place all hands appear.
 """
 
@@ -27,6 +29,7 @@ from stichzoo.envs.core.batch_bits import (
     unpack_u64,
 )
 from stichzoo.envs.core.observation import Layout, Piece, put_bits
+from stichzoo.envs.silberne_ananas.reading import write_reading
 from stichzoo.envs.silberne_ananas.rules import (
     DECK,
     DECK_SIZE,
@@ -66,6 +69,20 @@ def observation_layout() -> Layout:
         Piece("scores", n, low=0.0, high=20.0, doc="per relative seat, game total / 100"),
         Piece("rules", 3, low=0.0, high=10.0, doc="match (1) or single deal (0); alone variant; "
                                                   "target_score / 100"),
+        # the reading (version 1, envs/silberne_ananas/reading.py): facts the rules derive
+        # from the pieces above, which the network would otherwise have to learn
+        Piece("taker_values", n * n,
+              doc="per relative seat, its value (0..1) of the current trick going to each "
+                  "relative seat (the tricks to come split uniformly, then the standing); "
+                  "all 0 after the game"),
+        Piece("best_taker", n * n, doc="per relative seat, the relative seat it would most "
+                                       "like to take the trick (a Joker's gift)"),
+        Piece("card_takers", n * DECK_SIZE,
+              doc="to play only: per relative seat and own legal card, the chance that the "
+                  "seat takes the trick if the card is played now"),
+        Piece("card_values", DECK_SIZE,
+              doc="to play only: per own legal card, its value for this seat by "
+                  "card_takers and taker_values, best legal card 1, worst 0"),
     ])
 
 
@@ -157,6 +174,7 @@ class SilberneAnanasEncoder:
             out[osc + rel] = s.totals[p] / SCORE_SCALE
         orl = o["rules"]
         out[orl : orl + 3] = self._rules
+        write_reading(s, seat, out, o)
 
     def _init_batch(self) -> None:
         """Set up what ``encode_many`` needs, once: most envs never batch, so they skip it."""
@@ -247,6 +265,9 @@ class SilberneAnanasEncoder:
         out[:, osc:osc + n] = tot / SCORE_SCALE
         orl = o["rules"]
         out[:, orl:orl + 3] = self._rules
+        # the reading: derived per state by the rules (envs/silberne_ananas/reading.py)
+        for i, (s, p) in enumerate(zip(states, seats)):
+            write_reading(s, int(p), out[i], o)
 
     def encode_state(self, s: SilberneAnanasState, out: np.ndarray) -> None:
         """Global state: seat 0's view plus every hand and who is to act."""

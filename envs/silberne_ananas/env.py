@@ -2,10 +2,10 @@
 
 | | |
 |---|---|
-| Import | `from stichzoo.envs import silberne_ananas_v0` |
+| Import | `from stichzoo.envs import silberne_ananas_v1` |
 | Agents | `player_0`, `player_1`, `player_2` (exactly three) |
 | Actions | `Discrete(36)` |
-| Observation | `Dict(observation=Box(float32, (237,)), action_mask=Box(int8, (36,)))` |
+| Observation | `Dict(observation=Box(float32, (387,)), action_mask=Box(int8, (36,)))` |
 
 Silberne Ananas in brief: 32 cards (A K Q J 10 9 8 7 in four suits) plus
 a Joker, 11 cards each, 11 tricks, follow suit.  A trick goes to the odd
@@ -17,7 +17,7 @@ and the middle total wins the match to 100.  The full rules are in
 ``envs/silberne_ananas/rules.py``.
 
 Observation Space
-    One float32 vector (237) of named pieces, seats relative to the
+    One float32 vector (387) of named pieces, seats relative to the
     observer (0 = me, 1 = my left neighbour, 2 = my right neighbour):
 
     - ``hand`` (33): own cards, by card id (7h..Ah, 7d..Ad, 7s..As, 7c..Ac, Joker)
@@ -38,6 +38,30 @@ Observation Space
     - ``scores`` (3): game totals / 100
     - ``rules`` (3): match (1) or single deal (0), alone variant, target / 100
 
+    The reading (new in v1, ``envs/silberne_ananas/reading.py``): facts the
+    rules derive from the pieces above, so that a network need not learn the
+    odd-one-out trick rule and the scoring to use them:
+
+    - ``taker_values`` (3 x 3): per relative seat, its value (0..1, a chance
+      of winning) of the current trick going to each relative seat - the
+      tricks still to come split uniformly at random, then the exact result
+      if the deal ends the game, else the match standing
+      (``envs/silberne_ananas/standing.py``); the values the heuristic bot
+      steers by
+    - ``best_taker`` (3 x 3): per relative seat, one-hot, the seat it values
+      most as taker - where a Joker's player gives the trick
+    - for the seat to play only (all zero for the others and in the gift):
+      ``card_takers`` (3 x 33), per relative seat and own legal card, the
+      chance that the seat takes the trick if the card is played now (third
+      to play: exact, a Joker going to its player's best taker; second: the
+      last seat plays its best legal card, its hand drawn uniformly among
+      the deals consistent with what this seat has seen; leading: the second
+      seat plays a uniformly drawn card it may hold, following suit with the
+      chance that it can, the last seat replying as before - an
+      approximation); ``card_values`` (33), per own legal card its value for
+      this seat (``taker_values`` weighted by ``card_takers``), scaled so that
+      the best legal card is 1 and the worst 0 (all 1 when equal)
+
     Nothing another player holds is encoded.  ``env.state()`` adds all hands
     and the seat to act, for centralised critics.
 
@@ -54,7 +78,7 @@ Observation Space
     is 1 for every seat (the Joker falls in every deal); ``trick_leader``
     and ``current_trick`` hold the last trick, complete, and ``lead_suit``
     is "none"; ``scores`` are the final totals / 100; ``rules`` is
-    unchanged.
+    unchanged; the reading is all zero.
 
 Legal Actions Mask
     ``action_mask`` marks exactly the legal actions of the agent to act (all
@@ -88,7 +112,7 @@ Rewards
     unscaled.
 
 Arguments
-    ``silberne_ananas_v0.env(num_players=3, match=True, target_score=100,
+    ``silberne_ananas_v1.env(num_players=3, match=True, target_score=100,
     alone_variant=False, first_dealer=0, reward="score", reward_scale=1.0,
     render_mode=None, show_all_hands=False)``.
 
@@ -114,6 +138,9 @@ Arguments
 
 Version History
     v0: first release.
+    v1: the reading pieces (``taker_values``, ``best_taker``, ``card_takers``,
+    ``card_values``) appended to the observation (237 -> 387 floats); the
+    rules are unchanged.  Bots trained on v0 are refused.
 """
 
 from __future__ import annotations
@@ -126,7 +153,7 @@ from stichzoo.envs.silberne_ananas.rules import SilberneAnanasGame
 class raw_env(CardGameEnv):
     game_cls = SilberneAnanasGame
     encoder_cls = SilberneAnanasEncoder
-    metadata = {"name": "silberne_ananas_v0", "render_modes": ["ansi", "human", "rgb_array"],
+    metadata = {"name": "silberne_ananas_v1", "render_modes": ["ansi", "human", "rgb_array"],
                 "render_fps": 1, "is_parallelizable": False}
 
 

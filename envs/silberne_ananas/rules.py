@@ -226,7 +226,9 @@ class SilberneAnanasGame(Game):
     """
 
     name = "silberne_ananas"
-    version = 0
+    #: 1: the observation gained the reading pieces (envs/silberne_ananas/reading.py); the
+    #: rules are those of version 0
+    version = 1
     Options = SilberneAnanasOptions
     deck = DECK
     num_actions = NUM_ACTIONS

@@ -19,7 +19,11 @@ The questions issue 16 asks before a 60-minute run is spent on a lever:
   never the hidden state - so a piece is measured before it becomes an env
   version.  The Geheimtrumpf pieces measured here first (``play_state``,
   ``trump_candidates``) became ``geheimtrumpf_v1``'s reading
-  (envs/geheimtrumpf/reading.py).  ``task_need`` (Geheimtrumpf, on top of
+  (envs/geheimtrumpf/reading.py); ``ananas_reading`` (taker values, best
+  takers, per own card the takers and their value) became
+  ``silberne_ananas_v1``'s (envs/silberne_ananas/reading.py: play agreement
+  0.738 -> 0.861, gifts 0.588 -> 1.000, win rate -0.311 -> +0.019 against
+  the heuristic, 300,000 decisions).  ``task_need`` (Geheimtrumpf, on top of
   it): per seat, whether its chosen task still wants tricks, must take no
   more, or is already missed.  ``suit_state`` (Hoch & Tief): per relative seat and suit, the
   count of taken cards (0, 1, 2, 3+) and what they score; per own card, the

@@ -1,4 +1,4 @@
-"""PettingZoo entry point for Silberne Ananas: ``from stichzoo.envs import silberne_ananas_v0``.
+"""PettingZoo entry point for Silberne Ananas: ``from stichzoo.envs import silberne_ananas_v1``.
 
 See envs/silberne_ananas/env.py.
 """

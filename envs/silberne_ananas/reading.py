@@ -44,6 +44,7 @@ from math import comb
 
 import numpy as np
 
+from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.game import win_share
 from stichzoo.envs.silberne_ananas.rules import (
     CARD_SUIT,
@@ -146,15 +147,6 @@ JOKER_BIT = 1 << JOKER
 FULL = (1 << DECK_SIZE) - 1
 
 
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def _bans(s, p: int) -> int:
     m = JOKER_BIT if s.no_joker[p] else 0
     v = s.voids[p]
@@ -184,7 +176,7 @@ def reply_model(s, seat: int, p: int, lead: int) -> list[tuple[int, float]]:
     else:
         p_none = comb(nf - u, m) / comb(nf, m)
     out: list[tuple[int, float]] = []
-    follow = _bits(forced_l | free_l)
+    follow = bit_list(forced_l | free_l)
     if follow and p_none < 1.0:
         share = (1.0 - p_none) / len(follow)
         out += [(c, share) for c in follow]
@@ -249,7 +241,7 @@ def best_reply(model, lead: int, outcome, pref) -> list[float]:
         if group == JOKER_BIT:
             sets[pref[0]] = group
         else:
-            for c in _bits(group):
+            for c in bit_list(group):
                 sets[outcome(c)] |= 1 << c
         for t in pref:
             if sets[t]:
@@ -274,7 +266,7 @@ def card_takers(s, seat: int, w) -> dict[int, list[float]]:
     cards = trick.cards
     leader = trick.leader
     k = len(cards)
-    legal = _bits(s.legal_mask())
+    legal = bit_list(s.legal_mask())
     gift = [_best(w[p]) for p in range(n)]  # a Joker's player gives the trick to its best
     out: dict[int, list[float]] = {}
 

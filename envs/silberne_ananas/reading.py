@@ -40,6 +40,7 @@ rate to it; with these pieces 0.861, 1.000 and +0.019
 from __future__ import annotations
 
 import math
+from functools import cache
 from math import comb
 
 import numpy as np
@@ -224,10 +225,24 @@ def _avoid(mask: int, model) -> float:
     return comb(nf - (mask & free).bit_count(), m) / comb(nf, m)
 
 
-def best_reply(model, lead: int, outcome, pref) -> list[float]:
+@cache
+def third_takers(a: int, b: int) -> tuple[int, int, int]:
+    """Per position in the trick (0, 1, 2), the mask of the third cards ``d`` (Joker-free)
+    with which the trick ``a, b, d`` goes to that position - :func:`trick_winner` once per
+    card and pair, so that :func:`best_reply` sorts a whole hand by taker in three ands."""
+    masks = [0, 0, 0]
+    for d in range(DECK_SIZE):
+        if d != JOKER:
+            masks[trick_winner([a, b, d])] |= 1 << d
+    return masks[0], masks[1], masks[2]
+
+
+def best_reply(model, lead: int, takers: tuple[int, int, int], first: int,
+               pref) -> list[float]:
     """Per taker, the chance that the last seat (``model``), playing its legal card best
     for itself (takers in ``pref`` order; the Joker: its best taker), makes it take the
-    trick; ``outcome(card)``: the taker if it plays that card."""
+    trick; ``takers``: :func:`third_takers` of the trick's first two cards, led by the
+    seat ``first``."""
     forced, free, _ = model
     poss = forced | free
     dist = [0.0] * NUM_PLAYERS
@@ -241,8 +256,8 @@ def best_reply(model, lead: int, outcome, pref) -> list[float]:
         if group == JOKER_BIT:
             sets[pref[0]] = group
         else:
-            for c in bit_list(group):
-                sets[outcome(c)] |= 1 << c
+            for pos in range(NUM_PLAYERS):
+                sets[(first + pos) % NUM_PLAYERS] |= group & takers[pos]
         for t in pref:
             if sets[t]:
                 before = _avoid(avoided, model)
@@ -292,8 +307,7 @@ def card_takers(s, seat: int, w) -> dict[int, list[float]]:
         c0 = cards[0]
         for c in legal:
             if c not in out:
-                out[c] = best_reply(model, s.lead_suit, lambda d, c=c: (
-                    leader + trick_winner([c0, c, d])) % n, pref)
+                out[c] = best_reply(model, s.lead_suit, third_takers(c0, c), leader, pref)
         return out
     p2, p3 = (seat + 1) % n, (seat + 2) % n
     pref = _pref(w[p3])
@@ -310,9 +324,8 @@ def card_takers(s, seat: int, w) -> dict[int, list[float]]:
                 acc[gift[p2]] += q2
                 continue
             without = (1 << d2) if CARD_SUIT[d2] == lead else 0
-            dist = best_reply(deal_model(s, seat, p3, without), lead,
-                              lambda d, d2=d2, c=c: (seat + trick_winner([c, d2, d])) % n,
-                              pref)
+            dist = best_reply(deal_model(s, seat, p3, without), lead, third_takers(c, d2),
+                              seat, pref)
             for t in range(n):
                 acc[t] += q2 * dist[t]
         out[c] = acc

@@ -11,8 +11,8 @@ lost 1.20 tasks per game to it; with these pieces 0.80 and 0.61
 (``scripts/repro/probe_imitation.py --feature play_trumps``, docs/levers.md).
 
 - ``trump_candidates``: the trump draws that agree with every announced row
-  winner (:func:`consistent_trumps`) - the deduction the others make during
-  the draft; the true draw alone once the seat knows it.
+  winner (``rules.consistent_trumps``) - the deduction the others make
+  during the draft; the true draw alone once the seat knows it.
 - In the play phase, for the trick in progress: which card of the seat's
   hand would take it now, whether a seat still to play could beat that
   card, who is winning it; and per card whether it is a trump and how many
@@ -36,7 +36,7 @@ from stichzoo.envs.geheimtrumpf.rules import (
     TASK_DRAFT,
     TRUMPS,
     VALUES,
-    consistent_trumps,
+    agreeing_trumps,
     trick_winner,
 )
 
@@ -73,22 +73,10 @@ def _ranks(suit: int, value: int, lead: int) -> tuple[tuple[int, ...], tuple[int
 
 
 @lru_cache(maxsize=4096)
-def _candidates(state_key) -> tuple[int, ...]:
-    """The columns of :func:`consistent_trumps` for one draft so far (rows and winners)."""
-    return tuple(draw_index(*key) for key in consistent_trumps(_Draft(*state_key)))
-
-
-class _Draft:
-    """What :func:`consistent_trumps` reads of a state: enough to cache its answer."""
-
-    def __init__(self, num_players: int, start: int, draft_rows, row_winners):
-        self.num_players = num_players
-        self.start = start
-        self.draft_rows = draft_rows
-        self.row_winners = row_winners
-
-    def row_first(self, row: int) -> int:
-        return (self.start + 1 + row) % self.num_players
+def _candidates(n: int, start: int, draft_rows: tuple, row_winners: tuple) -> tuple[int, ...]:
+    """The columns of the trump draws agreeing with one draft so far (cached: the rows
+    change once per row, the observations many times)."""
+    return tuple(draw_index(*key) for key in agreeing_trumps(n, start, draft_rows, row_winners))
 
 
 def write_reading(s, seat: int, out: np.ndarray, o: dict[str, int], n: int) -> None:
@@ -100,8 +88,8 @@ def write_reading(s, seat: int, out: np.ndarray, o: dict[str, int], n: int) -> N
     if s.trumps_known_to(seat):
         out[oc + draw_index(s.trumps.suit, s.trumps.value)] = 1.0
     else:
-        key = (n, s.start, tuple(map(tuple, s.draft_rows)), tuple(s.row_winners))
-        for i in _candidates(key):
+        for i in _candidates(n, s.start, tuple(map(tuple, s.draft_rows)),
+                             tuple(s.row_winners)):
             out[oc + i] = 1.0
     if phase != PLAY:
         return

@@ -73,10 +73,10 @@ def _ranks(suit: int, value: int, lead: int) -> tuple[tuple[int, ...], tuple[int
 
 
 @lru_cache(maxsize=4096)
-def _candidates(n: int, start: int, draft_rows: tuple, row_winners: tuple) -> tuple[int, ...]:
+def _candidates(n: int, firsts: tuple, draft_rows: tuple, row_winners: tuple) -> tuple[int, ...]:
     """The columns of the trump draws agreeing with one draft so far (cached: the rows
     change once per row, the observations many times)."""
-    return tuple(draw_index(*key) for key in agreeing_trumps(n, start, draft_rows, row_winners))
+    return tuple(draw_index(*key) for key in agreeing_trumps(n, firsts, draft_rows, row_winners))
 
 
 def write_reading(s, seat: int, out: np.ndarray, o: dict[str, int], n: int) -> None:
@@ -88,8 +88,9 @@ def write_reading(s, seat: int, out: np.ndarray, o: dict[str, int], n: int) -> N
     if s.trumps_known_to(seat):
         out[oc + draw_index(s.trumps.suit, s.trumps.value)] = 1.0
     else:
-        for i in _candidates(n, s.start, tuple(map(tuple, s.draft_rows)),
-                             tuple(s.row_winners)):
+        rows = s.draft_rows
+        firsts = tuple(s.row_first(r) for r in range(len(rows)))
+        for i in _candidates(n, firsts, tuple(map(tuple, rows)), tuple(s.row_winners)):
             out[oc + i] = 1.0
     if phase != PLAY:
         return

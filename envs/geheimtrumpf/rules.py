@@ -412,20 +412,15 @@ def consistent_trumps(state) -> list[tuple[int, int]]:
     draft: each finished row, judged as a trick under the draw, must have
     been won by the announced seat.  The true draw is always among them.
     """
-    return agreeing_trumps(state.num_players, state.start, state.draft_rows,
-                           state.row_winners)
+    firsts = [state.row_first(r) for r in range(len(state.draft_rows))]
+    return agreeing_trumps(state.num_players, firsts, state.draft_rows, state.row_winners)
 
 
-def first_chooser(start: int, row: int, n: int) -> int:
-    """The seat with first choice in ``row`` of a round begun by ``start``."""
-    return (start + 1 + row) % n
-
-
-def agreeing_trumps(n: int, start: int, draft_rows, row_winners) -> list[tuple[int, int]]:
-    """:func:`consistent_trumps` from the facts it reads: the player count, the start
-    player, the finished rows' cards in choice order and their announced winners."""
-    rows = [(first_chooser(start, r, n), list(cards), w)
-            for r, (cards, w) in enumerate(zip(draft_rows, row_winners))]
+def agreeing_trumps(n: int, firsts, draft_rows, row_winners) -> list[tuple[int, int]]:
+    """:func:`consistent_trumps` from the facts it reads: the player count, each finished
+    row's first chooser, its cards in choice order and its announced winner."""
+    rows = [(first, list(cards), w)
+            for first, cards, w in zip(firsts, draft_rows, row_winners)]
     out = []
     for key, t in TRUMPS.items():
         power = t.power
@@ -619,7 +614,7 @@ class GeheimtrumpfState(GameState):
 
     def row_first(self, row: int) -> int:
         """The seat with first choice in ``row``: left of the start player, moving left."""
-        return first_chooser(self.start, row, self.num_players)
+        return (self.start + 1 + row) % self.num_players
 
     def trumps_known_to(self, seat: int) -> bool:
         """The start player knows the trumps all round; the others once the draft ends."""

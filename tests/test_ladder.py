@@ -79,6 +79,47 @@ def test_measure_records_each_match_with_its_command_once(tmp_path, monkeypatch)
     assert os.path.getmtime(path) == before, "a recorded match is not played again"
 
 
+def test_the_target_match_records_both_sides_think_time(tmp_path, monkeypatch):
+    """The target is played on its own seed and games per game, and its row carries both
+    sides' think time on the same positions, with the command that times them."""
+    path = str(tmp_path / "ladder.json")
+    monkeypatch.setattr(ladder, "THINK_DECISIONS", 3)
+    monkeypatch.setattr(ladder, "MATCHES", (
+        ladder.Match("search_target", "target", "heuristic", "random", 8, seed=5,
+                     more_games=(("silberne_ananas", 12),), think=True),))
+    data = ladder.measure(["geheimtrumpf"], workers=1, out_dir=str(tmp_path / "eval"), path=path)
+    entry = data["games"]["geheimtrumpf"]["search_target"]
+    assert entry["command"].endswith("--games 8 --seed 5")
+    assert ladder.MATCHES[0].games_of("silberne_ananas") == 12
+    t = entry["think_ms"]
+    assert t["decisions"] == 3 and t["player"] > 0 and t["opponent"] > 0
+    assert t["command"] == ("python scripts/bench/search_time.py --games geheimtrumpf "
+                            "--decisions 3 --specs 'random' 'heuristic'")
+    assert "think " in ladder.format_row("target", "random", entry, "geheimtrumpf")
+
+
+def test_a_row_that_thinks_longer_is_marked():
+    entry = {**_entry(4, 1, 7), "command": "X",
+             "think_ms": {"player": 6.0, "opponent": 5.0, "decisions": 100, "command": "Y"}}
+    assert ladder._think(entry) == "6.00 / 5.00 ms (thinks longer)"
+    entry["think_ms"]["player"] = 5.2  # within the timing's slack
+    assert ladder._think(entry) == "5.20 / 5.00 ms"
+    text = ladder.markdown({"schema": ladder.SCHEMA, "seed": ladder.SEED,
+                            "games": {"wizard": {"search_target": entry}}})
+    assert "| above | 5.20 / 5.00 ms | `X`<br>`Y` |" in text
+
+
+def test_the_target_decides_the_learned_search_rung():
+    matches = {"search_vs_pimc": _entry(2, -10, 14), "search_target": _entry(5, 1, 9)}
+    assert ladder.placement("wizard", matches) == "random < learned search"
+    from stichzoo.policies.serve import levels
+
+    for game, found in ladder.load()["games"].items():  # the served "hard" level reads it too
+        if "search_target" in found:
+            assert levels.rule_strength(game, "search")[0]["games"] == found["search_target"][
+                "games"]
+
+
 def test_a_foreign_file_is_refused(tmp_path):
     bad = tmp_path / "x.json"
     bad.write_text(json.dumps({"schema": "something/else"}))
@@ -100,7 +141,7 @@ def test_markdown_lists_every_rung_with_its_command():
             "games": {"wizard": {"search_vs_pimc": {**_entry(4, 1, 7), "command": "X"}}}}
     text = ladder.markdown(data)
     assert "| wizard | learned search | pimc | 100 | +4.00 [+1.00, +7.00]" in text
-    assert "| above | `X` |" in text
+    assert "| above |  | `X` |" in text
     assert "- wizard: random < heuristic < pimc < learned search" in text
 
 

@@ -595,9 +595,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="first play the matches not yet in policies/ladder.json")
     lad.add_argument("--games", action=_Items, choices=list(envs.GAMES), metavar="GAME",
                      help=f"with --measure: these games only ({', '.join(envs.GAMES)})")
-    lad.add_argument("--only", action=_Items, choices=["network_vs_pimc", "search_vs_pimc"],
-                     metavar="MATCH", help="with --measure: these matches only "
-                                           "(network_vs_pimc, search_vs_pimc)")
+    lad.add_argument("--only", action=_Items,
+                     choices=["network_vs_pimc", "search_vs_pimc", "search_target"],
+                     metavar="MATCH", help="with --measure: these matches only (network_vs_pimc, "
+                                           "search_vs_pimc, search_target: 400 games and "
+                                           "think time)")
     lad.add_argument("--redo", action="store_true", help="with --measure: play recorded ones again")
     lad.add_argument("--workers", type=int, default=0)
     lad.set_defaults(func=cmd_ladder)

@@ -20,7 +20,12 @@ The rungs come from where they are measured, never typed in by hand:
 - the network vs pimc and the learned search vs pimc: :data:`MATCHES`,
   played by ``measure`` with seed :data:`SEED` and written with the command
   that reproduces each into ``policies/ladder.json`` (one match at a time,
-  so an interrupted measurement keeps what it finished).
+  so an interrupted measurement keeps what it finished);
+- the target (``search_target``, issue 29): the learned search against plain
+  PIMC again, on 400 games (600 in Silberne Ananas) of seed
+  :data:`TARGET_SEED`, with both sides' think time per decision on the same
+  100 positions measured in the same run (:mod:`stichzoo.training.think_time`)
+  - a search that wins by thinking longer does not meet it.
 
 ``show`` prints the ladder; with ``--run`` it adds a fresh run's final
 evaluation against the heuristic (the main job does this).
@@ -48,6 +53,10 @@ from stichzoo.training.runs import RunPaths
 SCHEMA = "stichzoo.ladder/1"
 #: tournament seed of every ladder match: training seeds are small and evaluation uses 104729+
 SEED = 2027
+#: the target match's seed (used by no training or tuning; 400 games give 100 deals of it)
+TARGET_SEED = 86420
+#: positions on which the target match times both sides (:func:`think_time.compare`)
+THINK_DECISIONS = 100
 #: games judged on the win rate (the middle total wins Silberne Ananas)
 WIN_RATE_GAMES = ("silberne_ananas",)
 #: the shipped bots' tables (players), as in policies/bots/<game>/manifest.json
@@ -64,25 +73,36 @@ class Match:
     player: str
     opponent: str
     games: int
+    seed: int = SEED
+    #: games per game where a game needs more than ``games`` (Silberne Ananas' coarse win rate)
+    more_games: tuple[tuple[str, int], ...] = ()
+    #: also time both sides on the same positions (the target's equal think time)
+    think: bool = False
 
     def specs(self, game: str) -> tuple[str, str]:
         return self.player.format(game=game), self.opponent.format(game=game)
 
+    def games_of(self, game: str) -> int:
+        return dict(self.more_games).get(game, self.games)
+
     def command(self, game: str) -> str:
         a, b = self.specs(game)
         return (f"stichzoo eval {game} --players {PLAYERS[game]} --policies '{a}' '{b}' "
-                f"--games {self.games} --seed {SEED}")
+                f"--games {self.games_of(game)} --seed {self.seed}")
 
 
 #: the matches the ladder measures itself (the others are measured elsewhere, see above)
 MATCHES = (
     Match("network_vs_pimc", "network (shipped bot)", "bot:{game}", "pimc", 100),
     Match("search_vs_pimc", "learned search", "pimc:guide=bot:{game}", "pimc", 100),
+    Match("search_target", "learned search (target)", "pimc:guide=bot:{game}", "pimc", 400,
+          seed=TARGET_SEED, more_games=(("silberne_ananas", 600),), think=True),
 )
 #: every rung in the order shown: (key, label)
 RUNGS = (("heuristic_vs_random", "heuristic"), ("pimc_vs_heuristic", "pimc"),
          ("network_vs_heuristic", "network (shipped bot)"),
-         ("network_vs_pimc", "network (shipped bot)"), ("search_vs_pimc", "learned search"))
+         ("network_vs_pimc", "network (shipped bot)"), ("search_vs_pimc", "learned search"),
+         ("search_target", "learned search (target)"))
 
 
 def objective(game: str) -> str:
@@ -159,19 +179,32 @@ def measure(games: list[str], only: list[str] | None = None, workers: int = 0,
             if not redo and done.get("command") == match.command(game):
                 continue
             lineup = default_lineup([a, b], PLAYERS[game])
-            deals = max(1, math.ceil(match.games / len(seat_assignments(lineup))))
+            deals = max(1, math.ceil(match.games_of(game) / len(seat_assignments(lineup))))
             cfg = TournamentConfig(game=game, players=PLAYERS[game], lineup=lineup,
-                                   deals=deals, seed=SEED, workers=workers)
+                                   deals=deals, seed=match.seed, workers=workers)
             print(f"{game}: {match.command(game)}", flush=True)
             report = run_tournament(cfg, progress=False)
             write_outputs(report, os.path.join(out_dir, f"{game}_{match.key}"))
             entry = {**summary(report, a), "player": a, "opponent": b,
                      "command": match.command(game)}
+            if match.think:
+                entry["think_ms"] = think(game, a, b)
             data = load(path)  # another measurement may have written meanwhile
             data["games"].setdefault(game, {})[match.key] = entry
             save(data, path)
             print(f"  {format_row(match.label, b, entry, game)}", flush=True)
     return data
+
+
+def think(game: str, player: str, opponent: str) -> dict:
+    """Both sides' mean think time (ms) per decision on the same positions, in one run."""
+    from stichzoo.training.think_time import compare
+
+    times = compare(game, [player, opponent], THINK_DECISIONS)
+    return {"player": times[player]["mean"], "opponent": times[opponent]["mean"],
+            "decisions": THINK_DECISIONS,
+            "command": f"python scripts/bench/search_time.py --games {game} "
+                       f"--decisions {THINK_DECISIONS} --specs '{opponent}' '{player}'"}
 
 
 # -- showing ---------------------------------------------------------------------------
@@ -198,12 +231,27 @@ def _short_note(entry: dict) -> str:
     return f" (BUDGET NOT REACHED: {t['samples']:,} of {t['budget_samples']:,} samples)"
 
 
+#: think-time ratio (bot / opponent) above which a row is marked as thinking longer: the timing
+#: of the same positions one after the other still varies by a few percent with the load
+THINK_SLACK = 1.05
+
+
+def _think(entry: dict) -> str:
+    """A timed row's think times, ``bot / opponent ms``, marked when the bot thinks longer."""
+    t = entry.get("think_ms")
+    if not t:
+        return ""
+    note = (" (thinks longer)" if t["player"] > THINK_SLACK * t["opponent"] else "")
+    return f"{t['player']:.2f} / {t['opponent']:.2f} ms{note}"
+
+
 def format_row(label: str, opponent: str, entry: dict, game: str) -> str:
     key = objective(game)
     mark = _short_note(entry)
+    think = _think(entry)
     return (f"{label:24} {'vs ' + opponent:14} {entry['games']:>6}  "
             f"{_fmt(entry['score_difference'], 2):28} {_fmt(entry['win_rate_difference'], 3):26} "
-            f"{verdict(entry[key])}{mark}")
+            f"{verdict(entry[key])}{mark}" + (f"; think {think}" if think else ""))
 
 
 def training_of(run_dir: str) -> dict | None:
@@ -235,8 +283,9 @@ def placement(game: str, matches: dict) -> str:
     key = objective(game)
     out = []
     climb = ["random"]
+    search = "search_target" if "search_target" in matches else "search_vs_pimc"  # the larger
     for k, name in (("heuristic_vs_random", "heuristic"), ("pimc_vs_heuristic", "pimc"),
-                    ("search_vs_pimc", "learned search")):
+                    (search, "learned search")):
         if k in matches:
             v = verdict(matches[k][key])
             climb.append({"above": "<", "level": "=", "below": ">"}.get(v, "?") + " " + name)
@@ -317,7 +366,7 @@ def show(data: dict, run_dir: str | None = None, run_game: str = "wizard") -> st
 def markdown(data: dict) -> str:
     """The ladder as markdown (docs/results.md): every rung of every game, with its command."""
     rows = ["| game | bot | vs | games | score diff [95%] | win-rate diff [95%] | verdict | "
-            "command |", "|---|---|---|---:|---|---|---|---|"]
+            "think ms: bot / vs | command |", "|---|---|---|---:|---|---|---|---|---|"]
     for game in PLAYERS:
         matches = rungs(data, game)
         for key, label in RUNGS:
@@ -326,7 +375,9 @@ def markdown(data: dict) -> str:
             e = matches[key]
             rows.append(f"| {game} | {label} | {e['opponent']} | {e['games']} | "
                         f"{_fmt(e['score_difference'], 2)} | {_fmt(e['win_rate_difference'], 3)} | "
-                        f"{verdict(e[objective(game)])}{_short_note(e)} | `{e['command']}` |")
+                        f"{verdict(e[objective(game)])}{_short_note(e)} | {_think(e)} | "
+                        f"`{e['command']}`" + (f"<br>`{e['think_ms']['command']}`"
+                                              if e.get("think_ms") else "") + " |")
     places = [f"- {game}: {placement(game, rungs(data, game))}" for game in PLAYERS]
     return "\n".join([*rows, "", *places])
 

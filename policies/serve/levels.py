@@ -69,7 +69,10 @@ def rule_strength(game: str, kind: str, measured: bool = True) -> list[dict[str,
     not measured (``measured=False``).
     """
     if kind == "search":
-        return ladder_strength(game, "search_vs_pimc") if measured else []
+        if not measured:
+            return []
+        # the target match (400+ games) where measured, else the ladder's 100-game rung
+        return ladder_strength(game, "search_target") or ladder_strength(game, "search_vs_pimc")
     if not measured or kind == "random" or game not in BASELINES:
         return []
     versus_random, versus_heuristic = BASELINES[game]

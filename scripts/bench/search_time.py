@@ -7,53 +7,16 @@ The learned search bot (``pimc:guide=bot:<game>``) must not think longer
 than plain PIMC at its default budget.  Both decide the same positions -
 every decision with two or more legal actions from heuristic self-play
 games (seeded), on the shipped bots' tables - one after the other in one
-process, so the machine's speed cancels out: the specs take turns, position by
-position, so a change in the machine's load hits them alike.  ``--specs`` compares
-any searches (``{game}`` in a spec is the game's name); the default is plain PIMC and the
-learned search.
+process, so the machine's speed cancels out (``stichzoo.training.think_time``).
+``--specs`` compares any searches (``{game}`` in a spec is the game's name); the
+default is plain PIMC and the learned search.
 """
 
 from __future__ import annotations
 
 import argparse
-import random
-import statistics
-import time
 
-from stichzoo.envs.registry import game_class
-from stichzoo.policies import make_policy
-from stichzoo.policies.base import Decision
-from stichzoo.policies.specs import build_policy
-
-TABLES = {"wizard": {"num_players": 4}, "wunder_punkt": {"num_players": 4},
-          "silberne_ananas": {}, "hoch_tief": {"num_players": 4},
-          "geheimtrumpf": {"num_players": 4}}
-
-
-def positions(game, count: int, seed: int) -> list:
-    """``count`` decision states (two or more legal actions) of heuristic self-play games."""
-    rng = random.Random(seed)
-    bot = make_policy("heuristic", game, seed=seed)
-    out = []
-    while len(out) < count:
-        s = game.new_game(rng.randrange(1 << 30))
-        while not (s.over or s.truncated) and len(out) < count:
-            if len(s.legal_actions()) > 1 and rng.random() < 0.25:
-                out.append(s.clone())
-            s.apply(bot.act(Decision(game, s)))
-    return out
-
-
-def think_ms(policies, game, states) -> list[list[float]]:
-    """Each policy's think time (ms) per state; the policies take turns on every state."""
-    times: list[list[float]] = [[] for _ in policies]
-    for s in states:
-        for policy, out in zip(policies, times):
-            d = Decision(game, s)
-            t = time.perf_counter()
-            policy.act(d)
-            out.append((time.perf_counter() - t) * 1000)
-    return times
+from stichzoo.training.think_time import TABLES, compare
 
 
 def main() -> None:
@@ -66,16 +29,9 @@ def main() -> None:
     args = ap.parse_args()
     print(f"{'game':16} {'policy':28} {'mean ms':>8} {'p50':>7} {'p95':>7}")
     for name in args.games:
-        cls = game_class(name)
-        game = cls(cls.Options(**TABLES[name]))
-        states = positions(game, args.decisions, args.seed)
-        specs = [spec.replace("{game}", name) for spec in args.specs]
-        policies = [build_policy(spec, game, seed=args.seed, cache=False) for spec in specs]
-        for spec, ms in zip(specs, think_ms(policies, game, states)):
-            ms = sorted(ms)
-            p95 = ms[int(0.95 * (len(ms) - 1))]
-            print(f"{name:16} {spec:28} {statistics.fmean(ms):8.2f} "
-                  f"{statistics.median(ms):7.2f} {p95:7.2f}", flush=True)
+        for spec, t in compare(name, args.specs, args.decisions, args.seed).items():
+            print(f"{name:16} {spec:28} {t['mean']:8.2f} {t['p50']:7.2f} {t['p95']:7.2f}",
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -137,9 +137,14 @@ class PIMCPolicy:
     def __init__(self, game: Game, worlds: int = 12, rollouts: int = 1, seed: int | None = None,
                  rollout: Policy | None = None, value: ValueFn | None = None,
                  horizon: str = "round", guide=None, keep: int = 3, trust: float = 0.0,
-                 infer: Inference | None = None, tries: int = 8, playout: Playout | None = None):
+                 infer: Inference | None = None, tries: int = 8, playout: Playout | None = None,
+                 world_cost: float = 1.0):
         if worlds < 1 or rollouts < 1:
             raise ValueError("pimc: worlds and rollouts must be at least 1")
+        if (isinstance(world_cost, bool) or not isinstance(world_cost, (int, float))
+                or not 0 <= world_cost <= 100):
+            raise ValueError(f"pimc: world_cost={world_cost!r}; a world's sampling cost in "
+                             f"rollouts is a number from 0 to 100")
         if isinstance(tries, bool) or not isinstance(tries, int) or not 1 <= tries <= 64:
             raise ValueError(f"pimc: tries={tries!r}; the worlds drawn per kept world must be "
                              f"an integer from 1 to 64")
@@ -167,6 +172,7 @@ class PIMCPolicy:
         self.horizon = horizon
         self.guide = guide
         self.keep = keep
+        self.world_cost = float(world_cost)
         self.trust = float(trust)
         self.infer = infer
         self.tries = tries
@@ -181,9 +187,10 @@ class PIMCPolicy:
         Without a guide: every legal action, ``worlds`` worlds.  With one: the
         guide's ``keep`` most likely actions (ties to the lower id) and as
         many worlds as the plain search's cost buys.  A world costs its
-        sampling (about one rollout: ``determinize`` re-deals and rebuilds
-        the round) plus one rollout per action searched in it, so ``worlds``
-        x (legal + 1) = W x (keep + 1).
+        sampling (``world_cost`` rollouts: ``determinize`` re-deals and
+        rebuilds the round; about one, but two in Hoch & Tief, whose
+        play-outs run on bare bitmasks) plus one rollout per action searched
+        in it, so ``worlds`` x (legal + c) = W x (keep + c).
         """
         chosen, worlds, _ = self._candidates(decision, legal)
         return chosen, worlds
@@ -196,7 +203,8 @@ class PIMCPolicy:
         probs = self.guide.probabilities(decision.observation, decision.action_mask)
         ranked = sorted(legal, key=lambda a: (-float(probs[a]), a))
         chosen = sorted(ranked[:self.keep])
-        return chosen, self.worlds * (len(legal) + 1) // (len(chosen) + 1), probs
+        c = self.world_cost
+        return chosen, int(self.worlds * (len(legal) + c) // (len(chosen) + c)), probs
 
     def act(self, decision: Decision) -> int:
         return self.values(decision).action

@@ -93,8 +93,11 @@ def test_guided_search_spends_the_plain_budget_on_the_guides_favourites(name, op
         probs = bot.probabilities(d.observation, d.action_mask)
         top = sorted(legal, key=lambda a: (-probs[a], a))[:2]
         assert action in top, "the search chose an action the guide did not put forward"
-        # plain: 2 worlds x (sampling + a rollout per legal action); guided: W x (1 + 2)
-        assert search.game.worlds == 2 * (len(legal) + 1) // 3
+        # plain: 2 worlds x (sampling + a rollout per legal action); guided: W x (c + 2),
+        # a world's sampling costing c rollouts (1, Hoch & Tief's 2: its SEARCH_DEFAULTS)
+        c = search.world_cost
+        assert c == (2 if name == "hoch_tief" else 1)
+        assert search.game.worlds == int(2 * (len(legal) + c) // (2 + c))
         seen += 1
     assert seen >= 3
 
@@ -132,7 +135,23 @@ def test_trust_still_spends_the_plain_budget_and_picks_a_candidate():
         search.game = CountingGame(game)
         chosen, _ = search.candidates(Decision(game, s), legal)
         assert search.act(Decision(game, s)) in chosen
-        assert search.game.worlds == 3 * (len(legal) + 1) // 3
+        assert search.game.worlds == int(3 * (len(legal) + 2) // (2 + 2))  # world_cost 2
+
+
+def test_a_dearer_world_buys_fewer_extra_worlds():
+    """``world_cost``: sampling a world costs c rollouts, so pruning 10 actions to 3 frees
+    (10 + c) / (3 + c) of the plain budget per world, not 11 / 4."""
+    game = game_of("wizard", dict(num_players=4))
+    s = next(s for s in states(game, 34, 3, 40) if len(s.legal_actions()) >= 6)
+    legal = s.legal_actions()
+    for c, want in [(1, 12 * (len(legal) + 1) // 4), (3, 12 * (len(legal) + 3) // 6),
+                    (0, 12 * len(legal) // 3)]:
+        search = build_policy(f"pimc:guide=bot:wizard,worlds=12,keep=3,world_cost={c}", game,
+                              seed=13, cache=False)
+        assert search.candidates(Decision(game, s), legal)[1] == want
+    for bad in (-1, 101, True, "x"):
+        with pytest.raises(ValueError, match="world_cost"):
+            make_policy("pimc", game, world_cost=bad)
 
 
 def test_the_spec_names_the_guide():

@@ -188,9 +188,13 @@ class PIMCPolicy:
         guide's ``keep`` most likely actions (ties to the lower id) and as
         many worlds as the plain search's cost buys.  A world costs its
         sampling (``world_cost`` rollouts: ``determinize`` re-deals and
-        rebuilds the round; about one, but two in Hoch & Tief, whose
-        play-outs run on bare bitmasks) plus one rollout per action searched
-        in it, so ``worlds`` x (legal + c) = W x (keep + c).
+        rebuilds the round - about one rollout in Wizard and Geheimtrumpf,
+        two in Hoch & Tief, whose play-outs run on bare bitmasks, a fifth
+        in Wunder Punkt and Silberne Ananas, whose rollout players think)
+        plus one rollout per action searched in it, so ``worlds`` x
+        (legal + c) = W x (keep + c).  The games' ``SEARCH_DEFAULTS`` set c
+        from a profile of the search (cProfile: ``determinize`` against the
+        play-outs), so the learned search thinks as long as plain PIMC.
         """
         chosen, worlds, _ = self._candidates(decision, legal)
         return chosen, worlds

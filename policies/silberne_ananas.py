@@ -64,7 +64,9 @@ from stichzoo.envs.silberne_ananas.rules import (
 from stichzoo.envs.silberne_ananas.standing import match_value
 from stichzoo.policies.base import Decision
 
-SEARCH_DEFAULTS = {"worlds": 16, "rollouts": 1, "horizon": "round"}
+#: ``world_cost``: a sampled world costs a fifth of a play-out by the rollout player
+#: (profiled: 0.8 ms against 4.0 ms), so a guided search buys its extra worlds at that price
+SEARCH_DEFAULTS = {"worlds": 16, "rollouts": 1, "horizon": "round", "world_cost": 0.2}
 
 
 def _legal(hand: int, lead_suit: int, leading: bool) -> int:

@@ -47,7 +47,9 @@ from stichzoo.envs.wunder_punkt.rules import (
 from stichzoo.policies.base import Decision
 
 #: PIMC budget (see tests and the module docstring for the measured cost)
-SEARCH_DEFAULTS = {"worlds": 4, "rollouts": 1, "horizon": "round"}
+#: ``world_cost``: a sampled world costs a fifth of a play-out by the rollout player
+#: (profiled: 0.7 ms against 3.7 ms), so a guided search buys its extra worlds at that price
+SEARCH_DEFAULTS = {"worlds": 4, "rollouts": 1, "horizon": "round", "world_cost": 0.2}
 
 
 #: per number 0..13: the cards (all suits) with a higher number

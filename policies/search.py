@@ -21,6 +21,9 @@ the work it would have spread over every legal action on those few - more
 worlds each, so less sampling noise where it matters.
 The network costs one forward pass per decision; the think time stays that
 of plain PIMC at the same budget (``scripts/bench/search_time.py`` measures it).
+In the phases named by ``follow`` (a game's ``GUIDE_DEFAULTS``: Wunder Punkt's
+sore pick) the network decides alone: there its choice was measured better
+than anything PIMC's one-round evaluation would pick.
 
 Every search also says what it thinks of each action: :meth:`PIMCPolicy.values`
 gives each legal action's mean value over its worlds with a standard error,
@@ -138,7 +141,7 @@ class PIMCPolicy:
                  rollout: Policy | None = None, value: ValueFn | None = None,
                  horizon: str = "round", guide=None, keep: int = 3, trust: float = 0.0,
                  infer: Inference | None = None, tries: int = 8, playout: Playout | None = None,
-                 world_cost: float = 1.0):
+                 world_cost: float = 1.0, follow: str | tuple[str, ...] = ()):
         if worlds < 1 or rollouts < 1:
             raise ValueError("pimc: worlds and rollouts must be at least 1")
         if (isinstance(world_cost, bool) or not isinstance(world_cost, (int, float))
@@ -159,6 +162,18 @@ class PIMCPolicy:
         if guide is not None and not callable(getattr(guide, "probabilities", None)):
             raise ValueError("pimc: the guide must be a trained network (bot:, onnx: or ppo:) "
                              "that gives action probabilities")
+        follow = tuple(follow.split("+")) if isinstance(follow, str) else tuple(follow)
+        follow = tuple(p for p in follow if p and p != "none")  # follow=none: search every phase
+        if follow:
+            if guide is None:
+                raise ValueError("pimc: follow needs a guide "
+                                 "(pimc:guide=bot:<game>,follow=<phase>)")
+            phases = [p for p in type(game.new_game(0)).PHASE_NAMES if p != "game_over"]
+            unknown = [p for p in follow if p not in phases]
+            if unknown:
+                raise ValueError(f"pimc: follow={'+'.join(follow)}; {game.name} has no phase "
+                                 f"{', '.join(map(repr, unknown))} (its phases: "
+                                 f"{', '.join(phases)}; join several with +)")
         if horizon not in ("round", "game"):
             raise ValueError(f"pimc: horizon={horizon!r}; choose 'round' or 'game'")
         if not hasattr(game, "determinize"):
@@ -173,6 +188,7 @@ class PIMCPolicy:
         self.guide = guide
         self.keep = keep
         self.world_cost = float(world_cost)
+        self.follow = follow
         self.trust = float(trust)
         self.infer = infer
         self.tries = tries
@@ -225,6 +241,9 @@ class PIMCPolicy:
         if len(legal) == 1:
             return SearchValues(legal[0], "the only legal action", (ActionValue(
                 legal[0], None, None, 0, None, None, "the only legal action: not searched"),))
+        phase = decision.state.phase_name
+        if phase in self.follow:
+            return self._followed(decision, legal, phase)
         searched, worlds, probs = self._candidates(decision, legal)
         seat = decision.seat
         root = decision.state
@@ -259,6 +278,22 @@ class PIMCPolicy:
                    f"standard errors of the best")
         return SearchValues(searched[chosen], why,
                             self._action_values(legal, searched, totals, per_world, chosen))
+
+    def _followed(self, decision: Decision, legal: list[int], phase: str) -> SearchValues:
+        """A phase the guide decides alone (``follow``): its favourite, nothing searched.
+
+        Where the network's choice is measured better than what PIMC's own
+        evaluation would pick - Wunder Punkt's sore card, valued by PIMC from
+        one round played out by its rollout player in a few worlds, while the
+        network learned it from the outcome of whole games - the search
+        defers to it (ties to the lower id), at no search cost.
+        """
+        probs = self.guide.probabilities(decision.observation, decision.action_mask)
+        action = min(legal, key=lambda a: (-float(probs[a]), a))
+        why = f"the guide's favourite: the {phase} phase is the network's (follow)"
+        return SearchValues(action, why, tuple(
+            ActionValue(a, None, None, 0, None, None,
+                        f"not searched: the guide decides the {phase} phase") for a in legal))
 
     def _inferred(self, root: GameState, seat: int, rng: random.Random) -> GameState:
         """A world drawn by what the other seats did: rejection sampling from the uniform worlds.

@@ -97,6 +97,9 @@ def test_guided_search_spends_the_plain_budget_on_the_guides_favourites(name, op
         # a world's sampling costing c rollouts (the game's SEARCH_DEFAULTS, measured)
         c = search.world_cost
         assert c == {"hoch_tief": 2, "wunder_punkt": 0.2, "silberne_ananas": 0.2}.get(name, 1)
+        if s.phase_name in search.follow:  # the guide decides this phase alone (follow)
+            assert search.game.worlds == 0
+            continue
         assert search.game.worlds == int(2 * (len(legal) + c) // (2 + c))
         seen += 1
     assert seen >= 3
@@ -173,3 +176,45 @@ def test_bad_guides_are_refused_by_name(spec, message):
     game = game_of("wizard", dict(num_players=4))
     with pytest.raises(ValueError, match=message):
         build_policy(spec, game, seed=0, cache=False)
+
+
+def test_follow_lets_the_guide_decide_a_phase_alone():
+    """``follow=sore``: in the sore phase the network's favourite, no world sampled, and no
+    value claimed for any action; the play phase is searched as before."""
+    game = game_of("wunder_punkt", dict(num_players=4))
+    bot = make_policy("bot", game, seed=0)
+    s = game.new_game(5)
+    assert s.phase_name == "sore"
+    d = Decision(game, s)
+    search = build_policy("pimc:guide=bot:wunder_punkt,follow=sore", game, seed=13, cache=False)
+    search.game = CountingGame(game)
+    values = search.values(d)
+    probs = bot.probabilities(d.observation, d.action_mask)
+    assert values.action == min(d.legal_actions, key=lambda a: (-probs[a], a))
+    assert search.game.worlds == 0
+    assert all(v.value is None and "guide decides the sore phase" in v.reason
+               for v in values.values)
+    assert {v.action for v in values.values} == set(d.legal_actions)
+    play = next(x for x in states(game, 35, 3, 30)
+                if x.phase_name == "play" and len(x.legal_actions()) > 1)
+    assert search.values(Decision(game, play)).why != values.why
+    assert search.game.worlds > 0
+
+
+def test_follow_defaults_and_refusals():
+    game = game_of("wunder_punkt", dict(num_players=4))
+    # the learned search follows the network's sore pick by default; plain PIMC has no guide
+    assert build_policy("search", game, seed=0, cache=False).follow == ("sore",)
+    assert build_policy("pimc:guide=bot:wunder_punkt", game, seed=0, cache=False).follow == (
+        "sore",)
+    assert build_policy("pimc", game, seed=0, cache=False).follow == ()
+    assert build_policy("pimc:guide=bot:wunder_punkt,follow=none", game, seed=0,
+                        cache=False).follow == ()
+    with pytest.raises(ValueError, match="follow needs a guide"):
+        build_policy("pimc:follow=sore", game, seed=0, cache=False)
+    with pytest.raises(ValueError, match="no phase 'bid'"):
+        build_policy("pimc:guide=bot:wunder_punkt,follow=bid", game, seed=0, cache=False)
+    gt = game_of("geheimtrumpf", dict(num_players=4))
+    search = build_policy("pimc:guide=bot:geheimtrumpf,follow=task_draft+card_draft", gt,
+                          seed=0, cache=False)
+    assert search.follow == ("task_draft", "card_draft")

@@ -21,9 +21,11 @@ the work it would have spread over every legal action on those few - more
 worlds each, so less sampling noise where it matters.
 The network costs one forward pass per decision; the think time stays that
 of plain PIMC at the same budget (``scripts/bench/search_time.py`` measures it).
-In the phases named by ``follow`` (a game's ``GUIDE_DEFAULTS``: Wunder Punkt's
-sore pick) the network decides alone: there its choice was measured better
-than anything PIMC's one-round evaluation would pick.
+``phases=`` names the phases where the guide prunes (elsewhere the search is
+plain PIMC, every legal action searched); ``follow=`` those where the
+network decides alone.  A game's ``GUIDE_DEFAULTS`` set them where measured:
+Wunder Punkt's learned search asks its network only for the sore card, where
+PIMC's one-round evaluation picks worse, and plays the cards as plain PIMC.
 
 Every search also says what it thinks of each action: :meth:`PIMCPolicy.values`
 gives each legal action's mean value over its worlds with a standard error,
@@ -132,6 +134,24 @@ def _stderr(xs: list[float]) -> float | None:
     return (sum((x - mean) ** 2 for x in xs) / ((n - 1) * n)) ** 0.5
 
 
+def _phases(game: Game, key: str, value, guide) -> tuple[str, ...]:
+    """``follow=`` / ``phases=`` as a tuple of the game's phase names (``+`` joins several;
+    ``none`` or empty: no phase), refused by name when unknown or without a guide."""
+    named = tuple(value.split("+")) if isinstance(value, str) else tuple(value)
+    named = tuple(p for p in named if p and p != "none")
+    if not named:
+        return ()
+    if guide is None:
+        raise ValueError(f"pimc: {key} needs a guide (pimc:guide=bot:<game>,{key}=<phase>)")
+    known = [p for p in type(game.new_game(0)).PHASE_NAMES if p != "game_over"]
+    unknown = [p for p in named if p not in known]
+    if unknown:
+        raise ValueError(f"pimc: {key}={'+'.join(named)}; {game.name} has no phase "
+                         f"{', '.join(map(repr, unknown))} (its phases: {', '.join(known)}; "
+                         f"join several with +)")
+    return named
+
+
 class PIMCPolicy:
     """PIMC search with a budget of ``worlds`` sampled worlds x ``rollouts`` per action."""
 
@@ -141,7 +161,8 @@ class PIMCPolicy:
                  rollout: Policy | None = None, value: ValueFn | None = None,
                  horizon: str = "round", guide=None, keep: int = 3, trust: float = 0.0,
                  infer: Inference | None = None, tries: int = 8, playout: Playout | None = None,
-                 world_cost: float = 1.0, follow: str | tuple[str, ...] = ()):
+                 world_cost: float = 1.0, follow: str | tuple[str, ...] = (),
+                 phases: str | tuple[str, ...] = ()):
         if worlds < 1 or rollouts < 1:
             raise ValueError("pimc: worlds and rollouts must be at least 1")
         if (isinstance(world_cost, bool) or not isinstance(world_cost, (int, float))
@@ -162,18 +183,8 @@ class PIMCPolicy:
         if guide is not None and not callable(getattr(guide, "probabilities", None)):
             raise ValueError("pimc: the guide must be a trained network (bot:, onnx: or ppo:) "
                              "that gives action probabilities")
-        follow = tuple(follow.split("+")) if isinstance(follow, str) else tuple(follow)
-        follow = tuple(p for p in follow if p and p != "none")  # follow=none: search every phase
-        if follow:
-            if guide is None:
-                raise ValueError("pimc: follow needs a guide "
-                                 "(pimc:guide=bot:<game>,follow=<phase>)")
-            phases = [p for p in type(game.new_game(0)).PHASE_NAMES if p != "game_over"]
-            unknown = [p for p in follow if p not in phases]
-            if unknown:
-                raise ValueError(f"pimc: follow={'+'.join(follow)}; {game.name} has no phase "
-                                 f"{', '.join(map(repr, unknown))} (its phases: "
-                                 f"{', '.join(phases)}; join several with +)")
+        follow = _phases(game, "follow", follow, guide)
+        phases = _phases(game, "phases", phases, guide)
         if horizon not in ("round", "game"):
             raise ValueError(f"pimc: horizon={horizon!r}; choose 'round' or 'game'")
         if not hasattr(game, "determinize"):
@@ -189,6 +200,7 @@ class PIMCPolicy:
         self.keep = keep
         self.world_cost = float(world_cost)
         self.follow = follow
+        self.phases = phases
         self.trust = float(trust)
         self.infer = infer
         self.tries = tries
@@ -220,6 +232,8 @@ class PIMCPolicy:
         so that ``trust`` needs no second forward pass."""
         if self.guide is None or (len(legal) <= self.keep and not self.trust):
             return legal, self.worlds, None
+        if self.phases and decision.state.phase_name not in self.phases:
+            return legal, self.worlds, None  # a phase the guide is not asked in: plain PIMC
         probs = self.guide.probabilities(decision.observation, decision.action_mask)
         ranked = sorted(legal, key=lambda a: (-float(probs[a]), a))
         chosen = sorted(ranked[:self.keep])

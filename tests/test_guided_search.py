@@ -90,6 +90,9 @@ def test_guided_search_spends_the_plain_budget_on_the_guides_favourites(name, op
         search = guided(game, worlds=2, keep=2)
         search.game = CountingGame(game)
         action = search.act(d)
+        if search.phases and s.phase_name not in search.phases:  # the guide is not asked here
+            assert search.game.worlds == 2  # plain PIMC: its own budget, every action
+            continue
         probs = bot.probabilities(d.observation, d.action_mask)
         top = sorted(legal, key=lambda a: (-probs[a], a))[:2]
         assert action in top, "the search chose an action the guide did not put forward"
@@ -201,19 +204,37 @@ def test_follow_lets_the_guide_decide_a_phase_alone():
     assert search.game.worlds > 0
 
 
-def test_follow_defaults_and_refusals():
+def test_phases_ask_the_guide_only_there():
+    """``phases=sore`` (Wunder Punkt's default): the sore pick searches the guide's
+    candidates; a play decision is plain PIMC - the same choice and values as ``pimc``."""
     game = game_of("wunder_punkt", dict(num_players=4))
-    # the learned search follows the network's sore pick by default; plain PIMC has no guide
-    assert build_policy("search", game, seed=0, cache=False).follow == ("sore",)
-    assert build_policy("pimc:guide=bot:wunder_punkt", game, seed=0, cache=False).follow == (
+    search = build_policy("search", game, seed=13, cache=False)
+    assert search.phases == ("sore",) and search.follow == ()
+    plain = build_policy("pimc", game, seed=13, cache=False)
+    play = [x for x in states(game, 36, 3, 30)
+            if x.phase_name == "play" and len(x.legal_actions()) > search.keep][:3]
+    assert play
+    for s in play:
+        assert search.values(Decision(game, s)) == plain.values(Decision(game, s))
+    s = game.new_game(5)
+    d = Decision(game, s)
+    values = search.values(d)
+    assert sum(v.value is not None for v in values.values) == search.keep  # its candidates
+
+
+def test_follow_and_phases_defaults_and_refusals():
+    game = game_of("wunder_punkt", dict(num_players=4))
+    # plain PIMC has no guide and so none of the guided defaults
+    assert build_policy("pimc", game, seed=0, cache=False).phases == ()
+    assert build_policy("pimc:guide=bot:wunder_punkt", game, seed=0, cache=False).phases == (
         "sore",)
-    assert build_policy("pimc", game, seed=0, cache=False).follow == ()
-    assert build_policy("pimc:guide=bot:wunder_punkt,follow=none", game, seed=0,
-                        cache=False).follow == ()
-    with pytest.raises(ValueError, match="follow needs a guide"):
-        build_policy("pimc:follow=sore", game, seed=0, cache=False)
-    with pytest.raises(ValueError, match="no phase 'bid'"):
-        build_policy("pimc:guide=bot:wunder_punkt,follow=bid", game, seed=0, cache=False)
+    assert build_policy("pimc:guide=bot:wunder_punkt,phases=none", game, seed=0,
+                        cache=False).phases == ()
+    for key in ("follow", "phases"):
+        with pytest.raises(ValueError, match=f"{key} needs a guide"):
+            build_policy(f"pimc:{key}=sore", game, seed=0, cache=False)
+        with pytest.raises(ValueError, match="no phase 'bid'"):
+            build_policy(f"pimc:guide=bot:wunder_punkt,{key}=bid", game, seed=0, cache=False)
     gt = game_of("geheimtrumpf", dict(num_players=4))
     search = build_policy("pimc:guide=bot:geheimtrumpf,follow=task_draft+card_draft", gt,
                           seed=0, cache=False)

@@ -53,7 +53,7 @@ SEARCH_DEFAULTS = {"worlds": 4, "rollouts": 1, "horizon": "round", "world_cost":
 #: the learned search (``pimc:guide=bot:wunder_punkt``) asks its network only for the sore
 #: card and plays the cards as plain PIMC: against plain PIMC, the guided search's sore picks
 #: scored +9.89 [+5.49, +14.30] points per game, the network's alone +7.11 [+4.03, +10.18]
-#: (200 games, seed 5150; docs/headroom.md); ``phases=none`` guides every phase again
+#: (200 games, seed 5150; docs/results.md, the bots); ``phases=none`` guides every phase again
 GUIDE_DEFAULTS = {"phases": "sore"}
 
 

@@ -72,6 +72,12 @@ class Policy(Protocol):
     def act(self, decision: Decision) -> int: ...
 
 
+def decision_phases(game: Game) -> list[str]:
+    """The names of ``game``'s phases in which a seat decides (``game_over`` left out): what a
+    per-phase setting (``mix:<phase>=``, ``pimc:phases=``/``follow=``) may name."""
+    return [p for p in type(game.new_game(0)).PHASE_NAMES if p != "game_over"]
+
+
 def encoder_for(game: Game):
     """The observation encoder of ``game`` (the same one its env uses)."""
     from stichzoo import envs

@@ -13,7 +13,7 @@ as they are.
 
 from __future__ import annotations
 
-from stichzoo.policies.base import Decision, Policy
+from stichzoo.policies.base import Decision, Policy, decision_phases
 
 
 class PhaseMix:
@@ -39,7 +39,7 @@ def phase_mix(game, seed: int | None, build, **parts: str) -> PhaseMix:
     ``build(spec, seed)`` builds each part (``specs.build_policy``); a phase
     the game does not have, or a part that is not a plain spec, is refused by name.
     """
-    phases = [p for p in type(game.new_game(0)).PHASE_NAMES if p != "game_over"]
+    phases = decision_phases(game)
     unknown = sorted(set(parts) - set(phases) - {"else"})
     if unknown:
         raise ValueError(f"mix: {game.name} has no phase {', '.join(map(repr, unknown))}; "

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.game import Game, GameState
-from stichzoo.policies.base import Decision, Policy
+from stichzoo.policies.base import Decision, Policy, decision_phases
 
 #: value of a finished rollout for ``seat``: (state at the root, state at the end, seat) -> float
 ValueFn = Callable[[GameState, GameState, int], float]
@@ -143,7 +143,7 @@ def _phases(game: Game, key: str, value, guide) -> tuple[str, ...]:
         return ()
     if guide is None:
         raise ValueError(f"pimc: {key} needs a guide (pimc:guide=bot:<game>,{key}=<phase>)")
-    known = [p for p in type(game.new_game(0)).PHASE_NAMES if p != "game_over"]
+    known = decision_phases(game)
     unknown = [p for p in named if p not in known]
     if unknown:
         raise ValueError(f"pimc: {key}={'+'.join(named)}; {game.name} has no phase "

@@ -61,8 +61,8 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
         guide = kwargs.pop("guide", f"bot:{game.name}" if name == "search" else None)
         if isinstance(guide, str):  # a policy spec: pimc:guide=bot:wizard
             guide = build_policy(guide, game, seed=0 if seed is None else seed)
-        # GUIDE_DEFAULTS: what a guided search does otherwise (follow=<phase>: the network
-        # decides that phase alone); plain PIMC has no guide and ignores them
+        # GUIDE_DEFAULTS: a guided search's own settings (phases=<phase>: the guide prunes
+        # only there; follow=<phase>: the network decides alone); plain PIMC has no guide
         guided = getattr(module, "GUIDE_DEFAULTS", {}) if guide is not None else {}
         kwargs = {**getattr(module, "SEARCH_DEFAULTS", {}), **guided, **kwargs, "guide": guide}
         infer = kwargs.pop("infer", 0)

@@ -134,6 +134,12 @@ def _stderr(xs: list[float]) -> float | None:
     return (sum((x - mean) ** 2 for x in xs) / ((n - 1) * n)) ** 0.5
 
 
+def _by_guide(probs) -> Callable[[int], tuple[float, int]]:
+    """Sort key of actions by the guide: the likeliest first, ties to the lower id, so a
+    choice never depends on the order the actions came in."""
+    return lambda action: (-float(probs[action]), action)
+
+
 def _phases(game: Game, key: str, value, guide) -> tuple[str, ...]:
     """``follow=`` / ``phases=`` as a tuple of the game's phase names (``+`` joins several;
     ``none`` or empty: no phase), refused by name when unknown or without a guide."""
@@ -235,7 +241,7 @@ class PIMCPolicy:
         if self.phases and decision.state.phase_name not in self.phases:
             return legal, self.worlds, None  # a phase the guide is not asked in: plain PIMC
         probs = self.guide.probabilities(decision.observation, decision.action_mask)
-        ranked = sorted(legal, key=lambda a: (-float(probs[a]), a))
+        ranked = sorted(legal, key=_by_guide(probs))
         chosen = sorted(ranked[:self.keep])
         c = self.world_cost
         return chosen, int(self.worlds * (len(legal) + c) // (len(chosen) + c)), probs
@@ -303,7 +309,7 @@ class PIMCPolicy:
         defers to it (ties to the lower id), at no search cost.
         """
         probs = self.guide.probabilities(decision.observation, decision.action_mask)
-        action = min(legal, key=lambda a: (-float(probs[a]), a))
+        action = min(legal, key=_by_guide(probs))
         why = f"the guide's favourite: the {phase} phase is the network's (follow)"
         return SearchValues(action, why, tuple(
             ActionValue(a, None, None, 0, None, None,
@@ -379,7 +385,8 @@ class PIMCPolicy:
             mean = statistics.fmean(diffs)
             if mean <= self.trust * (statistics.variance(diffs, mean) / n) ** 0.5:
                 level.append(i)
-        return min(level, key=lambda i: (-float(probs[legal[i]]), legal[i]))
+        order = _by_guide(probs)
+        return min(level, key=lambda i: order(legal[i]))
 
     def _play_out(self, s: GameState, round_index: int) -> None:
         stop_at_round = self.horizon == "round"

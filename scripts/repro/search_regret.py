@@ -34,14 +34,17 @@ import time
 from stichzoo.envs.registry import game_class
 from stichzoo.policies.base import Decision
 from stichzoo.policies.specs import build_policy
+from stichzoo.training.stats import mean_ci
 from stichzoo.training.think_time import TABLES, positions
 
 
 def _interval(xs: list[float]) -> tuple[float, float]:
-    """Mean and the half-width of its 95% interval (normal; positions number hundreds)."""
-    mean = statistics.fmean(xs)
-    half = 1.96 * statistics.stdev(xs) / len(xs) ** 0.5 if len(xs) > 1 else float("nan")
-    return mean, half
+    """Mean and the half-width of its 95% t-interval over the positions (``mean_ci``, as the
+    tournaments report theirs); NaN below the fewest observations an interval is given for."""
+    ci = mean_ci(xs)
+    if ci["lo"] is None:
+        return ci["mean"], float("nan")
+    return ci["mean"], (ci["hi"] - ci["lo"]) / 2
 
 
 def measure(name: str, specs: list[str], count: int, depth: int, seed: int) -> list[dict]:

@@ -156,13 +156,18 @@ def test_file_errors_are_one_line(tmp_path):
 
 def test_committed_configs_pass():
     """Every committed config passes its strict loader: the belief models' configs
-    (configs/belief/, ``stichzoo belief``) their own, the rest the training configs'."""
+    (configs/belief/, ``stichzoo belief``) and the trick models' (configs/tricks/,
+    ``stichzoo tricks``) their own, the rest the training configs'."""
+    from stichzoo.training import tricks
+
     root = Path(__file__).resolve().parent.parent / "configs"
     beliefs = 0
     for path in sorted(root.rglob("*.yaml")):
         if path.parent.name == "belief":
             belief.load_config(str(path))
             beliefs += 1
+        elif path.parent.name == "tricks":
+            tricks.load_config(str(path))
         else:
             config_mod.load(str(path))
     assert beliefs >= 2
@@ -172,7 +177,8 @@ def test_committed_configs_pass():
                                   "wunder_punkt"])
 def test_top_level_config_is_the_shipped_bots_recipe(game):
     """configs/<game>.yaml is what made policies/bots/<game>: its config.yaml, once the
-    ``--set`` overrides of the manifest's later legs (a bot trained in several) are applied.
+    ``--set`` overrides of the manifest's legs (the first's, and a bot trained in several
+    legs those of the later ones) are applied.
     A bot refined by expert iteration (``expert.start``) was made by configs/expert/<game>.yaml
     from the bot in its ``start/`` folder, to which the same check then applies."""
     import json
@@ -190,7 +196,7 @@ def test_top_level_config_is_the_shipped_bots_recipe(game):
     if "legs" in provenance:
         first, *later = (shlex.split(leg["command"]) for leg in provenance["legs"])
         assert first[:3] == ["stichzoo", "train", f"configs/{game}.yaml"], first
-        for words in later:
+        for words in (first, *later):
             overrides += [v for k, v in itertools.pairwise(words) if k == "--set"]
     assert config_mod.load(str(root / "configs" / f"{game}.yaml"), overrides) == \
         config_mod.load(str(bot / "config.yaml"))

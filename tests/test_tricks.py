@@ -93,6 +93,32 @@ def test_bid_is_the_best_legal_bid(monkeypatch):
     assert bidder.bid_action(np.zeros(603), mask) == game.bid0 + 2
 
 
+def test_reach_bids_near_the_actor_s_own_bid():
+    """``reach``: the best legal bid among those within reach of the actor's own (the
+    argmax of its legal bid logits) - never a bid further out, whatever its value."""
+    game = WizardGame(WizardOptions(num_players=4, dealer_bid_restriction=True))
+    actor = tricks.actor_from_onnx(f"{shipped_bot('wizard')}/model.onnx")
+    net = _bidder(5)
+    free = tricks.TrickBidderForExport(actor, net, game.bid0, 0.1).eval()
+    near = tricks.TrickBidderForExport(actor, net, game.bid0, 0.1, reach=1).eval()
+    moved = 0
+    for state, seat in _positions(game, 60, 4):
+        d = Decision(game, state, seat)
+        obs = th.as_tensor(d.observation[None])
+        mask = th.as_tensor(d.action_mask[None], dtype=th.float32)
+        with th.inference_mode():
+            raw = actor(obs)[0].numpy()
+            values = net.expected_scores(obs)[0].numpy()
+            got = int(near.logits(obs, mask)[0].masked_fill(mask[0] < 0.5, -1e18).argmax())
+            unbounded = int(free.logits(obs, mask)[0].masked_fill(mask[0] < 0.5, -1e18).argmax())
+        legal = np.flatnonzero(d.action_mask[game.bid0:game.bid0 + len(values)] > 0)
+        own = legal[np.argmax(raw[game.bid0 + legal])]
+        window = legal[np.abs(legal - own) <= 1]
+        assert got == game.bid0 + window[np.argmax(values[window])]
+        moved += got != unbounded
+    assert moved > 0  # the random trick net's favourites lie out of reach at times
+
+
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     """A bidder of a random trick net over the shipped actor, exported with the restriction."""

@@ -193,25 +193,43 @@ def masked_bid_logits(logits: th.Tensor, values: th.Tensor, mask: th.Tensor,
     return th.cat([logits[:, :bid0], bids, logits[:, end:]], dim=1)
 
 
+def within_reach(values: th.Tensor, raw: th.Tensor, mask: th.Tensor, bid0: int,
+                 reach: int) -> th.Tensor:
+    """``values`` at -1e9 for the bids more than ``reach`` from the actor's own (the argmax
+    of its legal bid logits ``raw``): the trick model has seen only bids near the
+    actor's (exploration reaches ``explore_width`` either side of the collecting
+    bidder's), so its values further out are extrapolations an argmax would find."""
+    n = values.shape[1]
+    legal = mask[:, bid0:bid0 + n] > 0.5
+    own = th.where(legal, raw[:, bid0:bid0 + n], th.full_like(values, -1e9)).argmax(1, True)
+    near = (th.arange(n)[None, :] - own).abs() <= reach
+    return th.where(near, values, th.full_like(values, -1e9))
+
+
 class TrickBidderForExport(nn.Module):
     """The bot's one graph: the actor's logits, the bids' replaced by scaled expected scores.
 
     ``tricks=None``: the actor alone (its own bids) - the first round's self-play.
+    ``reach``: bid only within that distance of the actor's own bid (None: any bid).
     """
 
-    def __init__(self, actor: Actor, tricks: TrickNet | None, bid0: int, scale: float):
+    def __init__(self, actor: Actor, tricks: TrickNet | None, bid0: int, scale: float,
+                 reach: int | None = None):
         super().__init__()
         self.extractor = actor.extractor  # the actor's names, as the shipped graph has them
         self.head = actor.head
         self.tricks = tricks
         self.bid0 = bid0
         self.scale = scale
+        self.reach = reach
 
     def logits(self, observation: th.Tensor, mask: th.Tensor) -> th.Tensor:
         raw = self.head(self.extractor.policy_net(observation))
         if self.tricks is None:
             return raw
         values = self.tricks.expected_scores(observation) * self.scale
+        if self.reach is not None:
+            values = within_reach(values, raw, mask, self.bid0, self.reach)
         return masked_bid_logits(raw, values, mask, self.bid0)
 
     def forward(self, observation: th.Tensor, action_mask: th.Tensor):
@@ -379,7 +397,7 @@ DEFAULTS: dict[str, Any] = {
     "model": {"hidden": [256, 256]},
     "train": {"epochs": 6, "batch_size": 512, "learning_rate": 0.001, "holdout": 0.1,
               "torch_threads": 1},
-    "export": {"scale": 0.1},
+    "export": {"scale": 0.1, "reach": None},  # reach: see TrickBidderForExport
 }
 
 
@@ -436,7 +454,8 @@ def run(cfg: dict, out_dir: str, progress: bool = True) -> str:
         data = {key: np.concatenate([p[key] for p in parts])
                 for key in ("observation", "bid", "tricks", "game")}
         net, report = fit(data, cfg, max_hand, hand_offset, cfg["seed"] + k)
-        player = TrickBidderForExport(actor, net, game.bid0, cfg["export"]["scale"]).eval()
+        player = TrickBidderForExport(actor, net, game.bid0, cfg["export"]["scale"],
+                                      cfg["export"]["reach"]).eval()
         rounds.append({"collect": part["stats"], "collect_seconds": round(t1 - t0, 1),
                        "fit": report, "fit_seconds": round(time.time() - t1, 1)})
         if progress:

@@ -19,6 +19,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = {"silberne_ananas": 3}
+#: configs/ subfolders read by their own loaders, not the training config's: the belief
+#: models' (stichzoo belief) and the trick models' (stichzoo tricks); test_config_strict
+MODEL_CONFIG_DIRS = ("belief", "tricks")
+
+
+def training_configs() -> list[Path]:
+    """Every committed training config: configs/**/*.yaml outside :data:`MODEL_CONFIG_DIRS`."""
+    return sorted(p for p in (ROOT / "configs").rglob("*.yaml")
+                  if p.parent.name not in MODEL_CONFIG_DIRS)
 
 
 def sb3_recipe(game: str) -> Path:

@@ -17,12 +17,10 @@ import pytest
 from stichzoo.training import config as config_mod
 from stichzoo.training.cli import main
 from stichzoo.training.rllib import MISSING_RAY, keys
+from tests.conftest import training_configs
 
 ROOT = Path(__file__).resolve().parent.parent
-#: the training configs (configs/belief/ and configs/tricks/ hold the belief and trick
-#: models' configs: stichzoo belief, stichzoo tricks)
-CONFIGS = sorted(p for p in (ROOT / "configs").rglob("*.yaml")
-                 if p.parent.name not in ("belief", "tricks"))
+CONFIGS = training_configs()
 #: a value other than the default, per refused key
 NON_DEFAULT = {"train.vec_env": "dummy", "train.target_kl": 0.02, "batch.games": 64,
                "batch.rollout_steps": 32, "batch.device": "cuda", "expert.teacher": "heuristic",

@@ -13,7 +13,7 @@ from stichzoo import envs
 from stichzoo.policies import Decision
 from stichzoo.training import config as config_mod
 from stichzoo.training.single_seat import OpponentPool, SingleSeatEnv
-from tests.conftest import copy_run, tiny_config
+from tests.conftest import copy_run, tiny_config, training_configs
 
 
 def _run_episode(env: SingleSeatEnv, seed: int, rng: np.random.Generator):
@@ -105,13 +105,7 @@ def test_config_errors_name_the_key(tmp_path):
 
 
 def test_every_config_is_valid():
-    import glob
-
-    paths = sorted(glob.glob(os.path.join("configs", "**", "*.yaml"), recursive=True))
-    # configs/belief/ and configs/tricks/ hold the belief and trick models' configs
-    # (stichzoo belief, stichzoo tricks; test_config_strict)
-    paths = [p for p in paths if os.path.basename(os.path.dirname(p)) not in ("belief", "tricks")]
-    games = {config_mod.load(p)["game"] for p in paths}
+    games = {config_mod.load(str(p))["game"] for p in training_configs()}
     assert games == set(envs.GAMES)
 
 

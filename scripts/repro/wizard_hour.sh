@@ -4,16 +4,46 @@
 # only a cap; about 31 minutes on 2 cores) with the step decaying linearly to 0,
 # its export (policy-head bids), then the trick pipeline on that actor
 # (configs/tricks/wizard.yaml, about 12 minutes).  The bot lands in
-# runs/tricks/wizard_hour/bot; pass --ship to copy it to policies/bots/wizard.
+# runs/tricks/wizard_hour/bot.  --ship copies it to policies/bots/wizard and stamps
+# its manifest as shipped: the training command (provenance.legs, train_command) and
+# the evaluations against random and the heuristic (1,000 games, seed 104729).
 #   bash scripts/repro/wizard_hour.sh [--ship]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 run=runs/wizard_hour
-.venv/bin/stichzoo train configs/wizard.yaml --run-dir "$run" --set train.total_timesteps=5000000 \
-    --set train.max_minutes=75 --set train.lr_schedule=linear --set train.torch_threads=1 --final-eval
+train=(stichzoo train configs/wizard.yaml --run-dir "$run" --set train.total_timesteps=5000000
+       --set train.max_minutes=75 --set train.lr_schedule=linear --set train.torch_threads=1
+       --final-eval)
+.venv/bin/"${train[@]}"
 .venv/bin/stichzoo export "$run" --out runs/bots/wizard_hour_head
 .venv/bin/stichzoo tricks wizard --config configs/tricks/wizard.yaml --out runs/tricks/wizard_hour
 if [ "${1:-}" = --ship ]; then
-    cp runs/tricks/wizard_hour/bot/model.onnx runs/tricks/wizard_hour/bot/manifest.json \
-        policies/bots/wizard/
+    bot=policies/bots/wizard
+    cp runs/tricks/wizard_hour/bot/{model.onnx,manifest.json,config.yaml} "$bot/"
+    for opp in random heuristic; do
+        .venv/bin/stichzoo eval wizard --players 4 --policies "onnx:path=$bot" "$opp" \
+            --games 1000 --seed 104729 --quiet --out "runs/eval/wizard_hour_ship/vs_$opp"
+    done
+    .venv/bin/python - "$bot" "${train[*]}" <<'PY'
+import json
+import sys
+
+from stichzoo.training.export import evaluation_entry
+
+bot, command = sys.argv[1:]
+path = f"{bot}/manifest.json"
+with open(path) as f:
+    manifest = json.load(f)
+prov = manifest["provenance"]
+prov["legs"] = [{"command": command, "samples_after": prov["steps"],
+                 "minutes": round(prov["training"]["wall_seconds"] / 60, 1)}]
+prov["train_command"] = "bash scripts/repro/wizard_hour.sh --ship"
+prov["evaluation"] = {}
+for opp in ("random", "heuristic"):
+    with open(f"runs/eval/wizard_hour_ship/vs_{opp}/report.json") as f:
+        report = json.load(f)
+    prov["evaluation"][f"vs_{opp}"] = evaluation_entry(report, f"onnx:path={bot}", bot)
+with open(path, "w") as f:
+    json.dump(manifest, f, indent=1)
+PY
 fi

@@ -41,6 +41,7 @@ import random
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.game import Game, GameState
@@ -56,6 +57,14 @@ ValueFn = Callable[[GameState, GameState, int], float]
 #: decision's worlds at once: ``sample(root, seat, rng, count) -> worlds`` (``pimc:policy=``,
 #: importance resampling, ``policies/policy_inference.py``).
 Inference = Callable[[GameState, int], float]
+
+
+class LeafHook(Protocol):
+    """A learned value at the leaves (``pimc:leaf=``, ``policies/leaf.py``), in place of the
+    play-outs: each searched action's margin in each sampled world, one batch per decision."""
+
+    def values(self, worlds: list[GameState], actions: list[int], seat: int) -> Any:
+        """(worlds, actions) margins (an array with ``.T.tolist()``)."""
 
 
 def score_gain(root: GameState, end: GameState, seat: int) -> float:
@@ -168,7 +177,7 @@ class PIMCPolicy:
                  horizon: str = "round", guide=None, keep: int = 3, trust: float = 0.0,
                  infer: Inference | None = None, tries: int = 8, playout: Playout | None = None,
                  world_cost: float = 1.0, follow: str | tuple[str, ...] = (),
-                 phases: str | tuple[str, ...] = ()):
+                 phases: str | tuple[str, ...] = (), leaf: LeafHook | None = None):
         if worlds < 1 or rollouts < 1:
             raise ValueError("pimc: worlds and rollouts must be at least 1")
         if (isinstance(world_cost, bool) or not isinstance(world_cost, (int, float))
@@ -193,6 +202,9 @@ class PIMCPolicy:
         phases = _phases(game, "phases", phases, guide)
         if horizon not in ("round", "game"):
             raise ValueError(f"pimc: horizon={horizon!r}; choose 'round' or 'game'")
+        if leaf is not None and (rollouts != 1 or horizon != "round"):
+            raise ValueError("pimc: a leaf value replaces the play-out of the round: "
+                             "rollouts=1 and horizon=round")
         if not hasattr(game, "determinize"):
             raise ValueError(f"pimc: {game.name} has no determinize(); search needs it")
         self.game = game
@@ -212,6 +224,7 @@ class PIMCPolicy:
         self.tries = tries
         # the fast path plays exactly the uniform play-out of one round, valued by score_gain
         self.playout = playout if rollout is None and horizon == "round" else None
+        self.leaf = leaf
         if guide is not None:
             self.name = "pimc+guide"
 
@@ -276,7 +289,12 @@ class PIMCPolicy:
         if batch is not None:  # an inference that draws all the decision's worlds at once
             drawn = iter(batch(root, seat, self.rng, worlds))
             sample = lambda root, seat, rng: next(drawn)  # noqa: E731
-        for w in range(worlds):
+        if self.leaf is not None:  # one forward pass values every action in every world
+            grid = self.leaf.values([sample(root, seat, self.rng) for _ in range(worlds)],
+                                    searched, seat)
+            per_world = grid.T.tolist()
+            totals = [sum(row) for row in per_world]
+        for w in range(worlds if self.leaf is None else 0):
             world = sample(root, seat, self.rng)
             for i, action in enumerate(searched):
                 for _ in range(self.rollouts):

@@ -94,6 +94,14 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
             if not hasattr(module, "inference"):
                 raise ValueError(f"pimc: {game.name} has no inference (infer=) yet")
             kwargs["infer"] = module.inference(game, float(infer))
+        leaf = kwargs.pop("leaf", None)
+        if leaf is not None:  # pimc:leaf=hoch_tief - a learned value in place of the play-outs
+            from stichzoo.policies.leaf import LeafValue
+
+            if rollout is not None:
+                raise ValueError("pimc: leaf= values the position after the action; it takes "
+                                 "no rollout player")
+            kwargs["leaf"] = LeafValue.of(game, str(leaf))
         playout = kwargs.pop("playout", "fast")
         if playout not in ("fast", "rules"):
             raise ValueError(f"pimc: playout={playout!r}; choose fast (the game's own uniform "

@@ -156,9 +156,10 @@ def test_file_errors_are_one_line(tmp_path):
 
 def test_committed_configs_pass():
     """Every committed config passes its strict loader: the belief models' configs
-    (configs/belief/, ``stichzoo belief``) and the trick models' (configs/tricks/,
-    ``stichzoo tricks``) their own, the rest the training configs'."""
-    from stichzoo.training import tricks
+    (configs/belief/, ``stichzoo belief``), the trick models' (configs/tricks/,
+    ``stichzoo tricks``) and the leaf values' (configs/leaf/, ``stichzoo leaf``) their
+    own, the rest the training configs'."""
+    from stichzoo.training import leaf, tricks
 
     root = Path(__file__).resolve().parent.parent / "configs"
     beliefs = 0
@@ -168,6 +169,8 @@ def test_committed_configs_pass():
             beliefs += 1
         elif path.parent.name == "tricks":
             tricks.load_config(str(path))
+        elif path.parent.name == "leaf":
+            leaf.load_config(str(path))
         else:
             config_mod.load(str(path))
     assert beliefs >= 2

@@ -14,6 +14,7 @@
     stichzoo ladder [--run runs/<run>] [--markdown]   (where every bot stands)
     stichzoo tricks wizard --out runs/tricks/wizard   (Wizard bids from predicted tricks)
     stichzoo belief wizard --config configs/belief/wizard.yaml   (a belief model for PIMC)
+    stichzoo leaf hoch_tief   (a learned value in place of PIMC's play-outs)
 
 ``eval`` plays a duplicate tournament (see :mod:`stichzoo.training.evaluate`) and
 prints per policy the mean score and win rate with 95% intervals, the
@@ -197,6 +198,23 @@ def cmd_belief(args: argparse.Namespace) -> int:
         report = belief.evaluate(cfg, args.evaluate, temper=args.temper)
     else:
         report = belief.run(cfg, args.out, data_path=args.data)
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=1)
+    return 0
+
+
+def cmd_leaf(args: argparse.Namespace) -> int:
+    """Train a leaf value for PIMC from a config and report its held-out quality."""
+    from stichzoo.training import leaf
+
+    config = args.config or f"configs/leaf/{args.game}.yaml"
+    if not os.path.isfile(config):
+        packaged = configs.recipe(config)
+        if packaged is None:
+            raise ValueError(f"leaf: no config {config}")
+        config = str(packaged)
+    report = leaf.run(leaf.load_config(config, {"game": args.game}), args.out)
     if args.report:
         with open(args.report, "w") as f:
             json.dump(report, f, indent=1)
@@ -479,6 +497,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="with --evaluate: the walk's weights (p / prior) ** TEMPER, as "
                          "pimc:belief=...,temper= (default 1)")
     bl.set_defaults(func=cmd_belief)
+    lf = sub.add_parser("leaf", help="train a leaf value (a whole position's round scores) "
+                                     "for PIMC: pimc:leaf=<game>; docs/inference.md")
+    lf.add_argument("game", choices=["hoch_tief"])
+    lf.add_argument("--config", help="the config (default: configs/leaf/<game>.yaml)")
+    lf.add_argument("--out", help="the model file to write (default: the config's out)")
+    lf.add_argument("--report", metavar="FILE.json", help="also write the report here")
+    lf.set_defaults(func=cmd_leaf)
     pl = sub.add_parser("play", help="play a game against bots in the terminal")
     pl.add_argument("game", choices=list(envs.GAMES))
     pl.add_argument("--players", type=int, default=None,

@@ -58,6 +58,11 @@ from stichzoo.policies.base import Decision
 from stichzoo.policies.search import score_gain
 
 SEARCH_DEFAULTS = {"worlds": 36, "rollouts": 1, "horizon": "round", "world_cost": 2}
+#: the learned search (the ``search`` spec, the ladder's learned-search rungs, the served
+#: "hard" level): PIMC whose worlds are valued by the leaf value after four tricks of uniform
+#: play (``policies/leaf.py``), 48 worlds - plain PIMC's think time (docs/headroom.md).  The
+#: guided search (``pimc:guide=bot:hoch_tief``) was level with plain PIMC.
+LEARNED_SEARCH = "pimc:leaf=hoch_tief,depth=4,worlds=48"
 
 
 class _Lookups:

@@ -71,6 +71,45 @@ def play(pos: Position, card: int, lookups) -> Position:
     return hands, taken, [], (leader + hi) % n
 
 
+def advance(pos: Position, tricks: int, lookups, rng) -> Position:
+    """The position after uniformly random legal cards until ``tricks`` more tricks are
+    complete (or the round is over): a short play-out before the value takes over - it
+    plays the action's own trick out, where the network's judgment is weakest."""
+    hands, taken, cards, leader = pos
+    if tricks <= 0 or not any(hands):
+        return pos
+    number, suit, suit_mask = lookups.number, lookups.suit, lookups.suit_mask
+    n = len(hands)
+    hands, taken, cards = hands[:], taken[:], list(cards)
+    seat = (leader + len(cards)) % n
+    draw = rng.randrange
+    while True:
+        hand = hands[seat]
+        legal = hand & suit_mask[suit[cards[0]]] if cards else hand
+        if not legal:
+            legal = hand
+        for _ in range(draw(legal.bit_count())):
+            legal &= legal - 1
+        card = (legal & -legal).bit_length() - 1
+        hands[seat] = hand ^ (1 << card)
+        cards.append(card)
+        if len(cards) < n:
+            seat = seat + 1 if seat + 1 < n else 0
+            continue
+        hi, lo = high_low([number[c] for c in cards])
+        high = 1 << cards[hi]
+        rest = 0
+        for c in cards:
+            rest |= 1 << c
+        taken[(leader + lo) % n] |= high
+        taken[(leader + hi) % n] |= rest ^ high
+        leader = seat = (leader + hi) % n
+        cards = []
+        tricks -= 1
+        if not tricks or not hands[seat]:
+            return hands, taken, cards, leader
+
+
 def over(pos: Position) -> bool:
     """Every card played: the round's scores are exact."""
     return not any(pos[0])
@@ -198,25 +237,32 @@ class LeafValue:
     pass for the whole decision.
     """
 
-    def __init__(self, game: Game, model: LeafModel):
+    def __init__(self, game: Game, model: LeafModel, depth: int = 0):
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= 15:
+            raise ValueError(f"leaf: depth={depth!r}; the tricks played out before the value "
+                             f"are an integer from 0 to 15")
         if game.name != "hoch_tief":
             raise ValueError(f"leaf: {game.name} has no leaf value yet (games: hoch_tief)")
         model.check(game)
         self.game = game
         self.model = model
+        self.depth = depth
 
     @classmethod
-    def of(cls, game: Game, which: str) -> LeafValue:
+    def of(cls, game: Game, which: str, depth: int = 0) -> LeafValue:
         """From a spec's ``leaf=``: a game name (the bundled model) or a file."""
         path = FOLDER / f"{which}.onnx" if which == game.name else Path(which)
         if not path.is_file():
             raise ValueError(f"leaf: no model file {path}")
-        return cls(game, LeafModel.load(path))
+        return cls(game, LeafModel.load(path), depth)
 
-    def values(self, worlds: list[GameState], actions: list[int], seat: int) -> np.ndarray:
+    def values(self, worlds: list[GameState], actions: list[int], seat: int,
+               rng) -> np.ndarray:
         t = self.game.lookups
         n = self.game.num_players
-        after = [play(position(w), a, t) for w in worlds for a in actions]
+        depth = self.depth
+        after = [advance(play(position(w), a, t), depth, t, rng)
+                 for w in worlds for a in actions]
         open_ = [i for i, p in enumerate(after) if not over(p)]
         out = np.empty((len(after), n), np.float64)
         if open_:
@@ -229,5 +275,6 @@ class LeafValue:
         return margins.reshape(len(worlds), len(actions))
 
 
-__all__ = ["FOLDER", "SCALE", "LeafModel", "LeafValue", "Position", "bits", "features",
+__all__ = ["FOLDER", "SCALE", "LeafModel", "LeafValue", "Position", "advance", "bits",
+           "features",
            "input_size", "over", "play", "position", "rows", "scores"]

@@ -63,8 +63,10 @@ class LeafHook(Protocol):
     """A learned value at the leaves (``pimc:leaf=``, ``policies/leaf.py``), in place of the
     play-outs: each searched action's margin in each sampled world, one batch per decision."""
 
-    def values(self, worlds: list[GameState], actions: list[int], seat: int) -> Any:
-        """(worlds, actions) margins (an array with ``.T.tolist()``)."""
+    def values(self, worlds: list[GameState], actions: list[int], seat: int,
+               rng: random.Random) -> Any:
+        """(worlds, actions) margins (an array with ``.T.tolist()``); ``rng``: the search's,
+        for any play-out before the value."""
 
 
 def score_gain(root: GameState, end: GameState, seat: int) -> float:
@@ -291,7 +293,7 @@ class PIMCPolicy:
             sample = lambda root, seat, rng: next(drawn)  # noqa: E731
         if self.leaf is not None:  # one forward pass values every action in every world
             grid = self.leaf.values([sample(root, seat, self.rng) for _ in range(worlds)],
-                                    searched, seat)
+                                    searched, seat, self.rng)
             per_world = grid.T.tolist()
             totals = [sum(row) for row in per_world]
         for w in range(worlds if self.leaf is None else 0):

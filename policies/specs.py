@@ -45,6 +45,9 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
         from stichzoo.policies.search import PIMCPolicy
 
         module = game_policy_module(game.name)
+        learned = getattr(module, "LEARNED_SEARCH", None) if name == "search" else None
+        if learned is not None:  # the game's learned search is not the guided one: its spec
+            kwargs = {**parse_policy_spec(learned)[1], **kwargs}
         rollout = kwargs.pop("rollout", None)
         if rollout == "random":  # pimc:rollout=random - uniform random play-outs
             rollout = _UNIFORM
@@ -58,7 +61,8 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
         if rollout is _UNIFORM:
             rollout = None  # PIMC's own uniform play-out
         value = kwargs.pop("value", getattr(module, "search_value", None))
-        guide = kwargs.pop("guide", f"bot:{game.name}" if name == "search" else None)
+        guided_search = name == "search" and learned is None
+        guide = kwargs.pop("guide", f"bot:{game.name}" if guided_search else None)
         if isinstance(guide, str):  # a policy spec: pimc:guide=bot:wizard
             guide = build_policy(guide, game, seed=0 if seed is None else seed)
         # GUIDE_DEFAULTS: a guided search's own settings (phases=<phase>: the guide prunes
@@ -101,7 +105,9 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
             if rollout is not None:
                 raise ValueError("pimc: leaf= values the position after the action; it takes "
                                  "no rollout player")
-            kwargs["leaf"] = LeafValue.of(game, str(leaf))
+            kwargs["leaf"] = LeafValue.of(game, str(leaf), kwargs.pop("depth", 0))
+        if "depth" in kwargs:
+            raise ValueError("pimc: depth= belongs to a leaf value (pimc:leaf=<model>,depth=4)")
         playout = kwargs.pop("playout", "fast")
         if playout not in ("fast", "rules"):
             raise ValueError(f"pimc: playout={playout!r}; choose fast (the game's own uniform "

@@ -52,6 +52,30 @@ def test_play_is_the_rules_core(players):
     assert cards == 6 * 15 * players
 
 
+def test_advance_is_the_rules_cores_uniform_play():
+    """``leaf.advance`` draws what PIMC's own uniform play-out draws, card for card."""
+    from stichzoo.envs.core.cards import bit_list
+    from stichzoo.policies.leaf import advance
+
+    game = hoch_tief()
+    checked = 0
+    for seed in range(40):
+        s = game.new_game(seed)
+        r = random.Random(seed)
+        for _ in range(r.randrange(56)):
+            s.apply(r.choice(s.legal_actions()))
+        tricks = r.randrange(1, 6)
+        pos = advance(position(s), tricks, game.lookups, random.Random(seed))
+        c, draw, done = s.clone(), random.Random(seed), 0
+        while not c.over and done < tricks:
+            done += len(c.trick.cards) == 3
+            c.apply(draw.choice(bit_list(c.legal_mask())))
+        assert (over(pos) and scores(pos, game.lookups) == c.round_scores[-1]) if c.over \
+            else pos == position(c)
+        checked += 1
+    assert checked == 40
+
+
 def _model(tmp_path, seed: int = 0):
     cfg = {"game": "hoch_tief", "options": {"num_players": 4}, "train_rounds": 12,
            "test_rounds": 2, "test_seed": 5, "hidden": [16], "epochs": 1, "batch_size": 64,
@@ -95,7 +119,7 @@ def test_training_is_deterministic_and_the_model_is_the_trained_one(tmp_path):
 def test_leaf_search_is_honest_and_legal(tmp_path):
     out, _, _ = _model(tmp_path)
     game = hoch_tief()
-    spec = f"pimc:leaf={out},worlds=4"
+    spec = f"pimc:leaf={out},depth=2,worlds=4"
     rng = random.Random(4)
     checked = 0
     for s in states(game, 17, 3, 16):
@@ -122,8 +146,43 @@ def test_leaf_spec_errors(tmp_path):
     out, _, _ = _model(tmp_path)
     with pytest.raises(ValueError, match="no rollout player"):
         build_policy(f"pimc:leaf={out},rollout=heuristic", game, seed=0)
+    with pytest.raises(ValueError, match="depth=99"):
+        build_policy(f"pimc:leaf={out},depth=99", game, seed=0)
+    with pytest.raises(ValueError, match="belongs to a leaf value"):
+        build_policy("pimc:depth=2", game, seed=0)
     with pytest.raises(ValueError, match="rollouts=1"):
         build_policy(f"pimc:leaf={out},rollouts=2", game, seed=0)
     wizard = game_class("wizard")
     with pytest.raises(ValueError, match="no leaf value"):
         LeafValue(wizard(wizard.Options(num_players=4)), LeafModel.load(out))
+
+
+def test_leaf_command_trains_with_overrides(tmp_path, capsys):
+    from stichzoo.training.cli import main
+
+    _, _, config = _model(tmp_path)
+    out = tmp_path / "cli.onnx"
+    assert main(["leaf", "hoch_tief", "--config", str(config), "--out", str(out),
+                 "--set", "label=playout", "--set", "train_rounds=10"]) == 0
+    assert LeafModel.load(out).meta["train_rounds"] == 10
+    assert main(["leaf", "hoch_tief", "--config", str(config), "--set", "label"]) == 2
+    assert "KEY=VALUE" in capsys.readouterr().err
+
+
+def test_hoch_tief_search_spec_is_the_leaf_search():
+    """``search`` (the served "hard" level, the ladder's learned-search rungs) builds Hoch &
+    Tief's ``LEARNED_SEARCH`` with the bundled model; the other games keep the guided one."""
+    from stichzoo.policies.hoch_tief import LEARNED_SEARCH
+    from stichzoo.training.ladder import MATCHES, learned_search
+
+    game = hoch_tief()
+    search = build_policy("search", game, seed=0, cache=False)
+    assert search.leaf is not None and search.guide is None
+    assert (search.worlds, search.leaf.depth) == (48, 4)
+    assert build_policy("search:worlds=2", game, seed=0, cache=False).worlds == 2
+    assert learned_search("hoch_tief") == LEARNED_SEARCH
+    assert learned_search("wizard") == "pimc:guide=bot:wizard"
+    target = next(m for m in MATCHES if m.key == "search_target")
+    assert target.specs("hoch_tief") == (LEARNED_SEARCH, "pimc")
+    s = game.new_game(3)
+    assert search.act(Decision(game, s)) in s.legal_actions()

@@ -206,6 +206,8 @@ def cmd_belief(args: argparse.Namespace) -> int:
 
 def cmd_leaf(args: argparse.Namespace) -> int:
     """Train a leaf value for PIMC from a config and report its held-out quality."""
+    import yaml
+
     from stichzoo.training import leaf
 
     config = args.config or f"configs/leaf/{args.game}.yaml"
@@ -214,7 +216,13 @@ def cmd_leaf(args: argparse.Namespace) -> int:
         if packaged is None:
             raise ValueError(f"leaf: no config {config}")
         config = str(packaged)
-    report = leaf.run(leaf.load_config(config, {"game": args.game}), args.out)
+    overrides: dict = {"game": args.game}
+    for item in args.set:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"leaf: --set {item!r}; write KEY=VALUE (--set label=round)")
+        overrides[key] = yaml.safe_load(value)
+    report = leaf.run(leaf.load_config(config, overrides), args.out)
     if args.report:
         with open(args.report, "w") as f:
             json.dump(report, f, indent=1)
@@ -503,6 +511,8 @@ def build_parser() -> argparse.ArgumentParser:
     lf.add_argument("--config", help="the config (default: configs/leaf/<game>.yaml)")
     lf.add_argument("--out", help="the model file to write (default: the config's out)")
     lf.add_argument("--report", metavar="FILE.json", help="also write the report here")
+    lf.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a config key, once per flag (--set label=round)")
     lf.set_defaults(func=cmd_leaf)
     pl = sub.add_parser("play", help="play a game against bots in the terminal")
     pl.add_argument("game", choices=list(envs.GAMES))

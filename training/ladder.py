@@ -80,7 +80,9 @@ class Match:
     think: bool = False
 
     def specs(self, game: str) -> tuple[str, str]:
-        return self.player.format(game=game), self.opponent.format(game=game)
+        search = learned_search(game)
+        return (self.player.format(game=game, search=search),
+                self.opponent.format(game=game, search=search))
 
     def games_of(self, game: str) -> int:
         return dict(self.more_games).get(game, self.games)
@@ -91,11 +93,20 @@ class Match:
                 f"--games {self.games_of(game)} --seed {self.seed}")
 
 
+def learned_search(game: str) -> str:
+    """The game's learned search as a spelled-out spec: its policy module's
+    ``LEARNED_SEARCH`` (Hoch & Tief: PIMC with a leaf value), else PIMC guided by the
+    shipped network - what the ``search`` spec builds."""
+    from stichzoo.policies.specs import game_policy_module
+
+    return getattr(game_policy_module(game), "LEARNED_SEARCH", f"pimc:guide=bot:{game}")
+
+
 #: the matches the ladder measures itself (the others are measured elsewhere, see above)
 MATCHES = (
     Match("network_vs_pimc", "network (shipped bot)", "bot:{game}", "pimc", 100),
-    Match("search_vs_pimc", "learned search", "pimc:guide=bot:{game}", "pimc", 100),
-    Match("search_target", "learned search (target)", "pimc:guide=bot:{game}", "pimc", 400,
+    Match("search_vs_pimc", "learned search", "{search}", "pimc", 100),
+    Match("search_target", "learned search (target)", "{search}", "pimc", 400,
           seed=TARGET_SEED, more_games=(("silberne_ananas", 600),), think=True),
 )
 #: every rung in the order shown: (key, label)

@@ -45,6 +45,7 @@ SCHEMA: dict[str, tuple[Any, Any]] = {
     "options": (dict, {}),
     "player": (str, "heuristic"),
     "explore": ((int, float), 0.1),
+    "label": (str, "round"),
     "seed": (int, 0),
     "train_rounds": (int, 20000),
     "test_rounds": (int, 500),
@@ -79,6 +80,9 @@ def load_config(path: str, overrides: dict | None = None) -> dict:
     if cfg["train_rounds"] < 10 or cfg["test_rounds"] < 1 or cfg["epochs"] < 1:
         raise ValueError("leaf config: train_rounds must be at least 10 (the last tenth chooses "
                          "the epoch), test_rounds and epochs at least 1")
+    if cfg["label"] not in ("round", "playout"):
+        raise ValueError(f"leaf config: label={cfg['label']!r}; choose round (the scores the "
+                         f"round ended with) or playout (one uniform play-out's)")
     if not 0 <= cfg["explore"] <= 1:
         raise ValueError(f"leaf config: explore={cfg['explore']!r} is a chance from 0 to 1")
     if cfg["seed"] == cfg["test_seed"]:
@@ -93,8 +97,12 @@ def make_game(cfg: dict):
 
 
 def play_rounds(game, cfg: dict, rounds: int, seed: int):
-    """Per round: its decision states (clones) and the round's final scores."""
+    """Per round: its decision states (clones) and per state its label - the scores the round
+    ended with (``label: round``) or those of one uniform play-out from it (``playout``)."""
+    from stichzoo.policies.hoch_tief import uniform_playout
+
     rng = random.Random(seed)
+    draw = random.Random(seed + 1)
     for _ in range(rounds):
         players = [build_policy(cfg["player"], game, seed=rng.getrandbits(31))
                    for _ in range(game.num_players)]
@@ -108,7 +116,10 @@ def play_rounds(game, cfg: dict, rounds: int, seed: int):
             else:
                 card = players[s.current_player].act(Decision(game, s))
             s.apply(card)
-        yield states, list(s.round_scores[-1])
+        if cfg["label"] == "playout":
+            yield states, [uniform_playout(x, draw) for x in states]
+        else:
+            yield states, [list(s.round_scores[-1])] * len(states)
 
 
 def arrays(game, cfg: dict, rounds: int, seed: int) -> dict[str, np.ndarray]:
@@ -120,7 +131,7 @@ def arrays(game, cfg: dict, rounds: int, seed: int) -> dict[str, np.ndarray]:
         masks.append(m)
         leader.append(lead)
         to_play.append(nxt)
-        final.append(np.tile(np.array(result, np.int16), (len(states), 1)))
+        final.append(np.array(result, np.int16))
         index.append(np.full(len(states), r, np.int32))
     return {"masks": np.concatenate(masks), "leader": np.concatenate(leader),
             "to_play": np.concatenate(to_play), "scores": np.concatenate(final),
@@ -256,10 +267,10 @@ def quality(model: LeafModel, game, cfg: dict) -> dict:
     play-out's (PIMC's estimate of the same position) for comparison."""
     from stichzoo.policies.hoch_tief import uniform_playout
 
-    rng = random.Random(cfg["test_seed"] + 1)
+    rng = random.Random(cfg["test_seed"] + 2)  # not the labels' play-outs (seed + 1)
     predicted, playout, truth = [], [], []
-    for states, result in play_rounds(game, cfg, cfg["test_rounds"], cfg["test_seed"]):
-        for s in states:
+    for states, labels in play_rounds(game, cfg, cfg["test_rounds"], cfg["test_seed"]):
+        for s, result in zip(states, labels, strict=True):
             seat = s.current_player
             p = model.predict([position(s)], seat)[0]
             predicted.append(p[0] - p[1:].mean())
@@ -295,7 +306,7 @@ def run(cfg: dict, out: str | None = None, log=print) -> dict:
     report["train_s"] = round(time.perf_counter() - t1, 1)
     meta = {"game": game.name, "num_players": game.num_players, "suits": shape[1],
             "numbers": shape[2], "player": cfg["player"],
-            "explore": cfg["explore"], "train_rounds": cfg["train_rounds"],
+            "explore": cfg["explore"], "label": cfg["label"], "train_rounds": cfg["train_rounds"],
             "seed": cfg["seed"]}
     save(out, weights, meta)
     t2 = time.perf_counter()

@@ -60,9 +60,9 @@ from stichzoo.policies.search import score_gain
 SEARCH_DEFAULTS = {"worlds": 36, "rollouts": 1, "horizon": "round", "world_cost": 2}
 #: the learned search (the ``search`` spec, the ladder's learned-search rungs, the served
 #: "hard" level): PIMC whose worlds are valued by the leaf value after four tricks of uniform
-#: play (``policies/leaf.py``), 48 worlds - plain PIMC's think time (docs/headroom.md).  The
-#: guided search (``pimc:guide=bot:hoch_tief``) was level with plain PIMC.
-LEARNED_SEARCH = "pimc:leaf=hoch_tief,depth=4,worlds=48"
+#: play (``policies/leaf.py``), 40 worlds - within plain PIMC's think time (measured in the
+#: docs' search probes).  The guided search (``pimc:guide=bot:hoch_tief``) was level with PIMC.
+LEARNED_SEARCH = "pimc:leaf=hoch_tief,depth=4,worlds=40"
 
 
 class _Lookups:
@@ -286,13 +286,23 @@ def uniform_playout(state, rng: random.Random) -> list[int]:
     ``state`` is left as it was.  The round must be under way (its phase is play).
     """
     t = state.lookups
-    number, suit, suit_mask = t.number, t.suit, t.suit_mask
-    n = state.num_players
-    hands = state.hands[:]
-    taken = state.taken[:]
-    cards = list(state.trick.cards)
-    leader = state.trick.leader
-    seat = state.current_player
+    _, taken, _, _ = play_tricks(state.hands[:], state.taken[:], list(state.trick.cards),
+                                 state.trick.leader, t, rng)
+    return [score_taken(tk, t) for tk in taken]
+
+
+def play_tricks(hands: list[int], taken: list[int], cards: list[int], leader: int, t,
+                rng: random.Random, tricks: int | None = None):
+    """Uniformly random legal cards on bare bitmasks until ``tricks`` more tricks are complete
+    (None: the end of the round); ``hands``, ``taken`` and ``cards`` are changed in place.
+
+    Returns the position reached: ``(hands, taken, cards of the trick in play, leader)``.
+    Each card is one ``rng.randrange(legal cards)``, the k-th lowest legal card - exactly
+    what ``rng.choice(bit_list(legal))`` in the rules-core loop picks.
+    """
+    suit, suit_mask = t.suit, t.suit_mask
+    n = len(hands)
+    seat = (leader + len(cards)) % n
     draw = rng.randrange
     while True:
         hand = hands[seat]
@@ -307,15 +317,25 @@ def uniform_playout(state, rng: random.Random) -> list[int]:
         if len(cards) < n:
             seat = seat + 1 if seat + 1 < n else 0
             continue
-        hi, lo = high_low([number[c] for c in cards])
-        high_seat = (leader + hi) % n
-        high = 1 << cards[hi]
-        rest = 0
-        for c in cards:
-            rest |= 1 << c
-        taken[(leader + lo) % n] |= high
-        taken[high_seat] |= rest ^ high
-        if not hands[high_seat]:
-            return [score_taken(tk, t) for tk in taken]
+        leader = seat = take(cards, leader, taken, t.number)
         cards = []
-        leader = seat = high_seat
+        if tricks is not None:
+            tricks -= 1
+        if tricks == 0 or not hands[seat]:
+            return hands, taken, cards, leader
+
+
+def take(cards: list[int], leader: int, taken: list[int], number) -> int:
+    """Hand a full trick to its takers in ``taken`` (bitmasks, changed in place): the highest
+    card to the player of the lowest, the rest to the player of the highest, who is returned
+    (the next leader) - the rules of ``HochTiefState._resolve`` on bare bitmasks."""
+    n = len(taken)
+    hi, lo = high_low([number[c] for c in cards])
+    high = 1 << cards[hi]
+    rest = 0
+    for c in cards:
+        rest |= 1 << c
+    high_seat = (leader + hi) % n
+    taken[(leader + lo) % n] |= high
+    taken[high_seat] |= rest ^ high
+    return high_seat

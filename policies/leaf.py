@@ -16,7 +16,7 @@ only worlds drawn by ``determinize`` (what the seat may know), so a search
 with a leaf value is as honest as plain PIMC (the leak test covers it).
 
 Hoch & Tief only, where the probes found PIMC limited by its evaluation and
-its number of worlds (docs/headroom.md).  The model (ONNX, :class:`LeafModel`):
+its number of worlds (the docs' search probes).  The model (ONNX, :class:`LeafModel`):
 an MLP from the world's card bits (hands, taken cards and the trick's cards
 of each seat, counted from the searching seat), the leader and the seat to
 play, and per seat and suit the cards in hand, the cards taken and what they
@@ -32,7 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from stichzoo.envs.core.game import Game, GameState
-from stichzoo.envs.hoch_tief.rules import high_low, score_taken
+from stichzoo.envs.hoch_tief.rules import score_taken
+from stichzoo.policies.hoch_tief import play_tricks, take
 
 FOLDER = Path(__file__).parent / "leaves"
 #: the network predicts round scores divided by this (so targets are of order one)
@@ -59,55 +60,19 @@ def play(pos: Position, card: int, lookups) -> Position:
     cards = [*cards, card]
     if len(cards) < n:
         return hands, taken, cards, leader
-    number = lookups.number
-    hi, lo = high_low([number[c] for c in cards])
-    high = 1 << cards[hi]
-    rest = 0
-    for c in cards:
-        rest |= 1 << c
     taken = taken[:]
-    taken[(leader + lo) % n] |= high
-    taken[(leader + hi) % n] |= rest ^ high
-    return hands, taken, [], (leader + hi) % n
+    return hands, taken, [], take(cards, leader, taken, lookups.number)
 
 
 def advance(pos: Position, tricks: int, lookups, rng) -> Position:
     """The position after uniformly random legal cards until ``tricks`` more tricks are
     complete (or the round is over): a short play-out before the value takes over - it
-    plays the action's own trick out, where the network's judgment is weakest."""
+    plays the action's own trick out, where the network's judgment is weakest.  The draws
+    of PIMC's own play-out (``hoch_tief.play_tricks``)."""
     hands, taken, cards, leader = pos
     if tricks <= 0 or not any(hands):
         return pos
-    number, suit, suit_mask = lookups.number, lookups.suit, lookups.suit_mask
-    n = len(hands)
-    hands, taken, cards = hands[:], taken[:], list(cards)
-    seat = (leader + len(cards)) % n
-    draw = rng.randrange
-    while True:
-        hand = hands[seat]
-        legal = hand & suit_mask[suit[cards[0]]] if cards else hand
-        if not legal:
-            legal = hand
-        for _ in range(draw(legal.bit_count())):
-            legal &= legal - 1
-        card = (legal & -legal).bit_length() - 1
-        hands[seat] = hand ^ (1 << card)
-        cards.append(card)
-        if len(cards) < n:
-            seat = seat + 1 if seat + 1 < n else 0
-            continue
-        hi, lo = high_low([number[c] for c in cards])
-        high = 1 << cards[hi]
-        rest = 0
-        for c in cards:
-            rest |= 1 << c
-        taken[(leader + lo) % n] |= high
-        taken[(leader + hi) % n] |= rest ^ high
-        leader = seat = (leader + hi) % n
-        cards = []
-        tricks -= 1
-        if not tricks or not hands[seat]:
-            return hands, taken, cards, leader
+    return play_tricks(hands[:], taken[:], list(cards), leader, lookups, rng, tricks)
 
 
 def over(pos: Position) -> bool:

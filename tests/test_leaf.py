@@ -178,7 +178,7 @@ def test_hoch_tief_search_spec_is_the_leaf_search():
     game = hoch_tief()
     search = build_policy("search", game, seed=0, cache=False)
     assert search.leaf is not None and search.guide is None
-    assert (search.worlds, search.leaf.depth) == (48, 4)
+    assert (search.worlds, search.leaf.depth) == (40, 4)
     assert build_policy("search:worlds=2", game, seed=0, cache=False).worlds == 2
     assert learned_search("hoch_tief") == LEARNED_SEARCH
     assert learned_search("wizard") == "pimc:guide=bot:wizard"

@@ -34,12 +34,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from stichzoo.envs.registry import game_class
 from stichzoo.policies.base import Decision
 from stichzoo.policies.belief import BeliefModel, adapter, flat, log_likelihood, ratios
 from stichzoo.policies.specs import build_policy
+from stichzoo.training.config import load_flat
 
 #: key -> (type, default): every key of a belief config, checked strictly
 SCHEMA: dict[str, tuple[Any, Any]] = {
@@ -63,19 +63,7 @@ SCHEMA: dict[str, tuple[Any, Any]] = {
 
 def load_config(path: str, overrides: dict | None = None) -> dict:
     """The config at ``path`` with ``overrides``; ValueError naming an unknown or mistyped key."""
-    with open(path) as f:
-        raw = yaml.safe_load(f) or {}
-    raw.update(overrides or {})
-    cfg = {}
-    for key, value in raw.items():
-        if key not in SCHEMA:
-            raise ValueError(f"belief config: unknown key {key!r} (known: {', '.join(SCHEMA)})")
-        kind, _ = SCHEMA[key]
-        if isinstance(value, bool) or not isinstance(value, kind):
-            raise ValueError(f"belief config: {key}={value!r} has the wrong type")
-        cfg[key] = value
-    for key, (_, default) in SCHEMA.items():
-        cfg.setdefault(key, default)
+    cfg = load_flat(path, overrides, SCHEMA, "belief")
     if not cfg["game"]:
         raise ValueError("belief config: game is required")
     if cfg["train_games"] < 3 or cfg["test_games"] < 1 or cfg["epochs"] < 1:

@@ -183,16 +183,23 @@ def cmd_dataset(args: argparse.Namespace) -> int:
     return 0
 
 
+def model_config(kind: str, game: str, config: str | None) -> str:
+    """The config a model command reads: ``--config``, else configs/<kind>/<game>.yaml - the
+    clone's file, or the packaged recipe outside a clone."""
+    config = config or f"configs/{kind}/{game}.yaml"
+    if not os.path.isfile(config):
+        packaged = configs.recipe(config)
+        if packaged is None:
+            raise ValueError(f"{kind}: no config {config}")
+        config = str(packaged)
+    return config
+
+
 def cmd_belief(args: argparse.Namespace) -> int:
     """Train a belief model from a config and report its held-out quality (docs/inference.md)."""
     from stichzoo.training import belief
 
-    config = args.config or f"configs/belief/{args.game}.yaml"
-    if not os.path.isfile(config):
-        packaged = configs.recipe(config)
-        if packaged is None:
-            raise ValueError(f"belief: no config {config}")
-        config = str(packaged)
+    config = model_config("belief", args.game, args.config)
     cfg = belief.load_config(config, {"game": args.game} if args.game else None)
     if args.evaluate:
         report = belief.evaluate(cfg, args.evaluate, temper=args.temper)
@@ -210,12 +217,7 @@ def cmd_leaf(args: argparse.Namespace) -> int:
 
     from stichzoo.training import leaf
 
-    config = args.config or f"configs/leaf/{args.game}.yaml"
-    if not os.path.isfile(config):
-        packaged = configs.recipe(config)
-        if packaged is None:
-            raise ValueError(f"leaf: no config {config}")
-        config = str(packaged)
+    config = model_config("leaf", args.game, args.config)
     overrides: dict = {"game": args.game}
     for item in args.set:
         key, eq, value = item.partition("=")

@@ -483,3 +483,24 @@ def apply_override(data: dict, item: str) -> None:
 def dump(cfg: dict) -> str:
     """The config as YAML, in schema order, as a run folder's ``config.yaml`` keeps it."""
     return yaml.safe_dump(cfg, sort_keys=False)
+
+
+def load_flat(path: str, overrides: dict | None, schema: dict[str, tuple[Any, Any]],
+              what: str) -> dict:
+    """A flat model config (``stichzoo belief``, ``stichzoo leaf``): the file at ``path``
+    with ``overrides``, every key checked against ``schema`` (key -> (type, default)) and
+    the missing ones defaulted; ValueError naming an unknown or mistyped key."""
+    with open(path) as f:
+        raw = yaml.safe_load(f) or {}
+    raw.update(overrides or {})
+    cfg = {}
+    for key, value in raw.items():
+        if key not in schema:
+            raise ValueError(f"{what} config: unknown key {key!r} (known: {', '.join(schema)})")
+        kind, _ = schema[key]
+        if isinstance(value, bool) or not isinstance(value, kind):
+            raise ValueError(f"{what} config: {key}={value!r} has the wrong type")
+        cfg[key] = value
+    for key, (_, default) in schema.items():
+        cfg.setdefault(key, default)
+    return cfg

@@ -32,12 +32,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from stichzoo.envs.registry import game_class
 from stichzoo.policies.base import Decision
 from stichzoo.policies.leaf import LeafModel, bits, features, input_size, position, rows
 from stichzoo.policies.specs import build_policy
+from stichzoo.training.config import load_flat
 
 #: key -> (type, default): every key of a leaf config, checked strictly
 SCHEMA: dict[str, tuple[Any, Any]] = {
@@ -62,19 +62,7 @@ SCHEMA: dict[str, tuple[Any, Any]] = {
 
 def load_config(path: str, overrides: dict | None = None) -> dict:
     """The config at ``path`` with ``overrides``; ValueError naming an unknown or mistyped key."""
-    with open(path) as f:
-        raw = yaml.safe_load(f) or {}
-    raw.update(overrides or {})
-    cfg = {}
-    for key, value in raw.items():
-        if key not in SCHEMA:
-            raise ValueError(f"leaf config: unknown key {key!r} (known: {', '.join(SCHEMA)})")
-        kind, _ = SCHEMA[key]
-        if isinstance(value, bool) or not isinstance(value, kind):
-            raise ValueError(f"leaf config: {key}={value!r} has the wrong type")
-        cfg[key] = value
-    for key, (_, default) in SCHEMA.items():
-        cfg.setdefault(key, default)
+    cfg = load_flat(path, overrides, SCHEMA, "leaf")
     if cfg["game"] != "hoch_tief":
         raise ValueError(f"leaf config: game={cfg['game']!r}; leaf values exist for hoch_tief")
     if cfg["train_rounds"] < 10 or cfg["test_rounds"] < 1 or cfg["epochs"] < 1:

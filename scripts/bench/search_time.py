@@ -3,19 +3,22 @@
     .venv/bin/python scripts/bench/search_time.py [--games wizard hoch_tief] [--decisions 200] \
         [--specs pimc pimc:infer=0.5,worlds=10]
 
-The learned search bot (``pimc:guide=bot:<game>``) must not think longer
-than plain PIMC at its default budget.  Both decide the same positions -
+The learned search bot (the ``search`` spec: ``pimc:guide=bot:<game>``, in Hoch &
+Tief PIMC with a leaf value) must not think longer than plain PIMC at its default
+budget.  Both decide the same positions -
 every decision with two or more legal actions from heuristic self-play
 games (seeded), on the shipped bots' tables - one after the other in one
 process, so the machine's speed cancels out (``stichzoo.training.think_time``).
-``--specs`` compares any searches (``{game}`` in a spec is the game's name); the
-default is plain PIMC and the learned search.
+``--specs`` compares any searches (``{game}`` in a spec is the game's name,
+``{search}`` its learned search spelled out); the default is plain PIMC and the
+learned search.
 """
 
 from __future__ import annotations
 
 import argparse
 
+from stichzoo.training.ladder import learned_search
 from stichzoo.training.think_time import TABLES, compare
 
 
@@ -24,12 +27,14 @@ def main() -> None:
     ap.add_argument("--games", nargs="+", default=list(TABLES), choices=list(TABLES))
     ap.add_argument("--decisions", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--specs", nargs="+", default=["pimc", "pimc:guide=bot:{game}"],
-                    help="the searches to time ({game}: the game's name)")
+    ap.add_argument("--specs", nargs="+", default=["pimc", "{search}"],
+                    help="the searches to time ({game}: the game's name, {search}: its "
+                         "learned search)")
     args = ap.parse_args()
     print(f"{'game':16} {'policy':28} {'mean ms':>8} {'p50':>7} {'p95':>7}")
     for name in args.games:
-        for spec, t in compare(name, args.specs, args.decisions, args.seed).items():
+        specs = [s.replace("{search}", learned_search(name)) for s in args.specs]
+        for spec, t in compare(name, specs, args.decisions, args.seed).items():
             print(f"{name:16} {spec:28} {t['mean']:8.2f} {t['p50']:7.2f} {t['p95']:7.2f}",
                   flush=True)
 

@@ -296,19 +296,20 @@ class PIMCPolicy:
                                     searched, seat, self.rng)
             per_world = grid.T.tolist()
             totals = [sum(row) for row in per_world]
-        for w in range(worlds if self.leaf is None else 0):
-            world = sample(root, seat, self.rng)
-            for i, action in enumerate(searched):
-                for _ in range(self.rollouts):
-                    s = world.clone()
-                    s.apply(action)
-                    if playout is not None and s.round_index == round_index and not s.over:
-                        value = margin(playout(s, self.rng), seat)
-                    else:
-                        self._play_out(s, round_index)
-                        value = self.value(root, s, seat)
-                    totals[i] += value
-                    per_world[i][w] += value
+        else:
+            for w in range(worlds):
+                world = sample(root, seat, self.rng)
+                for i, action in enumerate(searched):
+                    for _ in range(self.rollouts):
+                        s = world.clone()
+                        s.apply(action)
+                        if playout is not None and s.round_index == round_index and not s.over:
+                            value = margin(playout(s, self.rng), seat)
+                        else:
+                            self._play_out(s, round_index)
+                            value = self.value(root, s, seat)
+                        totals[i] += value
+                        per_world[i][w] += value
         # ties: the lowest action id, so the choice does not depend on rng state
         best = totals.index(max(totals))
         chosen, why = best, "the best value"

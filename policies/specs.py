@@ -35,6 +35,14 @@ def game_policy_module(game_name: str):
         raise ValueError(f"no policies for game {game_name!r}") from e
 
 
+def learned_search(game_name: str) -> str:
+    """The game's learned search (the ``search`` spec) spelled out: its policy module's
+    ``LEARNED_SEARCH`` (Hoch & Tief: PIMC with a leaf value), else PIMC guided by the
+    shipped network."""
+    default = f"pimc:guide=bot:{game_name}"
+    return getattr(game_policy_module(game_name), "LEARNED_SEARCH", default)
+
+
 def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Policy:
     """Build a policy by name for ``game`` (a :class:`stichzoo.envs.core.game.Game`)."""
     if name == "random":
@@ -45,9 +53,8 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
         from stichzoo.policies.search import PIMCPolicy
 
         module = game_policy_module(game.name)
-        learned = getattr(module, "LEARNED_SEARCH", None) if name == "search" else None
-        if learned is not None:  # the game's learned search is not the guided one: its spec
-            kwargs = {**parse_policy_spec(learned)[1], **kwargs}
+        if name == "search":  # the game's learned search, spelled out (learned_search)
+            kwargs = {**parse_policy_spec(learned_search(game.name))[1], **kwargs}
         rollout = kwargs.pop("rollout", None)
         if rollout == "random":  # pimc:rollout=random - uniform random play-outs
             rollout = _UNIFORM
@@ -61,8 +68,7 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
         if rollout is _UNIFORM:
             rollout = None  # PIMC's own uniform play-out
         value = kwargs.pop("value", getattr(module, "search_value", None))
-        guided_search = name == "search" and learned is None
-        guide = kwargs.pop("guide", f"bot:{game.name}" if guided_search else None)
+        guide = kwargs.pop("guide", None)
         if isinstance(guide, str):  # a policy spec: pimc:guide=bot:wizard
             guide = build_policy(guide, game, seed=0 if seed is None else seed)
         # GUIDE_DEFAULTS: a guided search's own settings (phases=<phase>: the guide prunes

@@ -173,7 +173,8 @@ def test_hoch_tief_search_spec_is_the_leaf_search():
     """``search`` (the served "hard" level, the ladder's learned-search rungs) builds Hoch &
     Tief's ``LEARNED_SEARCH`` with the bundled model; the other games keep the guided one."""
     from stichzoo.policies.hoch_tief import LEARNED_SEARCH
-    from stichzoo.training.ladder import MATCHES, learned_search
+    from stichzoo.policies.specs import learned_search
+    from stichzoo.training.ladder import MATCHES
 
     game = hoch_tief()
     search = build_policy("search", game, seed=0, cache=False)

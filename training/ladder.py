@@ -48,6 +48,7 @@ import sys
 from dataclasses import dataclass
 
 from stichzoo.policies.serve.levels import LADDER_FILE  # one file, read by the bot server too
+from stichzoo.policies.specs import learned_search
 from stichzoo.training.runs import RunPaths
 
 SCHEMA = "stichzoo.ladder/1"
@@ -91,15 +92,6 @@ class Match:
         a, b = self.specs(game)
         return (f"stichzoo eval {game} --players {PLAYERS[game]} --policies '{a}' '{b}' "
                 f"--games {self.games_of(game)} --seed {self.seed}")
-
-
-def learned_search(game: str) -> str:
-    """The game's learned search as a spelled-out spec: its policy module's
-    ``LEARNED_SEARCH`` (Hoch & Tief: PIMC with a leaf value), else PIMC guided by the
-    shipped network - what the ``search`` spec builds."""
-    from stichzoo.policies.specs import game_policy_module
-
-    return getattr(game_policy_module(game), "LEARNED_SEARCH", f"pimc:guide=bot:{game}")
 
 
 #: the matches the ladder measures itself (the others are measured elsewhere, see above)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 
-from stichzoo.training.ladder import learned_search
+from stichzoo.policies.specs import learned_search
 from stichzoo.training.think_time import TABLES, compare
 
 

@@ -48,6 +48,7 @@ with one search seat and two heuristic seats.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.game import win_share
@@ -61,12 +62,16 @@ from stichzoo.envs.silberne_ananas.rules import (
     SUIT_MASK,
     trick_winner,
 )
-from stichzoo.envs.silberne_ananas.standing import match_value
+from stichzoo.envs.silberne_ananas.standing import match_value, standing
 from stichzoo.policies.base import Decision
 
 #: ``world_cost``: a sampled world costs a fifth of a play-out by the rollout player
 #: (profiled: 0.8 ms against 4.0 ms), so a guided search buys its extra worlds at that price
 SEARCH_DEFAULTS = {"worlds": 16, "rollouts": 1, "horizon": "round", "world_cost": 0.2}
+#: the learned search (the ``search`` spec, the served "hard" level, the ladder's rungs): plain
+#: PIMC steering its rollouts and valuing its deal ends by the learned match standing
+#: (``policies/standing.py``, a deal model from ``stichzoo standing silberne_ananas``)
+LEARNED_SEARCH = "pimc:standing=silberne_ananas"
 
 
 def _legal(hand: int, lead_suit: int, leading: bool) -> int:
@@ -201,15 +206,17 @@ class FastRollout:
 
     name = "silberne_ananas_rollout"
 
-    def __init__(self, game, seed: int | None = None, lead: str = "greedy"):
+    def __init__(self, game, seed: int | None = None, lead: str = "greedy",
+                 estimate: Callable = standing):
         self.game = game
         self.rng = random.Random(seed)
         self.lead = lead
+        self.estimate = estimate
 
     def act(self, decision: Decision) -> int:
         state = decision.state
         seat = state.current_player
-        w = taker_values(state)
+        w = taker_values(state, self.estimate)
         if state.phase == GIVE:
             return _give(seat, w)
         legal_mask = state.legal_mask()
@@ -285,5 +292,24 @@ def search_value(root, end, seat: int) -> float:
     return match_value(end.totals, seat, options.target_score)
 
 
-__all__ = ["SEARCH_DEFAULTS", "FastRollout", "Heuristic", "match_value", "rollout_policy",
-           "search_value", "taker_values"]
+def standing_hooks(game, seed: int | None, which: str):
+    """``pimc:standing=<model>``: the rollout player and the value with a learned standing
+    (``policies/standing.py``) in place of ``standing.py``'s estimate - everything else as
+    plain PIMC's."""
+    from stichzoo.policies.standing import standing_value
+
+    opts = game.options
+    if not opts.match:
+        raise ValueError("pimc: standing= values a match standing; single deals have none")
+    estimate = standing_value(which, opts.target_score, opts.first_dealer, opts.alone_variant)
+
+    def value(root, end, seat: int) -> float:
+        if end.over:
+            return win_share(end.winners(), NUM_PLAYERS)[seat]
+        return estimate(end.totals, opts.target_score)[seat]
+
+    return FastRollout(game, seed, estimate=estimate), value
+
+
+__all__ = ["LEARNED_SEARCH", "SEARCH_DEFAULTS", "FastRollout", "Heuristic", "match_value", "rollout_policy",
+           "search_value", "standing_hooks", "taker_values"]

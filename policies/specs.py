@@ -56,6 +56,7 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
         if name == "search":  # the game's learned search, spelled out (learned_search)
             kwargs = {**parse_policy_spec(learned_search(game.name))[1], **kwargs}
         rollout = kwargs.pop("rollout", None)
+        asked_rollout = rollout is not None
         if rollout == "random":  # pimc:rollout=random - uniform random play-outs
             rollout = _UNIFORM
         elif rollout == "heuristic":  # pimc:rollout=heuristic - the game's full heuristic
@@ -68,6 +69,15 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
         if rollout is _UNIFORM:
             rollout = None  # PIMC's own uniform play-out
         value = kwargs.pop("value", getattr(module, "search_value", None))
+        standing = kwargs.pop("standing", None)
+        if standing is not None:  # pimc:standing=deals - a learned match standing
+            if not hasattr(module, "standing_hooks"):
+                raise ValueError(f"pimc: standing= is a learned match standing; {game.name} "
+                                 f"has none (Silberne Ananas has)")
+            if asked_rollout:
+                raise ValueError("pimc: standing= brings its own rollout player (the game's, "
+                                 "steering by the learned standing); drop rollout=")
+            rollout, value = module.standing_hooks(game, seed, str(standing))
         guide = kwargs.pop("guide", None)
         if isinstance(guide, str):  # a policy spec: pimc:guide=bot:wizard
             guide = build_policy(guide, game, seed=0 if seed is None else seed)

@@ -15,6 +15,7 @@
     stichzoo tricks wizard --out runs/tricks/wizard   (Wizard bids from predicted tricks)
     stichzoo belief wizard --config configs/belief/wizard.yaml   (a belief model for PIMC)
     stichzoo leaf hoch_tief   (a learned value in place of PIMC's play-outs)
+    stichzoo standing silberne_ananas   (a learned match standing for PIMC)
 
 ``eval`` plays a duplicate tournament (see :mod:`stichzoo.training.evaluate`) and
 prints per policy the mean score and win rate with 95% intervals, the
@@ -225,6 +226,26 @@ def cmd_leaf(args: argparse.Namespace) -> int:
             raise ValueError(f"leaf: --set {item!r}; write KEY=VALUE (--set label=round)")
         overrides[key] = yaml.safe_load(value)
     report = leaf.run(leaf.load_config(config, overrides), args.out)
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=1)
+    return 0
+
+
+def cmd_standing(args: argparse.Namespace) -> int:
+    """Learn a deal model for the learned match standing and report its held-out quality."""
+    import yaml
+
+    from stichzoo.training import standing
+
+    config = model_config("standing", args.game, args.config)
+    overrides: dict = {"game": args.game}
+    for item in args.set:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"standing: --set {item!r}; write KEY=VALUE (--set workers=2)")
+        overrides[key] = yaml.safe_load(value)
+    report = standing.run(standing.load_config(config, overrides), args.out)
     if args.report:
         with open(args.report, "w") as f:
             json.dump(report, f, indent=1)
@@ -516,6 +537,16 @@ def build_parser() -> argparse.ArgumentParser:
     lf.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a config key, once per flag (--set label=round)")
     lf.set_defaults(func=cmd_leaf)
+    st = sub.add_parser("standing", help="learn how a deal's tricks fall, for the learned "
+                                         "match standing: pimc:standing=<model>; "
+                                         "docs/headroom.md")
+    st.add_argument("game", choices=["silberne_ananas"])
+    st.add_argument("--config", help="the config (default: configs/standing/<game>.yaml)")
+    st.add_argument("--out", help="the model file to write (default: the config's out)")
+    st.add_argument("--report", metavar="FILE.json", help="also write the report here")
+    st.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a config key, once per flag (--set workers=2)")
+    st.set_defaults(func=cmd_standing)
     pl = sub.add_parser("play", help="play a game against bots in the terminal")
     pl.add_argument("game", choices=list(envs.GAMES))
     pl.add_argument("--players", type=int, default=None,

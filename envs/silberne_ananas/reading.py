@@ -40,6 +40,7 @@ rate to it; with these pieces 0.861, 1.000 and +0.019
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import cache
 from math import comb
 
@@ -86,9 +87,15 @@ _END_CACHE: dict = {}
 _TAKER_CACHE: dict = {}
 
 
-def deal_end_values(options, totals: tuple, tricks: tuple) -> tuple[float, ...]:
-    """Per seat, the value of the deal ending with ``tricks`` from the ``totals`` before it."""
-    key = (options, totals, tricks)
+def deal_end_values(options, totals: tuple, tricks: tuple,
+                    estimate: Callable = standing) -> tuple[float, ...]:
+    """Per seat, the value of the deal ending with ``tricks`` from the ``totals`` before it.
+
+    ``estimate(totals, target)`` values a standing the match goes on from:
+    ``standing.py``'s by default (the observation and the heuristic); a
+    search may pass its own (``policies/standing.py``).
+    """
+    key = (options, totals, tricks, estimate)
     v = _END_CACHE.get(key)
     if v is not None:
         return v
@@ -103,22 +110,23 @@ def deal_end_values(options, totals: tuple, tricks: tuple) -> tuple[float, ...]:
             win = alone_rule(new, target) if options.alone_variant else middle_rule(new)
             v = tuple(win_share(win, NUM_PLAYERS))
         else:
-            v = standing(new, target)
+            v = estimate(new, target)
     if len(_END_CACHE) > 200_000:
         _END_CACHE.clear()
     _END_CACHE[key] = v
     return v
 
 
-def taker_values(state) -> list[list[float]]:
+def taker_values(state, estimate: Callable = standing) -> list[list[float]]:
     """``W[seat][taker]``: expected deal-end value for ``seat`` if ``taker`` takes this trick.
 
-    The tricks after this one are split uniformly at random (multinomial).
+    The tricks after this one are split uniformly at random (multinomial);
+    ``estimate`` values the standing after the deal (see :func:`deal_end_values`).
     """
     options = state.game.options
     totals = tuple(state.totals)
     tricks = tuple(state.tricks_won)
-    key = (options, totals, tricks)
+    key = (options, totals, tricks, estimate)
     w = _TAKER_CACHE.get(key)
     if w is not None:
         return w
@@ -132,7 +140,7 @@ def taker_values(state) -> list[list[float]]:
         b2 = t2 + (taker == 2)
         acc = [0.0, 0.0, 0.0]
         for a, b, c, p in splits:
-            v = deal_end_values(options, totals, (b0 + a, b1 + b, b2 + c))
+            v = deal_end_values(options, totals, (b0 + a, b1 + b, b2 + c), estimate)
             acc[0] += p * v[0]
             acc[1] += p * v[1]
             acc[2] += p * v[2]

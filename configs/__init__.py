@@ -10,7 +10,10 @@ top).  The subfolders hold the other variants, one folder per role:
 - ``quick/``: the main job's short run (scripts/main.sh);
 - ``expert/``: expert iteration from a shipped bot (training/expert.py);
 - ``belief/``: belief models for the search (training/belief.py; not training
-  configs of the trainer, read by ``stichzoo belief``).
+  configs of the trainer, read by ``stichzoo belief``);
+- ``tricks/``, ``leaf/``, ``standing/``: the other models the bots and searches
+  read - Wizard's trick model (``stichzoo tricks``), Hoch & Tief's leaf value
+  (``stichzoo leaf``), Silberne Ananas' deal model (``stichzoo standing``).
 
 ``stichzoo train wizard`` (or ``sb3/wizard``, ``configs/hour/geheimtrumpf.yaml``)
 trains the packaged file when no file of that name exists, so the commands

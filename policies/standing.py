@@ -1,4 +1,4 @@
-"""A learned match standing for Silberne Ananas' search (issue 29, item 4): ``pimc:standing=deals``.
+"""A learned match standing for Silberne Ananas' search (issue 29, item 4): ``pimc:standing=``.
 
 Silberne Ananas' search plays each sampled world to the end of the deal and
 values the end by how likely the seat is to end the match in the middle.

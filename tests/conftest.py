@@ -20,9 +20,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = {"silberne_ananas": 3}
 #: configs/ subfolders read by their own loaders, not the training config's: the belief
-#: models' (stichzoo belief), the trick models' (stichzoo tricks) and the leaf values'
-#: (stichzoo leaf); test_config_strict
-MODEL_CONFIG_DIRS = ("belief", "leaf", "tricks")
+#: models' (stichzoo belief), the trick models' (stichzoo tricks), the leaf values'
+#: (stichzoo leaf) and the deal models' (stichzoo standing); test_config_strict
+MODEL_CONFIG_DIRS = ("belief", "leaf", "standing", "tricks")
 
 
 def training_configs() -> list[Path]:

@@ -157,9 +157,10 @@ def test_file_errors_are_one_line(tmp_path):
 def test_committed_configs_pass():
     """Every committed config passes its strict loader: the belief models' configs
     (configs/belief/, ``stichzoo belief``), the trick models' (configs/tricks/,
-    ``stichzoo tricks``) and the leaf values' (configs/leaf/, ``stichzoo leaf``) their
-    own, the rest the training configs'."""
-    from stichzoo.training import leaf, tricks
+    ``stichzoo tricks``), the leaf values' (configs/leaf/, ``stichzoo leaf``) and the deal
+    models' (configs/standing/, ``stichzoo standing``) their own, the rest the training
+    configs'."""
+    from stichzoo.training import leaf, standing, tricks
 
     root = Path(__file__).resolve().parent.parent / "configs"
     beliefs = 0
@@ -171,6 +172,8 @@ def test_committed_configs_pass():
             tricks.load_config(str(path))
         elif path.parent.name == "leaf":
             leaf.load_config(str(path))
+        elif path.parent.name == "standing":
+            standing.load_config(str(path))
         else:
             config_mod.load(str(path))
     assert beliefs >= 2

@@ -153,3 +153,4 @@ def test_standing_command_writes_the_model(tmp_path, capsys):
     assert json.loads(out.read_text())["meta"]["config"]["train_games"] == 4
     assert main(["standing", "silberne_ananas", "--config", str(path), "--set", "prior"]) == 2
     assert "KEY=VALUE" in capsys.readouterr().err
+

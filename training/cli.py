@@ -539,7 +539,7 @@ def build_parser() -> argparse.ArgumentParser:
     lf.set_defaults(func=cmd_leaf)
     st = sub.add_parser("standing", help="learn how a deal's tricks fall, for the learned "
                                          "match standing: pimc:standing=<model>; "
-                                         "docs/headroom.md")
+                                         "docs/results.md")
     st.add_argument("game", choices=["silberne_ananas"])
     st.add_argument("--config", help="the config (default: configs/standing/<game>.yaml)")
     st.add_argument("--out", help="the model file to write (default: the config's out)")

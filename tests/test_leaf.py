@@ -24,7 +24,7 @@ from stichzoo.policies.leaf import LeafModel, LeafValue, over, play, position, s
 from stichzoo.policies.specs import build_policy
 from stichzoo.training import leaf as training
 
-from .test_search_honesty import redeal, states
+from .test_search_honesty import honest_states, states
 
 
 def hoch_tief(**opts):
@@ -120,16 +120,8 @@ def test_leaf_search_is_honest_and_legal(tmp_path):
     out, _, _ = _model(tmp_path)
     game = hoch_tief()
     spec = f"pimc:leaf={out},depth=2,worlds=4"
-    rng = random.Random(4)
     checked = 0
-    for s in states(game, 17, 3, 16):
-        if len(s.legal_actions()) < 2:
-            continue
-        seat = s.current_player
-        want = build_policy(spec, game, seed=3).act(Decision(game, s))
-        assert want in s.legal_actions()
-        r = redeal(game, s, seat, rng)
-        assert build_policy(spec, game, seed=3).act(Decision(game, r)) == want
+    for s, want in honest_states(game, spec, 3, random.Random(4), states(game, 17, 3, 16)):
         values = build_policy(spec, game, seed=3).values(Decision(game, s))
         assert values.action == want and all(v.worlds == 4 for v in values.values)
         checked += 1

@@ -35,6 +35,7 @@ from stichzoo.envs.core.tricks import Trick
 from stichzoo.envs.registry import game_class
 from stichzoo.policies import make_policy
 from stichzoo.policies.base import Decision, encoder_for
+from stichzoo.policies.specs import build_policy
 
 #: (game, options, stride between sampled decisions, number of sampled decisions)
 CASES = [
@@ -107,6 +108,20 @@ def replay(game, world):
 def redeal(game, state, seat: int, rng: random.Random):
     """``state`` with only what ``seat`` cannot see re-dealt, as a real (replayed) game."""
     return replay(game, game.determinize(state, seat, rng))
+
+
+def honest_states(game, spec: str, seed: int, rng: random.Random, found):
+    """The states of ``found`` with two or more legal actions where the search ``spec``
+    (built afresh with ``seed``) plays a legal action and the same one on a re-deal of what
+    the seat cannot see; yields each with that action."""
+    for s in found:
+        if len(s.legal_actions()) < 2:
+            continue
+        want = build_policy(spec, game, seed=seed).act(Decision(game, s))
+        assert want in s.legal_actions()
+        r = redeal(game, s, s.current_player, rng)
+        assert build_policy(spec, game, seed=seed).act(Decision(game, r)) == want, spec
+        yield s, want
 
 
 def observe(enc, state, seat: int) -> np.ndarray:

@@ -212,44 +212,38 @@ def cmd_belief(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_leaf(args: argparse.Namespace) -> int:
-    """Train a leaf value for PIMC from a config and report its held-out quality."""
+def _model_command(args: argparse.Namespace, kind: str, module) -> int:
+    """``stichzoo leaf`` / ``stichzoo standing``: the config (``--config``, else
+    configs/<kind>/<game>.yaml) with its ``--set KEY=VALUE`` overrides, trained by
+    ``module.run``; the report also written to ``--report``."""
     import yaml
 
-    from stichzoo.training import leaf
-
-    config = model_config("leaf", args.game, args.config)
+    config = model_config(kind, args.game, args.config)
     overrides: dict = {"game": args.game}
     for item in args.set:
         key, eq, value = item.partition("=")
         if not eq or not key:
-            raise ValueError(f"leaf: --set {item!r}; write KEY=VALUE (--set label=round)")
+            raise ValueError(f"{kind}: --set {item!r}; write KEY=VALUE (--set seed=1)")
         overrides[key] = yaml.safe_load(value)
-    report = leaf.run(leaf.load_config(config, overrides), args.out)
+    report = module.run(module.load_config(config, overrides), args.out)
     if args.report:
         with open(args.report, "w") as f:
             json.dump(report, f, indent=1)
     return 0
+
+
+def cmd_leaf(args: argparse.Namespace) -> int:
+    """Train a leaf value for PIMC from a config and report its held-out quality."""
+    from stichzoo.training import leaf
+
+    return _model_command(args, "leaf", leaf)
 
 
 def cmd_standing(args: argparse.Namespace) -> int:
     """Learn a deal model for the learned match standing and report its held-out quality."""
-    import yaml
-
     from stichzoo.training import standing
 
-    config = model_config("standing", args.game, args.config)
-    overrides: dict = {"game": args.game}
-    for item in args.set:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise ValueError(f"standing: --set {item!r}; write KEY=VALUE (--set workers=2)")
-        overrides[key] = yaml.safe_load(value)
-    report = standing.run(standing.load_config(config, overrides), args.out)
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return 0
+    return _model_command(args, "standing", standing)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -528,25 +522,19 @@ def build_parser() -> argparse.ArgumentParser:
                     help="with --evaluate: the walk's weights (p / prior) ** TEMPER, as "
                          "pimc:belief=...,temper= (default 1)")
     bl.set_defaults(func=cmd_belief)
-    lf = sub.add_parser("leaf", help="train a leaf value (a whole position's round scores) "
-                                     "for PIMC: pimc:leaf=<game>; docs/inference.md")
-    lf.add_argument("game", choices=["hoch_tief"])
-    lf.add_argument("--config", help="the config (default: configs/leaf/<game>.yaml)")
-    lf.add_argument("--out", help="the model file to write (default: the config's out)")
-    lf.add_argument("--report", metavar="FILE.json", help="also write the report here")
-    lf.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="override a config key, once per flag (--set label=round)")
-    lf.set_defaults(func=cmd_leaf)
-    st = sub.add_parser("standing", help="learn how a deal's tricks fall, for the learned "
-                                         "match standing: pimc:standing=<model>; "
-                                         "docs/results.md")
-    st.add_argument("game", choices=["silberne_ananas"])
-    st.add_argument("--config", help="the config (default: configs/standing/<game>.yaml)")
-    st.add_argument("--out", help="the model file to write (default: the config's out)")
-    st.add_argument("--report", metavar="FILE.json", help="also write the report here")
-    st.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="override a config key, once per flag (--set workers=2)")
-    st.set_defaults(func=cmd_standing)
+    for kind, games, text, func in (
+            ("leaf", ["hoch_tief"], "train a leaf value (a whole position's round scores) for "
+             "PIMC: pimc:leaf=<game>; docs/inference.md", cmd_leaf),
+            ("standing", ["silberne_ananas"], "learn how a deal's tricks fall, for the "
+             "learned match standing: pimc:standing=<model>; docs/results.md", cmd_standing)):
+        md = sub.add_parser(kind, help=text)
+        md.add_argument("game", choices=games)
+        md.add_argument("--config", help=f"the config (default: configs/{kind}/<game>.yaml)")
+        md.add_argument("--out", help="the model file to write (default: the config's out)")
+        md.add_argument("--report", metavar="FILE.json", help="also write the report here")
+        md.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a config key, once per flag (--set seed=1)")
+        md.set_defaults(func=func)
     pl = sub.add_parser("play", help="play a game against bots in the terminal")
     pl.add_argument("game", choices=list(envs.GAMES))
     pl.add_argument("--players", type=int, default=None,

@@ -113,6 +113,13 @@ def test_search_regret_script_charges_each_choice_against_the_reference():
     assert "| wizard | `pimc:worlds=2` | 3 |" in out
 
 
+def test_search_agreement_script_counts_alike_choices():
+    """A search agrees with itself on the same worlds; the rates are printed."""
+    out = run("scripts/repro/search_agreement.py", "--game", "silberne_ananas", "--positions",
+              "4", "--specs", "pimc:worlds=2", "pimc:worlds=2")
+    assert "plays 'pimc:worlds=2''s action in 1.000" in out and "4 positions" in out
+
+
 def test_curves_script_measures_saved_policies(tmp_path):
     """A tiny run's snapshots against random: TensorBoard scalars, a cache, a PNG."""
     import yaml

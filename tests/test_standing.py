@@ -18,7 +18,13 @@ import yaml
 
 from stichzoo.envs.registry import game_class
 from stichzoo.policies.specs import build_policy
-from stichzoo.policies.standing import StandingValue, deal_result, load_splits, splits
+from stichzoo.policies.standing import (
+    StandingValue,
+    deal_result,
+    load_splits,
+    split_of,
+    splits,
+)
 from stichzoo.training import standing as training
 
 from .test_search_honesty import honest_states, states
@@ -44,8 +50,7 @@ def test_deal_result_is_the_rules_cores_scoring():
         totals = (0, 0, 0)
         for rec, scores in zip(s.log, s.deal_scores, strict=True):
             dealer = rec["dealer"]
-            split = tuple(rec["tricks_won"][(dealer + 1 + j) % 3] for j in range(3))
-            after = deal_result(totals, split, dealer)
+            after = deal_result(totals, split_of(rec["tricks_won"], dealer), dealer)
             assert list(after) == [t + x for t, x in zip(totals, scores, strict=True)]
             totals = after
         assert list(totals) == list(s.totals)

@@ -29,7 +29,7 @@ from stichzoo.envs.registry import game_class
 from stichzoo.envs.silberne_ananas.standing import standing
 from stichzoo.policies.base import Decision
 from stichzoo.policies.specs import build_policy
-from stichzoo.policies.standing import Split, StandingValue, splits
+from stichzoo.policies.standing import Split, StandingValue, split_of, uniform
 from stichzoo.training.config import load_flat
 
 #: key -> (type, default): every key of a standing config, checked strictly
@@ -88,7 +88,7 @@ def play_match(cfg: dict, seed: int) -> dict:
     deals, totals = [], [0, 0, 0]
     for rec, scores in zip(s.log, s.deal_scores, strict=True):
         dealer = rec["dealer"]
-        split = tuple(rec["tricks_won"][(dealer + 1 + j) % 3] for j in range(3))
+        split = split_of(rec["tricks_won"], dealer)
         deals.append({"dealer": dealer, "totals": totals[:], "split": list(split)})
         totals = [t + x for t, x in zip(totals, scores, strict=True)]
     return {"deals": deals, "share": list(win_share(s.winners(), 3))}
@@ -119,13 +119,7 @@ def fit(matches: list[dict], prior: float) -> dict[Split, float]:
     tricks (the multinomial) mixed in."""
     counts = Counter(tuple(d["split"]) for m in matches for d in m["deals"])
     n = sum(counts.values())
-    out = {}
-    for split in splits():
-        a, b, c = split
-        uniform = math.factorial(11) / (math.factorial(a) * math.factorial(b)
-                                        * math.factorial(c)) / 3 ** 11
-        out[split] = (counts[split] + prior * uniform) / (n + prior)
-    return out
+    return {split: (counts[split] + prior * p) / (n + prior) for split, p in uniform().items()}
 
 
 def quality(matches: list[dict], estimates: dict[str, Any]) -> dict[str, dict[str, float]]:

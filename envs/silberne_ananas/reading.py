@@ -69,7 +69,7 @@ from stichzoo.envs.silberne_ananas.rules import (
 from stichzoo.envs.silberne_ananas.standing import standing
 
 
-def _multinomial(r: int) -> list[tuple[int, int, int, float]]:
+def multinomial(r: int) -> list[tuple[int, int, int, float]]:
     """Every split (a, b, c) of ``r`` tricks with its probability when each goes to 1 of 3."""
     out = []
     for a in range(r + 1):
@@ -80,7 +80,7 @@ def _multinomial(r: int) -> list[tuple[int, int, int, float]]:
     return out
 
 
-_SPLITS = [_multinomial(r) for r in range(HAND_SIZE + 1)]
+_SPLITS = [multinomial(r) for r in range(HAND_SIZE + 1)]
 
 
 _END_CACHE: dict = {}

@@ -34,9 +34,8 @@ from stichzoo.envs.silberne_ananas.rules import (
     HAND_SIZE,
     MIDDLE_BONUS,
     NUM_PLAYERS,
-    alone_rule,
     deal_scores,
-    middle_rule,
+    match_winners,
     middle_seat,
 )
 
@@ -93,8 +92,7 @@ class StandingValue:
                       for dealer in range(NUM_PLAYERS)]
         self.target = target
         self.first_dealer = first_dealer
-        self.rule = (lambda t: alone_rule(list(t), target)) if alone_variant else \
-            (lambda t: middle_rule(list(t)))
+        self.alone_variant = alone_variant
         self._memo: dict[tuple[tuple[int, ...], int], tuple[float, ...]] = {}
         # the whole table now, from the match's start (about 2 s), so that no decision pays it
         self.chances((0, 0, 0), first_dealer)
@@ -120,7 +118,8 @@ class StandingValue:
         for (g0, g1, g2), p in self.gains[dealer]:
             new = (t0 + g0, t1 + g1, t2 + g2)
             if new[0] >= target or new[1] >= target or new[2] >= target:
-                w = win_share(self.rule(new), NUM_PLAYERS)
+                w = win_share(match_winners(list(new), self.target, self.alone_variant),
+                              NUM_PLAYERS)
             else:
                 w = self.chances(new, nxt)
             a0 += p * w[0]

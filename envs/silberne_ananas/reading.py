@@ -60,9 +60,8 @@ from stichzoo.envs.silberne_ananas.rules import (
     NUM_SUITS,
     PLAY,
     SUIT_MASK,
-    alone_rule,
     deal_scores,
-    middle_rule,
+    match_winners,
     middle_seat,
     trick_winner,
 )
@@ -107,7 +106,7 @@ def deal_end_values(options, totals: tuple, tricks: tuple,
         new = [totals[s] + base[s] + (MIDDLE_BONUS if s == mid else 0) for s in range(NUM_PLAYERS)]
         target = options.target_score
         if max(new) >= target:
-            win = alone_rule(new, target) if options.alone_variant else middle_rule(new)
+            win = match_winners(new, target, options.alone_variant)
             v = tuple(win_share(win, NUM_PLAYERS))
         else:
             v = estimate(new, target)

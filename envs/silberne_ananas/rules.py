@@ -176,6 +176,12 @@ def alone_rule(totals: list[int], target: int) -> list[int]:
     return middle_rule(totals)  # [decision] all three (or, mid-game, none) reached it
 
 
+def match_winners(totals: list[int], target: int, alone_variant: bool) -> list[int]:
+    """The winners of a match that ended on ``totals``, by the rule the options select:
+    the seed's alone variant or the middle rule (the one place that chooses)."""
+    return alone_rule(totals, target) if alone_variant else middle_rule(totals)
+
+
 def max_deals(target: int) -> int:
     """The most deals a match to ``target`` can last (43 points per deal; see module doc)."""
     return 3 * (target - 1) // (DEAL_POINTS + MIDDLE_BONUS) + 1
@@ -496,9 +502,7 @@ class SilberneAnanasState(GameState):
         opts = self.game.options
         if not opts.match:
             return [self.bonus_seat] if self.bonus_seat >= 0 else middle_rule(self.totals)
-        if opts.alone_variant:
-            return alone_rule(self.totals, opts.target_score)
-        return middle_rule(self.totals)
+        return match_winners(self.totals, opts.target_score, opts.alone_variant)
 
     # -- copying --------------------------------------------------------------
 

@@ -227,3 +227,36 @@ def test_the_improve_prior_is_the_network_or_the_fixed_start(monkeypatch, tmp_pa
             assert all(th.equal(weights[k], start[k]) for k in start)
     if prior == "current":  # the second iteration's prior is the network after the first fit
         assert not all(th.equal(priors[1][1][k], start[k]) for k in start)
+
+
+def test_a_trick_bidding_start_keeps_its_bids(monkeypatch, tmp_path):
+    """expert.start: bot:wizard (bids from a trick model) - the learner's games are played,
+    and each iteration is exported, as a bot with the start's trick-model bids
+    (``expert/iteration_<k>/``), not by the policy file's own bid head."""
+    from stichzoo.policies.onnx_bot import verify_bot
+    from stichzoo.training import expert
+    from stichzoo.training.batch_ppo import _policy
+    from stichzoo.training.from_bot import load_bot_actor
+    from stichzoo.training.runs import RunPaths
+
+    cfg = config_mod.load("configs/expert/wizard.yaml")
+    cfg["expert"].update(teacher="pimc:worlds=2", steps=20, workers=1, games=1, epochs=1,
+                         iterations=1)
+    cfg["eval"].update(opponents=[])
+    game = config_mod.game_of(cfg)
+    players = []
+    real = expert.search_labels
+
+    def spy(cfg, seed, player=None, steps=None):
+        players.append(player)
+        return real(cfg, seed, player=player, steps=steps)
+
+    monkeypatch.setattr(expert, "search_labels", spy)
+    policy = load_bot_actor(_policy(cfg, game, "cpu"), "policies/bots/wizard", game)
+    expert.expert_iteration(policy, cfg, RunPaths(str(tmp_path)), game, False,
+                            lambda *row: None)
+    first = str(tmp_path / "expert" / "iteration_0")
+    assert players == [f"onnx:path={first}"]
+    for k in (0, 1):
+        manifest, _, _ = verify_bot(str(tmp_path / "expert" / f"iteration_{k}"))
+        assert manifest["provenance"]["expert_iteration"] == k

@@ -208,3 +208,30 @@ def test_collected_labels_are_the_tricks_taken():
         assert data["tricks"][data["game"] == g].sum() == sum(range(1, 16))  # every trick
     hit = np.mean(data["bid"] == data["tricks"])
     assert hit == pytest.approx(data["stats"]["bid_hit_rate"])
+
+
+def test_the_shipped_bots_actor_and_bids_come_back_as_the_same_bot(tmp_path):
+    """Expert iteration's round trip (training/expert.py): the shipped bot's actor loaded into
+    a trainable policy (the check leaves out the bids, which are the trick model's), then
+    exported with the bot's own trick model (``rebid``), plays exactly as the shipped bot -
+    bids and cards."""
+    from stichzoo.training import config as config_mod
+    from stichzoo.training.batch_ppo import _policy
+    from stichzoo.training.from_bot import has_trick_bids, load_bot_actor
+
+    folder = shipped_bot("wizard")
+    assert has_trick_bids(folder) and not has_trick_bids(shipped_bot("hoch_tief"))
+    cfg = config_mod.load(f"{folder}/config.yaml")
+    game = config_mod.game_of(cfg)
+    policy = load_bot_actor(_policy(cfg, game, "cpu"), folder, game)
+    out = tricks.rebid(policy, folder, str(tmp_path / "bot"), game, {"test": True})
+    manifest, _, _ = verify_bot(out)
+    assert manifest["provenance"]["bids_from"] == folder
+    shipped, again = OnnxPolicy.load(folder, game), OnnxPolicy.load(out, game)
+    phases = set()
+    for state, seat in _positions(game, 120, 9, phase=None):
+        d = Decision(game, state, seat)
+        phases.add(state.phase)
+        assert np.allclose(again.probabilities(d.observation, d.action_mask),
+                           shipped.probabilities(d.observation, d.action_mask), atol=1e-5)
+    assert BID in phases and len(phases) > 1

@@ -22,6 +22,12 @@ periodic evaluation's seed).  ``expert.start`` may name a bot folder: the
 run then starts from that bot's network (training/from_bot.py) instead of
 a fresh one or the warm start.  The run folder keeps every iteration's
 network, ``expert/iteration_<k>.pt`` (after k iterations; 0 is the start).
+
+A start that bids from a trick model (Wizard, training/tricks.py) keeps its
+bids: the network learns the card play, and every iteration's network is
+also exported with the start's trick model (``expert/iteration_<k>/``, a bot
+folder) - that bot plays the learner's games and is the one evaluated, so
+the positions and the strength are those of the bot the run will ship.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import numpy as np
 import torch as th
 
 from stichzoo.training.distil import improved_targets
+from stichzoo.training.from_bot import has_trick_bids
 from stichzoo.training.labels import search_labels
 from stichzoo.training.pretrain import behaviour_clone
 from stichzoo.training.run_eval import evaluate_policy_file, evaluation_line, evaluation_scalars
@@ -84,13 +91,30 @@ def expert_iteration(policy, cfg: dict, paths: RunPaths, game, verbose: bool,
         save_policy(policy, game, path, {"expert_iteration": k})
         return path
 
+    bids = None  # a start that bids from a trick model: its bids stay (module docstring)
+    if e["start"]:
+        from stichzoo.policies.onnx_bot import bot_folder
+
+        start_dir = bot_folder(e["start"])
+        bids = start_dir if has_trick_bids(start_dir) else None
+
+    def spec(k: int, path: str) -> str:  # the network after k iterations, as a player
+        if bids is None:
+            return f"ppo:path={path}"
+        from stichzoo.training.tricks import rebid
+
+        bot = rebid(policy, bids, os.path.join(folder, f"iteration_{k}"), game,
+                    {"expert_iteration": k})
+        return f"onnx:path={bot}"
+
     path = saved(0)
+    player_spec = spec(0, path)
     # prior: start - every iteration improves the start's policy (a fixed anchor: the fits
     # cannot compound towards the search's surface); current - the network as it stands
     anchor = copy.deepcopy(policy) if e["prior"] == "start" else None
     anchor_logits: np.ndarray | None = None  # the anchor never moves: its logits, once per label
     for k in range(e["iterations"]):
-        player = f"ppo:path={path}" if e["positions"] == "learner" else None
+        player = player_spec if e["positions"] == "learner" else None
         t0 = time.time()
         new = search_labels(cfg, seed=cfg["seed"] + 4242 + 1009 * k, player=player)
         stats = {f"before_{key}": v for key, v in fidelity(policy, new).items()}
@@ -116,12 +140,14 @@ def expert_iteration(policy, cfg: dict, paths: RunPaths, game, verbose: bool,
                                      schedule=e["lr_schedule"]))
         stats.update(samples=float(len(data["action"])), seconds=time.time() - start)
         path = saved(k + 1)
+        player_spec = spec(k + 1, path)
         for key, value in stats.items():
             log(f"expert/{key}", value, k + 1)
         line = []
         for opp in cfg["eval"]["opponents"]:
             rep = evaluate_policy_file(cfg, path, opp, cfg["eval"]["games"],
-                                       seed=cfg["seed"] + 7919, workers=cfg["eval"]["workers"])
+                                       seed=cfg["seed"] + 7919, workers=cfg["eval"]["workers"],
+                                       player=player_spec)
             for tag, value in evaluation_scalars(rep, cfg["game"], opp, "expert_eval").items():
                 log(tag, value, k + 1)
             line.append(evaluation_line(rep, opp))

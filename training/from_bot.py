@@ -8,6 +8,11 @@ policy's modules (``extractor.policy_net.k`` and ``head``), and loading them
 back into a policy of the bot's own recipe (its ``config.yaml``) gives the
 same probabilities, checked on random observations before the policy is
 returned.  The critic is not in a bot: the value head starts fresh.
+
+A Wizard bot that bids from a trick model (training/tricks.py) carries the
+model beside the actor (``tricks.*`` weights) and its graph's bid logits are
+the model's expected scores, not the actor's: the actor is read back as
+always, and the check leaves out the positions where a bid is legal.
 """
 
 from __future__ import annotations
@@ -58,13 +63,23 @@ def load_bot_actor(policy, bot_dir: str, game, check: int = 64):
                          f"not in its model")
     policy.load_state_dict(own)
     policy.set_training_mode(False)
-    _check_same_play(policy, OnnxPolicy.load(bot_dir, game), game, check)
+    _check_same_play(policy, OnnxPolicy.load(bot_dir, game), game, check,
+                     skip_bids=has_trick_bids(bot_dir))
     return policy
 
 
-def _check_same_play(policy, bot, game, positions: int) -> None:
+def has_trick_bids(bot_dir: str) -> bool:
+    """Whether the bot's bids come from a trick model (training/tricks.py), not its actor."""
+    import onnx
+
+    model = onnx.load(os.path.join(bot_dir, "model.onnx"), load_external_data=False)
+    return any(t.name.startswith("tricks.") for t in model.graph.initializer)
+
+
+def _check_same_play(policy, bot, game, positions: int, skip_bids: bool = False) -> None:
     """The loaded policy's probabilities equal the bot's on seeded random positions
-    (8 games, each position after one more random move: every phase the games reach)."""
+    (8 games, each position after one more random move: every phase the games reach);
+    ``skip_bids``: not where a bid is legal (a trick bidder's bids are not its actor's)."""
     from stichzoo.envs import BatchEnv
 
     engine = BatchEnv(game.name, 8, **game.options.as_dict())
@@ -77,6 +92,9 @@ def _check_same_play(policy, bot, game, positions: int) -> None:
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask], np.int64)
         obs, mask, *_ = engine.step(actions)
     obs, mask = np.concatenate(seen_obs), np.concatenate(seen_mask)
+    if skip_bids:
+        plays = ~mask[:, game.bid0:game.bid0 + game.max_hand + 1].any(1)
+        obs, mask = obs[plays], mask[plays]
     with th.no_grad():
         dist = policy.get_distribution(th.as_tensor(obs), action_masks=mask)
         ours = dist.distribution.probs.numpy()

@@ -17,12 +17,14 @@ from stichzoo.training.runs import RunPaths
 
 
 def evaluate_policy_file(cfg: dict, policy_path: str, opponent: str, games: int, seed: int,
-                         workers: int = 0, progress: bool = False) -> dict:
-    """Duplicate tournament: the learner in one seat, ``opponent`` in the others."""
+                         workers: int = 0, progress: bool = False,
+                         player: str | None = None) -> dict:
+    """Duplicate tournament: the learner in one seat, ``opponent`` in the others;
+    ``player``: the learner's spec, if not the policy file itself (an exported bot of it)."""
     from stichzoo.training.tournament import TournamentConfig, run_tournament, seat_assignments
 
     n = config_mod.game_of(cfg).num_players
-    lineup = [f"ppo:path={policy_path}"] + [opponent] * (n - 1)
+    lineup = [player or f"ppo:path={policy_path}"] + [opponent] * (n - 1)
     per_deal = len(seat_assignments(lineup))
     tcfg = TournamentConfig(game=cfg["game"], players=n, lineup=lineup,
                             deals=max(1, -(-games // per_deal)), seed=seed,
@@ -49,7 +51,8 @@ def periodic_evaluation(cfg: dict, policy_path: str, writer, samples: int,
 
 
 def _learner(rep: dict) -> str:
-    return next(p for p in rep["policies"] if p.startswith("ppo"))
+    """The evaluated player: the policy that is not the baseline (a policy file or a bot)."""
+    return next(p for p in rep["policies"] if p != rep["baseline"])
 
 
 def evaluation_scalars(rep: dict, game: str, opponent: str, group: str = "eval") -> dict:

@@ -132,6 +132,46 @@ def actor_from_onnx(path: str) -> Actor:
     return actor.eval()
 
 
+def actor_of(policy) -> Actor:
+    """A trainable SB3 policy's actor (ReLU MLP and action head) as an :class:`Actor`,
+    the same weights under the exporter's names."""
+    body = policy.mlp_extractor.policy_net
+    linears = [m for m in body if isinstance(m, nn.Linear)]
+    actor = Actor([linears[0].in_features] + [m.out_features for m in linears],
+                  policy.action_net.out_features)
+    actor.extractor.policy_net.load_state_dict(body.state_dict())
+    actor.head.load_state_dict(policy.action_net.state_dict())
+    return actor.eval()
+
+
+def rebid(policy, bids_bot: str, out_dir: str, game, provenance: dict) -> str:
+    """Export ``policy``'s card play with the bids of another trick bidder's model.
+
+    Expert iteration improves the actor of a trick bidder (the shipped Wizard
+    bot); the games it learns from and its strength must be those of the bot
+    it will become, which bids with a trick model, not with its policy head.
+    The model is the one in ``bids_bot`` (its ``tricks.yaml``'s export scale
+    and reach), fitted to that bot's own card play - close to, not exactly,
+    the new actor's.  Returns ``out_dir``.
+    """
+    from stichzoo.policies.onnx_bot import read_manifest
+
+    manifest = read_manifest(bids_bot)
+    offset = next(p["offset"] for p in manifest["observation"]["pieces"]
+                  if p["name"] == "hand_size")
+    tricks = tricks_from_onnx(os.path.join(bids_bot, manifest["model"]["file"]),
+                              game.max_hand, offset)
+    export = DEFAULTS["export"]
+    recipe = os.path.join(bids_bot, "tricks.yaml")
+    if os.path.exists(recipe):
+        export = load_config(recipe)["export"]
+    bidder = TrickBidderForExport(actor_of(policy), tricks, game.bid0, export["scale"],
+                                  export["reach"]).eval()
+    from stichzoo.training.export import export_module
+
+    return export_module(bidder, game, out_dir, {**provenance, "bids_from": bids_bot})
+
+
 def tricks_from_onnx(path: str, max_hand: int, hand_size_offset: int) -> TrickNet:
     """The trick model inside a bot exported by :func:`run` (its ``tricks.*`` weights)."""
     weights = onnx_weights(path)

@@ -4,7 +4,8 @@
 # only a cap; about 31 minutes on 2 cores) with the step decaying linearly to 0,
 # its export (policy-head bids), then the trick pipeline on that actor
 # (configs/tricks/wizard.yaml, about 12 minutes).  The bot lands in
-# runs/tricks/wizard_hour/bot.  --ship copies it to policies/bots/wizard and stamps
+# runs/tricks/wizard_hour/bot.  --ship copies it to policies/bots/wizard/start (the start of
+# scripts/repro/wizard_expert.sh, which made the bot shipped since) and stamps
 # its manifest as shipped: the training command (provenance.legs, train_command) and
 # the evaluations against random and the heuristic (1,000 games, seed 104729).
 #   bash scripts/repro/wizard_hour.sh [--ship]
@@ -18,7 +19,7 @@ train=(stichzoo train configs/wizard.yaml --run-dir "$run" --set train.total_tim
 .venv/bin/stichzoo export "$run" --out runs/bots/wizard_hour_head
 .venv/bin/stichzoo tricks wizard --config configs/tricks/wizard.yaml --out runs/tricks/wizard_hour
 if [ "${1:-}" = --ship ]; then
-    bot=policies/bots/wizard
+    bot=policies/bots/wizard/start
     cp runs/tricks/wizard_hour/bot/{model.onnx,manifest.json,config.yaml} "$bot/"
     for opp in random heuristic; do
         .venv/bin/stichzoo eval wizard --players 4 --policies "onnx:path=$bot" "$opp" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reproduce docs/levers.md "Wizard: 5M samples, decaying step": the shipped Wizard bot
-# (policies/bots/wizard: the 5M-sample actor of configs/wizard.yaml with
+# (policies/bots/wizard/start since the expert bot shipped: the 5M-sample actor of configs/wizard.yaml with
 # trick-model bids) against the bot it replaced (the 2.3M-sample actor with
 # trick-model bids, taken from git commit 4ce5ee3 into runs/bots/wizard_15min),
 # duplicate, 1,000 games a match (2,000 head to head), on seeds no training used
@@ -14,7 +14,7 @@ mkdir -p "$old"
 for f in model.onnx manifest.json; do
     git show "4ce5ee3:policies/bots/wizard/$f" > "$old/$f"
 done
-new=${NEW:-policies/bots/wizard}   # NEW=<bot folder>: a candidate before it ships
+new=${NEW:-policies/bots/wizard/start}   # NEW=<bot folder>: a candidate before it ships
 out=runs/eval/wizard_hour
 ev() { name="$1"; shift
     .venv/bin/stichzoo eval wizard --players 4 "$@" --workers "$workers" --quiet \

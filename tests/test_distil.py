@@ -119,6 +119,19 @@ def test_value_targets_need_a_search_teacher():
         config_mod.validate({**cfg, "expert": {"targets": "argmax"}})
 
 
+def _spy_players(monkeypatch, expert) -> list:
+    """The ``player`` of every ``search_labels`` call expert iteration makes, in order."""
+    players: list = []
+    real = expert.search_labels
+
+    def spy(cfg, seed, player=None, steps=None):
+        players.append(player)
+        return real(cfg, seed, player=player, steps=steps)
+
+    monkeypatch.setattr(expert, "search_labels", spy)
+    return players
+
+
 def test_later_iterations_label_the_learners_own_games(monkeypatch, tmp_path):
     """positions: learner - each iteration's games are the network's as it stands (its saved
     file plays, the teacher labels), and the labels add up."""
@@ -132,14 +145,7 @@ def test_later_iterations_label_the_learners_own_games(monkeypatch, tmp_path):
     cfg["eval"].update(every=0, opponents=[])
     cfg = config_mod.validate(cfg)
     game = config_mod.game_of(cfg)
-    players = []
-    real = expert.search_labels
-
-    def spy(cfg, seed, player=None, steps=None):
-        players.append(player)
-        return real(cfg, seed, player=player, steps=steps)
-
-    monkeypatch.setattr(expert, "search_labels", spy)
+    players = _spy_players(monkeypatch, expert)
     from stichzoo.training.batch_ppo import _policy
 
     policy = _policy(cfg, game, "cpu")
@@ -244,14 +250,7 @@ def test_a_trick_bidding_start_keeps_its_bids(monkeypatch, tmp_path):
                          iterations=1)
     cfg["eval"].update(opponents=[])
     game = config_mod.game_of(cfg)
-    players = []
-    real = expert.search_labels
-
-    def spy(cfg, seed, player=None, steps=None):
-        players.append(player)
-        return real(cfg, seed, player=player, steps=steps)
-
-    monkeypatch.setattr(expert, "search_labels", spy)
+    players = _spy_players(monkeypatch, expert)
     policy = load_bot_actor(_policy(cfg, game, "cpu"), "policies/bots/wizard", game)
     expert.expert_iteration(policy, cfg, RunPaths(str(tmp_path)), game, False,
                             lambda *row: None)

@@ -179,7 +179,7 @@ def test_pipeline_end_to_end(tmp_path):
     """``stichzoo tricks`` in miniature: labels are the tricks taken, the bot verifies and keeps
     the source's actor, and a config key it does not know is refused."""
     config = tmp_path / "tricks.yaml"
-    config.write_text("bot: wizard\nrounds: 2\ncollect: {games: 6, batch: 4}\n"
+    config.write_text("bot: bot:wizard\nrounds: 2\ncollect: {games: 6, batch: 4}\n"
                       "model: {hidden: [8]}\ntrain: {epochs: 1, batch_size: 64}\n")
     cfg = tricks.load_config(str(config))
     bot = tricks.run(cfg, str(tmp_path / "out"), progress=False)

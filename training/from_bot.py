@@ -64,7 +64,7 @@ def load_bot_actor(policy, bot_dir: str, game, check: int = 64):
     policy.load_state_dict(own)
     policy.set_training_mode(False)
     _check_same_play(policy, OnnxPolicy.load(bot_dir, game), game, check,
-                     skip_bids=has_trick_bids(bot_dir))
+                     skip_bids=_trick_weights(model))
     return policy
 
 
@@ -72,7 +72,11 @@ def has_trick_bids(bot_dir: str) -> bool:
     """Whether the bot's bids come from a trick model (training/tricks.py), not its actor."""
     import onnx
 
-    model = onnx.load(os.path.join(bot_dir, "model.onnx"), load_external_data=False)
+    return _trick_weights(onnx.load(os.path.join(bot_dir, "model.onnx")))
+
+
+def _trick_weights(model) -> bool:
+    """Whether an ONNX graph holds a trick model's weights (``tricks.*``)."""
     return any(t.name.startswith("tricks.") for t in model.graph.initializer)
 
 

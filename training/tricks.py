@@ -157,10 +157,8 @@ def rebid(policy, bids_bot: str, out_dir: str, game, provenance: dict) -> str:
     from stichzoo.policies.onnx_bot import read_manifest
 
     manifest = read_manifest(bids_bot)
-    offset = next(p["offset"] for p in manifest["observation"]["pieces"]
-                  if p["name"] == "hand_size")
     tricks = tricks_from_onnx(os.path.join(bids_bot, manifest["model"]["file"]),
-                              game.max_hand, offset)
+                              game.max_hand, hand_size_offset(manifest))
     export = DEFAULTS["export"]
     recipe = os.path.join(bids_bot, "tricks.yaml")
     if os.path.exists(recipe):
@@ -170,6 +168,12 @@ def rebid(policy, bids_bot: str, out_dir: str, game, provenance: dict) -> str:
     from stichzoo.training.export import export_module
 
     return export_module(bidder, game, out_dir, {**provenance, "bids_from": bids_bot})
+
+
+def hand_size_offset(manifest: dict) -> int:
+    """Where the observation's ``hand_size`` piece starts (the trick model reads it)."""
+    return next(p["offset"] for p in manifest["observation"]["pieces"]
+                if p["name"] == "hand_size")
 
 
 def tricks_from_onnx(path: str, max_hand: int, hand_size_offset: int) -> TrickNet:
@@ -430,7 +434,7 @@ def fit(data: dict[str, np.ndarray], cfg: dict, max_hand: int, hand_offset: int,
 
 #: every key of a tricks config with its default (an unknown key is an error)
 DEFAULTS: dict[str, Any] = {
-    "bot": "policies/bots/wizard",
+    "bot": "bot:wizard",  # a bot folder, or bot:<game> for the shipped one
     "seed": 7001,
     "rounds": 1,
     "collect": {"games": 4000, "batch": 256, "explore": 0.3, "explore_width": 2},
@@ -458,16 +462,9 @@ def load_config(path: str, overrides: dict | None = None) -> dict:
     return merge(merge(DEFAULTS, given, ""), overrides or {}, "")
 
 
-def bot_folder(name: str) -> str:
-    """A bot folder path, or the shipped bot of that game."""
-    from stichzoo.policies.onnx_bot import shipped_bot
-
-    return name if os.path.isdir(name) else shipped_bot(name)
-
-
 def run(cfg: dict, out_dir: str, progress: bool = True) -> str:
     """Collect, fit and export (module docstring); the bot lands in ``out_dir/bot``."""
-    from stichzoo.policies.onnx_bot import read_manifest, verify_bot
+    from stichzoo.policies.onnx_bot import bot_folder, verify_bot
 
     start = time.time()
     th.set_num_threads(cfg["train"]["torch_threads"])
@@ -476,8 +473,7 @@ def run(cfg: dict, out_dir: str, progress: bool = True) -> str:
     if game.name != "wizard":
         raise ValueError(f"bot {source}: it plays {game.name}; trick bids are Wizard's")
     max_hand = game.max_hand
-    hand_offset = next(p["offset"] for p in manifest["observation"]["pieces"]
-                       if p["name"] == "hand_size")
+    hand_offset = hand_size_offset(manifest)
     actor = actor_from_onnx(os.path.join(source, manifest["model"]["file"]))
     player = TrickBidderForExport(actor, None, game.bid0, cfg["export"]["scale"])
     c = cfg["collect"]
@@ -504,7 +500,7 @@ def run(cfg: dict, out_dir: str, progress: bool = True) -> str:
                   flush=True)
     from stichzoo.training.export import export_module
 
-    old = read_manifest(source)["provenance"]
+    old = manifest["provenance"]
     provenance = {**{k: v for k, v in old.items() if k not in ("evaluation", "bids")},
                   "bids": {"method": "argmax over legal bids of the expected round score "
                                      "under a predicted trick distribution "

@@ -21,30 +21,6 @@ train=(stichzoo train configs/wizard.yaml --run-dir "$run" --set train.total_tim
 if [ "${1:-}" = --ship ]; then
     bot=policies/bots/wizard/start
     cp runs/tricks/wizard_hour/bot/{model.onnx,manifest.json,config.yaml} "$bot/"
-    for opp in random heuristic; do
-        .venv/bin/stichzoo eval wizard --players 4 --policies "onnx:path=$bot" "$opp" \
-            --games 1000 --seed 104729 --quiet --out "runs/eval/wizard_hour_ship/vs_$opp"
-    done
-    .venv/bin/python - "$bot" "${train[*]}" <<'PY'
-import json
-import sys
-
-from stichzoo.training.export import evaluation_entry
-
-bot, command = sys.argv[1:]
-path = f"{bot}/manifest.json"
-with open(path) as f:
-    manifest = json.load(f)
-prov = manifest["provenance"]
-prov["legs"] = [{"command": command, "samples_after": prov["steps"],
-                 "minutes": round(prov["training"]["wall_seconds"] / 60, 1)}]
-prov["train_command"] = "bash scripts/repro/wizard_hour.sh --ship"
-prov["evaluation"] = {}
-for opp in ("random", "heuristic"):
-    with open(f"runs/eval/wizard_hour_ship/vs_{opp}/report.json") as f:
-        report = json.load(f)
-    prov["evaluation"][f"vs_{opp}"] = evaluation_entry(report, f"onnx:path={bot}", bot)
-with open(path, "w") as f:
-    json.dump(manifest, f, indent=1)
-PY
+    .venv/bin/python scripts/repro/stamp_bot.py "$bot" --leg "${train[*]}" \
+        --command "bash scripts/repro/wizard_hour.sh --ship"
 fi

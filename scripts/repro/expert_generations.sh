@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Expert iteration in generations (docs/levers.md "Wizard: expert iteration from the
+# learned search"): each generation runs configs/expert/<game>.yaml (its iterations of
+# labels by the learned search, fitted as the start's policy improved by the search's
+# values) from the previous generation's bot, whose network also guides that generation's
+# search - the improved network guides the next search.  Generation 1 is the config as
+# committed (seed 0); generation g > 1 uses seed g - 1.
+# A trick bidder's generations (Wizard) keep the first start's trick-model bids; at the end
+# the trick pipeline (the recipe of configs/tricks/wizard.yaml) refits them on the last
+# generation's actor.  Other games' generations are exported as bots (stichzoo export).
+#   bash scripts/repro/expert_generations.sh GAME [GENERATIONS] [--ship]   (default 4)
+# A generation already finished in runs/<game>_expert (its `seconds` file) is kept, so an
+# interrupted run goes on where it stopped.  Bots: runs/<game>_expert/gen_<g>/bot (or, for
+# a trick bidder, gen_<g>/expert/iteration_<k>) and runs/wizard_expert/tricks/bot.
+# --ship puts the last bot in policies/bots/<game> (the bot it started from, if still
+# there, in policies/bots/<game>/start) and stamps its manifest (scripts/repro/stamp_bot.py:
+# the generations' commands, its evaluations against random and the heuristic).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+game="$1"
+generations="${2:-4}"
+ship="${3:-}"
+config="configs/expert/$game.yaml"
+root="runs/${game}_expert"
+iterations=$(.venv/bin/python -c "import sys; from stichzoo.training import config
+print(config.load(sys.argv[1])['expert']['iterations'])" "$config")
+mkdir -p "$root"
+start=""
+for g in $(seq 1 "$generations"); do
+    run="$root/gen_$g"
+    if [ "$g" = 1 ]; then
+        args=()
+    else
+        args=(--set seed=$((g - 1)) --set expert.start="$start"
+              --set expert.teacher="pimc:guide=onnx:path=$start")
+    fi
+    if [ ! -f "$run/seconds" ]; then
+        rm -rf "$run"
+        SECONDS=0
+        .venv/bin/stichzoo train "$config" --run-dir "$run" "${args[@]}"
+        echo "stichzoo train $config --run-dir $run ${args[*]}" > "$run/command"
+        if [ ! -d "$run/expert/iteration_$iterations" ]; then   # not a trick bidder
+            .venv/bin/stichzoo export "$run" --out "$run/bot"
+        fi
+        echo "$SECONDS" > "$run/seconds"
+    fi
+    start="$run/bot"
+    if [ -d "$run/expert/iteration_$iterations" ]; then start="$run/expert/iteration_$iterations"; fi
+done
+last="$start"
+if [ -d "$root/gen_$generations/expert/iteration_$iterations" ]; then   # Wizard's bids
+    sed "s|^bot: .*|bot: $start|" "configs/tricks/$game.yaml" > "$root/tricks.yaml"
+    SECONDS=0
+    .venv/bin/stichzoo tricks "$game" --config "$root/tricks.yaml" --out "$root/tricks"
+    echo "$SECONDS" > "$root/tricks/seconds"
+    last="$root/tricks/bot"
+fi
+[ "$ship" = --ship ] || exit 0
+bot="policies/bots/$game"
+if [ ! -d "$bot/start" ]; then   # the bot the generations started from
+    mkdir "$bot/start"
+    mv "$bot"/{model.onnx,manifest.json,config.yaml} "$bot/start/"
+    if [ -f "$bot/tricks.yaml" ]; then mv "$bot/tricks.yaml" "$bot/start/"; fi
+fi
+cp "$last"/{model.onnx,manifest.json} "$bot/"
+if [ -f "$last/tricks.yaml" ]; then cp "$last/tricks.yaml" "$bot/"; fi
+.venv/bin/python scripts/repro/stamp_bot.py "$bot" --generations "$root" "$generations" --config "$config" \
+    --command "bash scripts/repro/expert_generations.sh $game $generations --ship"

@@ -1,0 +1,93 @@
+"""Stamp a bot folder as shipped: how it was made, and how it plays.
+
+The repro scripts that ship a bot (wizard_hour.sh, expert_generations.sh)
+end here, so that every shipped manifest records the same things the same
+way: the command that made it (``train_command``), its legs or generations,
+and its duplicate evaluations against random and the heuristic (1,000
+games, seed 104729 - the final evaluation's deals, never used in training;
+docs/results.md's table of shipped bots reads them).
+
+    python scripts/repro/stamp_bot.py BOT --command "bash scripts/repro/..." \
+        [--leg "stichzoo train ..."] [--generations runs/<game>_expert N --config FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+from stichzoo.training import config as config_mod
+from stichzoo.training.export import evaluation_entry
+from stichzoo.training.runs import RunPaths
+
+GAMES, SEED = 1000, 104729
+
+
+def evaluate(bot: str, manifest: dict, out: str) -> dict:
+    """The bot against random and the heuristic, duplicate: the manifest's evaluation entries."""
+    entries = {}
+    for opp in ("random", "heuristic"):
+        folder = os.path.join(out, f"vs_{opp}")
+        subprocess.run([sys.executable, "-m", "stichzoo", "eval", manifest["game"],
+                        "--players", str(manifest["num_players"]), "--policies",
+                        f"onnx:path={bot}", opp, "--games", str(GAMES), "--seed", str(SEED),
+                        "--quiet", "--out", folder], check=True)
+        with open(os.path.join(folder, "report.json")) as f:
+            entries[f"vs_{opp}"] = evaluation_entry(json.load(f), f"onnx:path={bot}", bot)
+    return entries
+
+
+def generations(root: str, count: int, config: str, prov: dict) -> None:
+    """The generations of scripts/repro/expert_generations.sh: each one's command and minutes,
+    the recipe, and the last generation's training summary (plus the bid refit, if any)."""
+    gens = []
+    for g in range(1, count + 1):
+        run = os.path.join(root, f"gen_{g}")
+        with open(os.path.join(run, "command")) as f, open(os.path.join(run, "seconds")) as s:
+            gens.append({"command": f.read().strip(), "minutes": round(int(s.read()) / 60, 1)})
+    refit = 0
+    if os.path.isfile(seconds := os.path.join(root, "tricks", "seconds")):
+        with open(seconds) as f:
+            refit = int(f.read())
+    summary = RunPaths(os.path.join(root, f"gen_{count}")).read_summary()
+    prov["generations"] = gens
+    prov["config"] = config_mod.load(config)
+    prov["training"] = {**summary, "algo": "expert iteration (batch_ppo)",
+                        "wall_seconds": sum(x["minutes"] for x in gens) * 60 + refit}
+    prov["steps"] = summary.get("steps", 0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("bot", help="the bot folder to stamp (policies/bots/<game>[/start])")
+    parser.add_argument("--command", required=True, help="the command that made it")
+    parser.add_argument("--leg", help="its one PPO leg's command (wizard_hour.sh)")
+    parser.add_argument("--generations", nargs=2, metavar=("ROOT", "COUNT"),
+                        help="the run folder of expert_generations.sh and how many of its "
+                             "generations made the bot")
+    parser.add_argument("--config", help="with --generations: the recipe, also written to "
+                                         "the bot's config.yaml")
+    args = parser.parse_args()
+    path = os.path.join(args.bot, "manifest.json")
+    with open(path) as f:
+        manifest = json.load(f)
+    prov = manifest["provenance"]
+    if args.leg:
+        prov["legs"] = [{"command": args.leg, "samples_after": prov["steps"],
+                         "minutes": round(prov["training"]["wall_seconds"] / 60, 1)}]
+    if args.generations:
+        generations(args.generations[0], int(args.generations[1]), args.config, prov)
+        with open(os.path.join(args.bot, "config.yaml"), "w") as f:
+            f.write(config_mod.dump(prov["config"]))
+    prov["train_command"] = args.command
+    prov["evaluation"] = evaluate(args.bot, manifest,
+                                  os.path.join("runs", "eval", f"ship_{manifest['game']}"))
+    with open(path, "w") as f:
+        json.dump(manifest, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -210,3 +210,32 @@ def test_bench_analysis_script():
               "geheimtrumpf")
     lines = out.strip().splitlines()
     assert len(lines) == 2 and all("decisions searched in" in line for line in lines), out
+
+
+def test_stamp_bot_records_the_generations_that_made_a_bot(tmp_path):
+    """scripts/repro/stamp_bot.py: each generation's command and minutes, the recipe, and the
+    last generation's summary with every generation's time (and a bid refit's) summed."""
+    import importlib.util
+
+    from stichzoo.training import config as config_mod
+
+    spec = importlib.util.spec_from_file_location("stamp_bot",
+                                                  ROOT / "scripts" / "repro" / "stamp_bot.py")
+    stamp_bot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stamp_bot)
+    for g, seconds in ((1, 600), (2, 720), (3, 60)):  # gen_3: a later run's, not this bot's
+        run = tmp_path / f"gen_{g}"
+        run.mkdir()
+        (run / "command").write_text(f"stichzoo train gen {g}\n")
+        (run / "seconds").write_text(str(seconds))
+        (run / "train_summary.yaml").write_text(config_mod.dump({"steps": 10 * g}))
+    (tmp_path / "tricks").mkdir()
+    (tmp_path / "tricks" / "seconds").write_text("120")
+    prov: dict = {}
+    stamp_bot.generations(str(tmp_path), 2, str(ROOT / "configs" / "expert" / "wizard.yaml"),
+                          prov)
+    assert prov["generations"] == [{"command": "stichzoo train gen 1", "minutes": 10.0},
+                                   {"command": "stichzoo train gen 2", "minutes": 12.0}]
+    assert prov["config"]["game"] == "wizard" and prov["config"]["expert"]["iterations"] == 4
+    assert prov["steps"] == 20
+    assert prov["training"]["wall_seconds"] == 600 + 720 + 120

@@ -259,3 +259,64 @@ def test_a_trick_bidding_start_keeps_its_bids(monkeypatch, tmp_path):
     for k in (0, 1):
         manifest, _, _ = verify_bot(str(tmp_path / "expert" / f"iteration_{k}"))
         assert manifest["provenance"]["expert_iteration"] == k
+
+
+def test_phase_labels_teach_one_phase_and_keep_the_prior_elsewhere():
+    """expert.phases: the teacher labels only its phases' decisions (a rule bot's label: its
+    choice, the one finite advantage); every other decision keeps advantage 0 on each legal
+    action - its improve target is the prior's own policy.  The games are the teacher's own,
+    exactly as without phases; with a player every label is the move the player made."""
+    from stichzoo.training.distil import NEVER
+    from stichzoo.training.labels import teacher_data
+
+    cfg = tiny_config("wizard")
+    cfg["options"]["rounds"] = [3]
+    cfg = config_mod.validate(cfg)
+    plain = teacher_data(cfg, 80, seed=5, games=3, teacher="heuristic")
+    bids = teacher_data(cfg, 80, seed=5, games=3, teacher="heuristic", temperature=1.0,
+                        phases=["bid"])
+    assert np.array_equal(plain["action"], bids["action"])
+    assert np.array_equal(plain["obs"], bids["obs"])
+    lab = bids["labelled"]
+    assert 0 < lab.sum() < len(lab)
+    adv = bids["advantage"]
+    rows = np.arange(len(lab))
+    assert (adv[rows[lab], bids["action"][lab]] == 0).all()
+    assert ((adv[lab] == 0).sum(1) == 1).all() and (adv[lab][adv[lab] != 0] == NEVER).all()
+    assert np.array_equal(adv[~lab] == 0, bids["mask"][~lab])
+    assert (bids["target"][lab].argmax(1) == bids["action"][lab]).all()
+    played = teacher_data(cfg, 80, seed=5, games=3, teacher="heuristic", temperature=1.0,
+                          phases=["bid"], player="random")
+    assert (played["action"] >= 0).all()
+    assert played["mask"][rows, played["action"]].all()  # the move made: legal
+
+
+def test_expert_phases_are_the_games_own_and_need_improve():
+    cfg = {**tiny_config("wizard"), "algo": "batch_ppo",
+           "expert": {"teacher": "heuristic", "steps": 10, "targets": "improve",
+                      "phases": ["bid"]}}
+    assert config_mod.validate(cfg)["expert"]["phases"] == ["bid"]
+    with pytest.raises(ValueError, match=r"wizard has no phase 'draft'; its phases are "
+                                         r"choose_trump, bid, play"):
+        config_mod.validate({**cfg, "expert": {**cfg["expert"], "phases": ["draft"]}})
+    with pytest.raises(ValueError, match=r"expert\.phases=\['bid'\] needs expert\.targets: "
+                                         r"improve"):
+        config_mod.validate({**cfg, "expert": {**cfg["expert"], "targets": "choice"}})
+    with pytest.raises(ValueError, match=r"a rule bot may teach targets: improve in named"):
+        config_mod.validate({**cfg, "expert": {**cfg["expert"], "phases": []}})
+
+
+def test_fidelity_counts_the_teachers_decisions_only():
+    from stichzoo.training.expert import fidelity
+
+    class Sure:  # plays action 0 everywhere
+        def get_distribution(self, obs, action_masks):
+            import torch as th
+
+            probs = th.zeros(len(obs), 3)
+            probs[:, 0] = 1.0
+            return type("D", (), {"distribution": type("P", (), {"probs": probs})()})()
+
+    data = {"obs": np.zeros((4, 2), np.float32), "mask": np.ones((4, 3), bool),
+            "action": np.array([0, 0, 1, 1]), "labelled": np.array([True, True, False, False])}
+    assert fidelity(Sure(), data)["agreement"] == 1.0

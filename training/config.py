@@ -102,6 +102,10 @@ SCHEMA: dict[str, Any] = {
         # targets: improve - whose policy the search improves: the network as it stands
         # (current) or the start's (start: a fixed anchor)
         "prior": (str, "current"),
+        # targets: improve - the phases whose decisions the teacher labels (e.g. [card_draft]);
+        # the others keep the prior's own policy as their target (an anchor, and no teacher
+        # time spent on them); empty: every phase
+        "phases": (list, []),
     },
     "batch": {  # algo batch_ppo only (training/batch_ppo.py)
         "games": (int, 128),  # games stepped together by the batch engine
@@ -320,6 +324,22 @@ def _check_opponents(opponents: list) -> None:
                          "(the learner's snapshots exist only once training has run)")
 
 
+def _check_expert_phases(cfg: dict, phases: list) -> None:
+    """``expert.phases``: phases of the config's game, with ``targets: improve`` (the other
+    phases' targets are the prior's own policy, which only ``improve`` has)."""
+    from stichzoo.policies.base import decision_phases
+
+    if cfg["expert"]["targets"] != "improve":
+        raise ValueError(f"config: expert.phases={phases} needs expert.targets: improve (the "
+                         f"other phases keep the prior's policy), not "
+                         f"{cfg['expert']['targets']!r}")
+    known = decision_phases(game_of(cfg))
+    unknown = [p for p in phases if p not in known]
+    if unknown:
+        raise ValueError(f"config: expert.phases: {cfg['game']} has no phase "
+                         f"{', '.join(map(repr, unknown))}; its phases are {', '.join(known)}")
+
+
 def validate(data: dict) -> dict:
     """A complete, checked config (defaults filled in) from a partial one.
 
@@ -370,11 +390,18 @@ def validate(data: dict) -> dict:
             raise ValueError(f"config: expert.steps={cfg['expert']['steps']} (expert iteration) "
                              f"needs algo: batch_ppo, not {cfg['algo']}")
         teacher, _ = parse_policy_spec(cfg["expert"]["teacher"])
-        if cfg["expert"]["targets"] != "choice" and teacher not in SEARCHES:
+        phases = cfg["expert"]["phases"]
+        if phases:
+            _check_expert_phases(cfg, phases)
+        # a rule bot rates no actions: it may teach only its choice, or improve named phases
+        targets = cfg["expert"]["targets"]
+        if teacher not in SEARCHES and (targets == "values"
+                                        or (targets == "improve" and not phases)):
             raise ValueError(f"config: expert.targets={cfg['expert']['targets']} needs a "
                              f"search teacher "
                              f"({', '.join(SEARCHES)}), not {cfg['expert']['teacher']!r}: "
-                             f"only a search rates every action")
+                             f"only a search rates every action (a rule bot may teach "
+                             f"targets: improve in named expert.phases)")
     start = cfg["expert"]["start"]
     if start:
         if cfg["algo"] == "maskable_ppo":  # rllib_ppo: refused below, as its other keys

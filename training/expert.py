@@ -49,7 +49,10 @@ from stichzoo.training.runs import RunPaths
 
 def fidelity(policy, data: dict[str, np.ndarray]) -> dict[str, float]:
     """How the network plays the labelled positions: agreement with the teacher's choice and,
-    with soft targets, the mean target weight of the network's own choice."""
+    with soft targets, the mean target weight of the network's own choice (with
+    ``expert.phases``, on the teacher's phases only)."""
+    if "labelled" in data:  # expert.phases: the teacher's decisions only
+        data = {key: value[data["labelled"]] for key, value in data.items()}
     with th.no_grad():
         dist = policy.get_distribution(th.as_tensor(data["obs"]), action_masks=data["mask"])
         choice = dist.distribution.probs.argmax(1).numpy()

@@ -11,12 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from stichzoo.policies import Decision
-from stichzoo.training.distil import advantage, soft_target
+from stichzoo.training.distil import NEVER, advantage, soft_target
 
 
 def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                  teacher: str | None = None, temperature: float | None = None,
-                 player: str | None = None, privileged: bool = False) -> dict[str, np.ndarray]:
+                 player: str | None = None, privileged: bool = False,
+                 phases: list[str] | None = None) -> dict[str, np.ndarray]:
     """The warm start's data: the teacher in *every* seat of a batch of games.
 
     Every decision is a sample (the single-seat view keeps one seat's in
@@ -32,6 +33,14 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
     target the player's return.  With ``privileged`` each decision also
     gets the hidden part of the deal as its seat saw it hidden
     (``privileged``, training/privileged.py): the privileged critic's warm start.
+
+    With ``phases`` (and a ``temperature``) the teacher labels only the
+    decisions of those phases; every other decision keeps an advantage of 0
+    on each legal action - the prior's own policy is its target
+    (``expert.phases``, training/expert.py) - and costs no teacher time when
+    a ``player`` moves.  ``labelled`` marks the teacher's decisions.  A
+    teacher that rates no actions (a rule bot) gives its choice as the only
+    action with a finite advantage: an ``improve`` target of its choice.
     """
     from stichzoo.envs import BatchEnv
     from stichzoo.policies.specs import build_policy
@@ -57,6 +66,7 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
     if temperature is not None:
         out["target"] = np.zeros((steps, engine.num_actions), np.float32)
         out["advantage"] = np.zeros((steps, engine.num_actions), np.float32)
+        out["labelled"] = np.zeros(steps, bool)
     filled = 0
     while filled < steps:
         targets: list[tuple | None] = [None] * len(engine.states)
@@ -65,10 +75,14 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
         else:
             actions = []
             for r, s in enumerate(engine.states):
-                values = teacher.values(Decision(game, s, s.current_player))
-                actions.append(values.action)
-                targets[r] = (soft_target(values, engine.num_actions, temperature),
-                              advantage(values, engine.num_actions))
+                decision = Decision(game, s, s.current_player)
+                if phases and s.phase_name not in phases:
+                    actions.append(teacher.act(decision) if mover is None else -1)
+                    targets[r] = _prior_target(mask[r])
+                    continue
+                action, targets[r] = _teacher_target(teacher, decision, engine.num_actions,
+                                                     temperature)
+                actions.append(action)
         hidden = (privileged_features(game, engine.states, to_act) if privileged
                   else [None] * len(actions))
         for r, a in enumerate(actions):
@@ -76,6 +90,9 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                                          targets[r], hidden[r]])
         if mover is not None:
             actions = [mover.act(Decision(game, s, s.current_player)) for s in engine.states]
+            for r, a in enumerate(actions):  # an unlabelled decision's label: the move made
+                if chains[r][to_act[r]][-1][2] < 0:
+                    chains[r][to_act[r]][-1][2] = a
         obs, mask, to_act, rewards, dones = engine.step(np.array(actions, np.int64))
         for r, s in zip(*np.nonzero(rewards)):
             if chains[r][s]:
@@ -93,7 +110,8 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                     out["obs"][filled], out["mask"][filled] = item[0], item[1]
                     out["action"][filled], out["return"][filled] = item[2], ret
                     if temperature is not None:
-                        out["target"][filled], out["advantage"][filled] = item[4]
+                        out["target"][filled], out["advantage"][filled], \
+                            out["labelled"][filled] = item[4]
                     if privileged:
                         out["privileged"][filled] = item[5]
                     filled += 1
@@ -101,10 +119,35 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
     return out
 
 
+def _teacher_target(teacher, decision: Decision, num_actions: int,
+                    temperature: float) -> tuple[int, tuple]:
+    """The teacher's action and (soft target, advantage, labelled) of one decision: a
+    search's from its action values, a rule bot's its choice alone (advantage 0 there,
+    NEVER elsewhere: the ``improve`` target is that choice)."""
+    if not hasattr(teacher, "values"):
+        action = teacher.act(decision)
+        target = np.zeros(num_actions, np.float32)
+        target[action] = 1.0
+        adv = np.full(num_actions, NEVER, np.float32)
+        adv[action] = 0.0
+        return action, (target, adv, True)
+    values = teacher.values(decision)
+    return values.action, (soft_target(values, num_actions, temperature),
+                           advantage(values, num_actions), True)
+
+
+def _prior_target(mask: np.ndarray) -> tuple:
+    """A decision outside the teacher's phases: advantage 0 on every legal action (the
+    ``improve`` target is the prior's own policy), uniform soft target, not labelled."""
+    legal = mask.astype(bool)
+    adv = np.where(legal, 0.0, NEVER).astype(np.float32)
+    return legal.astype(np.float32) / legal.sum(), adv, False
+
+
 def _label_share(args: tuple) -> dict[str, np.ndarray]:
     cfg, teacher, steps, seed, games, temperature, player = args
     return teacher_data(cfg, steps, seed, games=games, teacher=teacher, temperature=temperature,
-                        player=player)
+                        player=player, phases=cfg["expert"]["phases"])
 
 
 def search_labels(cfg: dict, seed: int, player: str | None = None,
@@ -113,7 +156,8 @@ def search_labels(cfg: dict, seed: int, player: str | None = None,
 
     With ``expert.targets: values`` each label also carries the soft target
     of the search's action values at ``expert.temperature``; with a
-    ``player`` spec the player's games are labelled (``teacher_data``).
+    ``player`` spec the player's games are labelled (``teacher_data``), and
+    with ``expert.phases`` only those phases' decisions.
 
     A search decision costs a few hundred times a heuristic one (PIMC: about
     30 ms on one core), so the labels are made in ``expert.workers``

@@ -91,6 +91,7 @@ REFUSED: dict[str, str] = {
     "expert.positions": "expert iteration is the batch trainer's (search labels before PPO)",
     "expert.start": "expert iteration is the batch trainer's (search labels before PPO)",
     "expert.prior": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.phases": "expert iteration is the batch trainer's (search labels before PPO)",
     "batch.games": "the batch trainer's; RLlib's rollout is train.n_steps x train.n_envs per "
                    "env runner",
     "batch.rollout_steps": "the batch trainer's; use train.n_steps",

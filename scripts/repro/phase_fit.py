@@ -6,8 +6,10 @@ on the others.  This probe makes those labels once (cached in ``--cache``),
 then fits the start's network on them in several ways - epochs, step,
 temperature, with or without the other phases' anchor rows - and reports
 for each: on held-out labelled decisions, how often the fitted network plays
-the target's favourite and the start's choice; and its strength against
-the heuristic (duplicate, ``--games`` on ``--eval-seed``).
+the target's favourite (also where that is not the start's choice: the
+corrections) and the start's choice; and its strength against the
+heuristic (duplicate, ``--games`` on ``--eval-seed``).  First it says how
+often the start's choice is clearly worse than the teacher's best.
 
     .venv/bin/python scripts/repro/phase_fit.py configs/expert/geheimtrumpf_draft.yaml \\
         --steps 80000 --cache runs/phase_fit/labels.npz \\
@@ -34,7 +36,7 @@ from stichzoo.training.labels import search_labels
 from stichzoo.training.pretrain import behaviour_clone
 from stichzoo.training.run_eval import evaluate_policy_file, evaluation_line
 
-DEFAULTS = {"epochs": 3, "lr": 3e-4, "T": None, "anchor": 1}
+DEFAULTS = {"epochs": 3, "lr": 3e-4, "T": None, "anchor": 1, "share": 1.0}
 
 
 def parse_variant(text: str) -> dict:
@@ -43,7 +45,7 @@ def parse_variant(text: str) -> dict:
         key, _, value = item.partition("=")
         if key not in out:
             raise SystemExit(f"--variant {text!r}: unknown key {key!r}; keys: {', '.join(out)}")
-        out[key] = float(value) if key in ("lr", "T") else int(value)
+        out[key] = float(value) if key in ("lr", "T", "share") else int(value)
     return out
 
 
@@ -60,15 +62,17 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=4242)
     ap.add_argument("--cache", default="runs/phase_fit/labels.npz")
     ap.add_argument("--variant", action="append", default=[],
-                    help="epochs=E,lr=R,T=temperature,anchor=0|1 (the config's expert values "
-                         "where left out)")
-    ap.add_argument("--games", type=int, default=400)
+                    help="epochs=E,lr=R,T=temperature,anchor=0|1,share=S (the share of the "
+                         "training decisions fitted; the config's expert values where left out)")
+    ap.add_argument("--games", type=int, default=400, help="0: no games, the fit alone")
     ap.add_argument("--eval-seed", type=int, default=7919)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="runs/phase_fit")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a config override, as stichzoo train --set")
     args = ap.parse_args()
 
-    cfg = config_mod.load(args.config)
+    cfg = config_mod.load(args.config, args.set)
     game = config_mod.game_of(cfg)
     e = cfg["expert"]
     os.makedirs(args.out, exist_ok=True)
@@ -86,30 +90,39 @@ def main() -> None:
     held[int(n * 0.9):] = True
     start = start_policy(cfg, game)
     start_logits = masked_logits(start, data)
-    test = {k: v[held & data["labelled"]] for k, v in data.items()}
-    start_choice = start_logits[held & data["labelled"]].argmax(1)
-    print("| epochs | step | T | anchor rows | fit accuracy | held out: target's favourite | "
-          "start's choice | vs heuristic |")
-    print("|---:|---:|---:|---|---:|---:|---:|---|")
+    lab = data["labelled"]
+    test = {k: v[held & lab] for k, v in data.items()}
+    start_choice = start_logits[held & lab].argmax(1)
+    worse = data["advantage"][lab][np.arange(int(lab.sum())), start_logits[lab].argmax(1)]
+    print(f"the start's choice at least 2 / 5 standard errors below the teacher's best: "
+          f"{(worse <= -2).mean():.3f} / {(worse <= -5).mean():.3f} of the labelled decisions")
+    print("| epochs | step | T | anchor rows | share fitted | fit accuracy | held out: target's "
+          "favourite | where it is not the start's | start's choice | vs heuristic |")
+    print("|---:|---:|---:|---|---:|---:|---:|---:|---:|---|")
+    draw = np.random.default_rng(0).random(n)  # share S fits the rows drawn below S: nested
     for k, text in enumerate(args.variant):
         v = parse_variant(text)
         temperature = e["temperature"] if v["T"] is None else v["T"]
         target = improved_targets(start_logits, data["advantage"], temperature)
-        rows = ~held & (data["labelled"] | bool(v["anchor"]))
+        rows = ~held & (lab | bool(v["anchor"])) & (draw < v["share"])
         fit = {key: value[rows] for key, value in data.items()}
         fit["target"] = target[rows]
         policy = start_policy(cfg, game)
         stats = behaviour_clone(policy, fit, v["epochs"], e["batch_size"], v["lr"],
                                 verbose=False, schedule=e["lr_schedule"])
         choice = masked_logits(policy, test).argmax(1)
-        favourite = target[held & data["labelled"]].argmax(1)
+        favourite = target[held & lab].argmax(1)
+        moved = favourite != start_choice
         path = os.path.join(args.out, f"variant_{k}.pt")
         save_policy(policy, game, path, {"phase_fit": text})
-        rep = evaluate_policy_file(cfg, path, "heuristic", args.games, seed=args.eval_seed,
-                                   workers=args.workers)
-        line = evaluation_line(rep, "heuristic")
+        line = "-"
+        if args.games:
+            rep = evaluate_policy_file(cfg, path, "heuristic", args.games, seed=args.eval_seed,
+                                       workers=args.workers)
+            line = evaluation_line(rep, "heuristic")
         print(f"| {v['epochs']} | {v['lr']:g} | {temperature:g} | {'yes' if v['anchor'] else 'no'} "
-              f"| {stats['accuracy']:.3f} | {(choice == favourite).mean():.3f} | "
+              f"| {v['share']:g} | {stats['accuracy']:.3f} | {(choice == favourite).mean():.3f} | "
+              f"{(choice[moved] == favourite[moved]).mean():.3f} ({int(moved.sum())}) | "
               f"{(choice == start_choice).mean():.3f} | {line} |", flush=True)
 
 

@@ -28,10 +28,10 @@ The questions issue 16 asks before a 60-minute run is spent on a lever:
   more, or is already missed.  ``draft_values`` (Geheimtrumpf): in the card
   draft, per row card the heuristic's projected chance of its best open task
   if it takes the card, per open task its best chance over the row, per card
-  its chance to win a trick as the seat sees the trumps.  ``suit_state`` (Hoch & Tief): per relative seat and suit, the
-  count of taken cards (0, 1, 2, 3+) and what they score; per own card, the
-  shares of the unseen cards of its suit above and below it; the unseen
-  cards per suit.
+  its chance to win a trick as the seat sees the trumps.  ``suit_state``
+  (Hoch & Tief): per relative seat and suit, the count of taken cards (0,
+  1, 2, 3+) and what they score; per own card, the shares of the unseen
+  cards of its suit above and below it; the unseen cards per suit.
 * **Expert iteration** (``--distil SPEC``): ``--labels`` decisions of the
   search bot in every seat (``training.batch_ppo.search_labels``, two
   processes), the imitation fine-tuned on them (the ``expert:`` config

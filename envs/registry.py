@@ -14,13 +14,14 @@ from importlib import resources
 #: observes or the rules change, so that a bot or a record of another version is
 #: refused by name (the rules class's ``version`` says the same; a test checks it).
 #: Geheimtrumpf v1 and Silberne Ananas v1 added the reading pieces
-#: (envs/geheimtrumpf/reading.py, envs/silberne_ananas/reading.py).
+#: (envs/geheimtrumpf/reading.py, envs/silberne_ananas/reading.py); Geheimtrumpf v2
+#: the card draft's (envs/geheimtrumpf/chances.py).
 VERSIONS: dict[str, int] = {"wizard": 0, "wunder_punkt": 0, "silberne_ananas": 1,
-                            "hoch_tief": 0, "geheimtrumpf": 1}
+                            "hoch_tief": 0, "geheimtrumpf": 2}
 
 
 def env_id(name: str) -> str:
-    """``geheimtrumpf`` -> ``geheimtrumpf_v1``: the env module and the id bots record."""
+    """``geheimtrumpf`` -> ``geheimtrumpf_v2``: the env module and the id bots record."""
     return f"{name}_v{VERSIONS[name]}"
 
 

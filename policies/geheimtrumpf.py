@@ -8,13 +8,15 @@ Heuristic (reads only what its seat sees: the public hands, rows, row
 winners and tasks, the trumps once it knows them, its own task choice and
 the others' once revealed):
 
-* **Card strength.**  Under a trump draw each card gets a static chance to
-  win a trick (Obertrumpf ~1, other trump-value cards, trump suit by rank,
-  plain cards by rank in their suit, damped by how many trumps exist) and a
-  chance to win the *last* trick.  A seat that does not know the trumps
-  averages these chances over every (suit, value) draw that agrees with all
-  row winners announced so far (:func:`stichzoo.envs.geheimtrumpf.rules.consistent_trumps`).
-  A hand's trick count is then a Poisson-binomial of its cards' chances.
+* **Card strength** (``envs/geheimtrumpf/chances.py``, which the
+  observation's draft reading shares).  Under a trump draw each card gets a
+  static chance to win a trick (Obertrumpf ~1, other trump-value cards,
+  trump suit by rank, plain cards by rank in their suit, damped by how many
+  trumps exist) and a chance to win the *last* trick.  A seat that does not
+  know the trumps averages these chances over every (suit, value) draw that
+  agrees with all row winners announced so far
+  (:func:`stichzoo.envs.geheimtrumpf.rules.consistent_trumps`).  A hand's
+  trick count is then a Poisson-binomial of its cards' chances.
 * **Task draft** (game start): a fixed preference order measured in
   duplicate play against the other orders - "one trick" (one sure winner,
   the rest low), "last trick" (keep the top trump), "most tricks", then the
@@ -56,6 +58,14 @@ import random
 
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.tricks import follow_mask
+from stichzoo.envs.geheimtrumpf.chances import (
+    CARD_CHANCES,
+    belief,
+    draft_future,
+    projected_chance,
+    task_chance,
+    trick_dist,
+)
 from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     CARD_SUIT,
@@ -66,7 +76,6 @@ from stichzoo.envs.geheimtrumpf.rules import (
     MOST_TRICKS,
     NO_SUIT0,
     NO_TRICK,
-    NUM_CARDS,
     NUM_TASKS,
     PLAY,
     ROWS,
@@ -74,8 +83,6 @@ from stichzoo.envs.geheimtrumpf.rules import (
     TASK_CHOICE,
     TASK_DRAFT,
     THREE_TRICKS,
-    TRUMPS,
-    consistent_trumps,
 )
 from stichzoo.policies.base import Decision
 
@@ -87,120 +94,6 @@ DRAFT_ORDER = (1, LAST_TRICK, MOST_TRICKS, 7, 8, 9, 10, NO_TRICK, FEWEST_TRICKS,
 MAX_NO_SUIT = 2
 #: check-off preference: hardest first
 HARD_ORDER = (THREE_TRICKS, 2, NO_TRICK, FEWEST_TRICKS, 1, LAST_TRICK, MOST_TRICKS, 10, 9, 8, 7)
-
-# -- card strength chances --------------------------------------------------------------
-
-_PLAIN = (0.9, 0.55, 0.3, 0.15, 0.08, 0.05, 0.03, 0.02, 0.02)
-
-
-def _card_chances(t) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """(chance to win a trick, chance to win the last trick) per card under trumps ``t``."""
-    power = t.power
-    n_trumps = t.mask.bit_count()
-    damp = max(0.2, 1.0 - n_trumps / 14)
-    win, last = [], []
-    for c in range(NUM_CARDS):
-        p = power[c]
-        if p == 30:
-            w, ll = 0.97, 0.95
-        elif p == 20:
-            w, ll = (0.8, 0.55) if t.suit >= 0 else (0.75, 0.45)
-        elif p:
-            above = sum(1 for d in range(NUM_CARDS) if 10 < power[d] < 20 and power[d] > p)
-            w, ll = max(0.12, 0.75 - 0.1 * above), max(0.03, 0.5 - 0.1 * above)
-        else:
-            g = t.group[c]
-            above = sum(1 for d in bit_list(g) if CARD_VALUE[d] > CARD_VALUE[c])
-            w = _PLAIN[above] * damp
-            ll = (0.3 if above == 0 else 0.05) if n_trumps == 0 else 0.02
-        win.append(w)
-        last.append(ll)
-    scale = 9.0 / sum(win) * (NUM_CARDS / 36)
-    return tuple(min(0.99, w * scale) for w in win), tuple(last)
-
-
-#: per trump draw (suit, value): the chances of :func:`_card_chances`
-CARD_CHANCES = {key: _card_chances(t) for key, t in TRUMPS.items()}
-
-_belief_cache: dict = {}
-
-
-def belief(s, seat: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """Win / last-trick chance per card as ``seat`` sees it (averaged over unknown trumps)."""
-    if s.trumps_known_to(seat):
-        return CARD_CHANCES[(s.trumps.suit, s.trumps.value)]
-    key = (s.num_players, s.start, tuple(s.draft_rows), tuple(s.row_winners))
-    hit = _belief_cache.get(key)
-    if hit is not None:
-        return hit
-    keys = consistent_trumps(s)
-    k = len(keys)
-    win = [0.0] * NUM_CARDS
-    last = [0.0] * NUM_CARDS
-    for key2 in keys:
-        w, ll = CARD_CHANCES[key2]
-        for c in range(NUM_CARDS):
-            win[c] += w[c]
-            last[c] += ll[c]
-    out = (tuple(x / k for x in win), tuple(x / k for x in last))
-    if len(_belief_cache) > 4096:
-        _belief_cache.clear()
-    _belief_cache[key] = out
-    return out
-
-
-def trick_dist(probs) -> list[float]:
-    """Poisson-binomial: P(k tricks) for independent win chances ``probs``."""
-    d = [1.0]
-    for p in probs:
-        q = 1.0 - p
-        nd = [0.0] * (len(d) + 1)
-        for k, x in enumerate(d):
-            nd[k] += x * q
-            nd[k + 1] += x * p
-        d = nd
-    return d
-
-
-# chance to be strictly first / strictly last, by own trick count (rough, per table size)
-_MOST = {3: (0, 0, 0.03, 0.2, 0.55, 0.85, 0.97, 1, 1, 1),
-         4: (0, 0, 0.05, 0.35, 0.7, 0.95, 1, 1, 1, 1)}
-_FEWEST = {3: (0.9, 0.6, 0.25, 0.05, 0, 0, 0, 0, 0, 0),
-           4: (0.85, 0.45, 0.1, 0, 0, 0, 0, 0, 0, 0)}
-
-
-def task_chance(task: int, dist: list[float], n: int, last: float = 0.0, suit_cards: int = 0,
-                others: list[list[float]] | None = None) -> float:
-    """Estimated chance to meet ``task`` with trick-count distribution ``dist``.
-
-    ``last``: chance to win the last trick; ``suit_cards``: cards held of the
-    suit a "no suit" task forbids; ``others``: the other players' trick
-    distributions (for "most"/"fewest"; else rough chances per trick count).
-    """
-    if task <= THREE_TRICKS:
-        return dist[task] if task < len(dist) else 0.0
-    if task == LAST_TRICK:
-        return last
-    if task in (MOST_TRICKS, FEWEST_TRICKS):
-        most = task == MOST_TRICKS
-        if others is None:
-            chances = (_MOST if most else _FEWEST)[n]
-            return sum(x * chances[min(k, 9)] for k, x in enumerate(dist))
-        total = 0.0
-        for k, x in enumerate(dist):
-            if x < 1e-6:
-                continue
-            pr = x
-            for od in others:
-                pr *= sum(od[:k]) if most else sum(od[k + 1:])
-            total += pr
-        return total
-    # no cards of a suit: no trick, or tricks that happen to hold none of it
-    a = max(0.05, 0.45 - 0.08 * suit_cards)
-    p1 = dist[1] if len(dist) > 1 else 0.0
-    p2 = dist[2] if len(dist) > 2 else 0.0
-    return dist[0] + p1 * a + p2 * a * a
-
 
 # -- the heuristic ------------------------------------------------------------------------
 
@@ -272,15 +165,11 @@ class Heuristic:
             return cands[0]
         hand = bit_list(s.hands[seat])
         tasks = bit_list(s.held[seat] & ~s.checked[seat])
-        # per later row: the card I can expect to get there (best or second best for a goal)
-        future = []
-        for r in range(row + 1, ROWS):
-            pos = (seat - s.row_first(r)) % n
-            future.append((bit_list(s.rows[r]), min(pos, 1)))
+        future = draft_future(s, seat)
         best_card, best_val = cands[0], -1.0
         hedge = self.hedge
         for c in cands:
-            vals = sorted((self._projected(t, hand, c, future, win, last, n) for t in tasks),
+            vals = sorted((projected_chance(t, hand, c, future, win, last, n) for t in tasks),
                           reverse=True)
             val = vals[0] + (hedge * vals[1] if hedge and len(vals) > 1 else 0.0)
             # tie-break: keep the chance to deny nothing; prefer lower strength a tiny bit
@@ -288,54 +177,6 @@ class Heuristic:
             if val > best_val:
                 best_card, best_val = c, val
         return best_card
-
-    @staticmethod
-    def _projected(t, hand, c, future, win, last, n) -> float:
-        """Chance to meet task ``t`` if we take ``c`` and later draft toward ``t``."""
-        probs = [win[x] for x in hand]
-        probs.append(win[c])
-        if t >= NO_SUIT0:
-            bad = SUIT_MASK[t - NO_SUIT0]
-            suit_cards = sum(1 for x in hand if (bad >> x) & 1) + ((bad >> c) & 1)
-            for cards, k in future:
-                ranked = sorted(cards, key=lambda x: win[x] + (0.3 if (bad >> x) & 1 else 0))
-                pick = ranked[min(k, len(ranked) - 1)]
-                probs.append(win[pick])
-                suit_cards += (bad >> pick) & 1
-            return task_chance(t, trick_dist(probs), n, suit_cards=suit_cards)
-        if t == LAST_TRICK:
-            best_last = max([last[x] for x in hand] + [last[c]])
-            for cards, k in future:
-                ranked = sorted(cards, key=lambda x: -last[x])
-                pick = ranked[min(k, len(ranked) - 1)]
-                best_last = max(best_last, last[pick])
-            return best_last
-        if t == MOST_TRICKS:
-            for cards, k in future:
-                ranked = sorted((win[x] for x in cards), reverse=True)
-                probs.append(ranked[min(k, len(ranked) - 1)])
-            return task_chance(t, trick_dist(probs), n)
-        if t in (NO_TRICK, FEWEST_TRICKS):
-            for cards, k in future:
-                ranked = sorted(win[x] for x in cards)
-                probs.append(ranked[min(k, len(ranked) - 1)])
-            return task_chance(t, trick_dist(probs), n)
-        # exactly t tricks: all later rows low, then raise rows while the mean gets closer
-        lows, gains = [], []
-        for cards, k in future:
-            ranked = sorted(win[x] for x in cards)
-            lo = ranked[min(k, len(ranked) - 1)]
-            hi = ranked[max(len(ranked) - 1 - k, 0)]
-            lows.append(lo)
-            gains.append(hi - lo)
-        mean = sum(probs) + sum(lows)
-        order = sorted(range(len(lows)), key=lambda i: -gains[i])
-        for i in order:
-            if abs(mean + gains[i] - t) < abs(mean - t):
-                mean += gains[i]
-                lows[i] += gains[i]
-        probs.extend(lows)
-        return task_chance(t, trick_dist(probs), n)
 
     # -- task choice ---------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ import random
 import numpy as np
 import pytest
 
-from stichzoo.envs import geheimtrumpf_v1
+from stichzoo.envs import geheimtrumpf_v2
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.geheimtrumpf.reading import draw_index, led_beaters
 from stichzoo.envs.geheimtrumpf.rules import (
@@ -30,7 +30,7 @@ from stichzoo.envs.geheimtrumpf.rules import (
 
 def _views(n: int, seed: int):
     """(raw env, state) at every decision of a few random rounds."""
-    raw = geheimtrumpf_v1.raw_env(num_players=n, round_limit=2)
+    raw = geheimtrumpf_v2.raw_env(num_players=n, round_limit=2)
     raw.reset(seed=seed)
     s = raw.state_
     rng = random.Random(seed)

@@ -184,6 +184,19 @@ def observation_layout(n: int) -> Layout:
                   "play after it that hold a legal card beating it"),
         Piece("safe", NUM_CARDS,
               doc="play phase: the cards of takes_trick that no seat still to play can beat"),
+        # the draft reading (version 2, envs/geheimtrumpf/chances.py): the heuristic's
+        # chance estimates, for the seat choosing a card in the card draft only
+        Piece("take_chances", NUM_CARDS,
+              doc="card draft, the seat to choose: per card of the row, the estimated "
+                  "chance of its best open task if it takes the card and drafts toward "
+                  "that task in the later rows"),
+        Piece("task_chances", NUM_TASKS,
+              doc="card draft, the seat to choose: per open task, its best "
+                  "take_chances value over the row"),
+        Piece("win_chances", NUM_CARDS,
+              doc="card draft, the seat to choose: per card, its estimated chance to win "
+                  "a trick under the trumps as this seat knows them (the average over "
+                  "the trump_candidates while they are secret)"),
     ])
 
 

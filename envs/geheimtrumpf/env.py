@@ -2,7 +2,7 @@
 
 | | |
 |---|---|
-| Import | `from stichzoo.envs import geheimtrumpf_v1` |
+| Import | `from stichzoo.envs import geheimtrumpf_v2` |
 | Agents | `player_0` .. `player_{n-1}`, n = 3 or 4 |
 | Actions | `Discrete(105)`: play card, take card, draft task, choose task, check task |
 | Observation | `Dict(observation=Box(float32), action_mask=Box(int8))` |
@@ -68,6 +68,20 @@ Observation Space
       it holding a legal card that beats it; ``safe`` (36) the cards of
       ``takes_trick`` that no seat still to play can beat
 
+    The draft reading (new in v2, ``envs/geheimtrumpf/chances.py``), for the
+    seat choosing a card in the card draft only (all zero for the others and
+    in every other phase) - the heuristic's rough chance estimates, which
+    the v1 network's card draft lacked:
+
+    - ``take_chances`` (36): per card of the row, the chance of the seat's
+      best open task if it takes the card and drafts toward that task in
+      the later rows
+    - ``task_chances`` (11): per open task, its best ``take_chances`` value
+      over the row
+    - ``win_chances`` (36): per card, its chance to win a trick under the
+      trumps as the seat knows them (averaged over ``trump_candidates``
+      while they are secret)
+
     ``env.state()`` adds the true trumps, every chosen task, the set-aside
     cards (3 players) and the seat to act, for centralised critics.
 
@@ -111,7 +125,7 @@ Rewards
     ``score`` rewards only: the win shares are paid unscaled.
 
 Arguments
-    ``geheimtrumpf_v1.env(num_players=4, round_limit=50, first_start=0,
+    ``geheimtrumpf_v2.env(num_players=4, round_limit=50, first_start=0,
     reward="score", reward_scale=1.0, render_mode=None,
     show_all_hands=False)``.  ``round_limit``: rounds after which a game
     without a winner is truncated.  ``first_start``: the seat that starts
@@ -140,7 +154,7 @@ from stichzoo.envs.geheimtrumpf.rules import GeheimtrumpfGame
 class raw_env(CardGameEnv):
     game_cls = GeheimtrumpfGame
     encoder_cls = GeheimtrumpfEncoder
-    metadata = {"name": "geheimtrumpf_v1", "render_modes": ["ansi", "human", "rgb_array"],
+    metadata = {"name": "geheimtrumpf_v2", "render_modes": ["ansi", "human", "rgb_array"],
                 "render_fps": 1, "is_parallelizable": False}
 
 

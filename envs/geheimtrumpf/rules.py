@@ -255,9 +255,9 @@ class GeheimtrumpfGame(Game):
     """
 
     name = "geheimtrumpf"
-    #: 1: the observation gained the reading pieces (envs/geheimtrumpf/reading.py); the
-    #: rules are those of version 0
-    version = 1
+    #: 1: the observation gained the reading pieces (envs/geheimtrumpf/reading.py); 2: the
+    #: draft reading (take, task and win chances); the rules are those of version 0
+    version = 2
     Options = GeheimtrumpfOptions
     deck = DECK
 

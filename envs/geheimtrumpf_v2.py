@@ -1,4 +1,4 @@
-"""PettingZoo entry point for Geheimtrumpf: ``from stichzoo.envs import geheimtrumpf_v1``.
+"""PettingZoo entry point for Geheimtrumpf: ``from stichzoo.envs import geheimtrumpf_v2``.
 
 See envs/geheimtrumpf/env.py for the env's documentation.
 """

@@ -1,4 +1,5 @@
-"""Geheimtrumpf v1's reading pieces hold what the env docstring says (envs/geheimtrumpf/reading.py).
+"""Geheimtrumpf's reading pieces hold what the env docstring says (envs/geheimtrumpf/reading.py;
+v1: trumps and tricks, v2: the card draft).
 
 Expectations come from the rules engine: a card "takes the trick" or is
 "safe" is checked by playing every completion of the trick on clones of the
@@ -15,10 +16,12 @@ import pytest
 
 from stichzoo.envs import geheimtrumpf_v2
 from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.geheimtrumpf.chances import CARD_CHANCES, draft_future, projected_chance
 from stichzoo.envs.geheimtrumpf.reading import draw_index, led_beaters
 from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     NUM_CARDS,
+    NUM_TASKS,
     PLAY,
     TASK_CHOICE,
     TASK_DRAFT,
@@ -26,6 +29,7 @@ from stichzoo.envs.geheimtrumpf.rules import (
     consistent_trumps,
     trick_winner,
 )
+from stichzoo.policies.geheimtrumpf import Heuristic
 
 
 def _views(n: int, seed: int):
@@ -170,3 +174,68 @@ def test_trump_candidates(n, seed):
 def test_draw_index_covers_every_draw_once():
     assert sorted(draw_index(*key) for key in TRUMPS) == list(range(len(TRUMPS)))
     assert len(list(itertools.product(range(-1, 4), range(10)))) == len(TRUMPS)
+
+
+# -- version 2: the draft reading ---------------------------------------------------------
+
+DRAFT_PIECES = ("take_chances", "task_chances", "win_chances")
+
+
+@pytest.mark.parametrize("n,seed", [(3, 4), (4, 5), (4, 13)])
+def test_draft_reading_is_the_heuristics_estimate(n, seed):
+    """Per row card the best open task's projected chance, per open task its best over the
+    row, per card the win chance as the seat knows the trumps - for the seat choosing only;
+    and the heuristic takes the card the reading values most (its tie-break aside)."""
+    game = None
+    drafts = 0
+    for raw, s in _views(n, seed):
+        seat = s.current_player
+        for other in range(n):
+            if s.phase != CARD_DRAFT or other != seat:
+                for name in DRAFT_PIECES:
+                    assert not _piece(raw, other, name).any(), (s.phase_name, other, name)
+        if s.phase != CARD_DRAFT:
+            continue
+        drafts += 1
+        game = s.game
+        take, task, win = (_piece(raw, seat, k) for k in DRAFT_PIECES)
+        draws = ([(s.trumps.suit, s.trumps.value)] if seat == s.start
+                 else consistent_trumps(s))
+        want_win = np.mean([CARD_CHANCES[d][0] for d in draws], axis=0)
+        np.testing.assert_allclose(win, want_win, rtol=1e-6)
+        last = np.mean([CARD_CHANCES[d][1] for d in draws], axis=0)
+        hand = bit_list(s.hands[seat])
+        tasks = bit_list(s.held[seat] & ~s.checked[seat])
+        row = bit_list(s.rows[s.draft_row] & s.layout)
+        future = draft_future(s, seat)
+        values = {(c, t): projected_chance(t, hand, c, future, want_win, last, n)
+                  for c in row for t in tasks}
+        for c in range(NUM_CARDS):
+            want = max(values[c, t] for t in tasks) if c in row else 0.0
+            assert take[c] == pytest.approx(want, abs=1e-6)
+        for t in range(NUM_TASKS):
+            want = max(values[c, t] for c in row) if t in tasks else 0.0
+            assert task[t] == pytest.approx(want, abs=1e-6)
+        best = max(take[c] for c in row)
+        chosen = Heuristic(game).take(s, seat)
+        assert take[chosen] >= best - 1e-3
+    assert drafts >= 9 * 2
+
+
+def test_draft_reading_does_not_read_the_secret_trumps():
+    """A seat other than the start player reads the same draft reading whichever of the
+    agreeing trump draws is true."""
+    checked = 0
+    for raw, s in _views(4, 21):
+        seat = s.current_player
+        if s.phase != CARD_DRAFT or seat == s.start:
+            continue
+        before = [_piece(raw, seat, k).copy() for k in DRAFT_PIECES]
+        true = (s.trumps.suit, s.trumps.value)
+        for draw in consistent_trumps(s)[:3]:
+            s.set_trumps(*draw)
+            for piece, name in zip(before, DRAFT_PIECES):
+                np.testing.assert_array_equal(_piece(raw, seat, name), piece)
+        s.set_trumps(*true)
+        checked += 1
+    assert checked >= 9

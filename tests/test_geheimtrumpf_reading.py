@@ -1,5 +1,5 @@
 """Geheimtrumpf's reading pieces hold what the env docstring says (envs/geheimtrumpf/reading.py;
-v1: trumps and tricks, v2: the card draft).
+v1: trumps and tricks, v2: the card draft, v3: the task state).
 
 Expectations come from the rules engine: a card "takes the trick" or is
 "safe" is checked by playing every completion of the trick on clones of the
@@ -14,19 +14,25 @@ import random
 import numpy as np
 import pytest
 
-from stichzoo.envs import geheimtrumpf_v2
+from stichzoo.envs import geheimtrumpf_v3
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.geheimtrumpf.chances import CARD_CHANCES, draft_future, projected_chance
 from stichzoo.envs.geheimtrumpf.reading import draw_index, led_beaters
 from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
+    FEWEST_TRICKS,
+    LAST_TRICK,
+    MOST_TRICKS,
+    NO_SUIT0,
     NUM_CARDS,
     NUM_TASKS,
     PLAY,
     TASK_CHOICE,
     TASK_DRAFT,
+    THREE_TRICKS,
     TRUMPS,
     consistent_trumps,
+    task_met,
     trick_winner,
 )
 from stichzoo.policies.geheimtrumpf import Heuristic
@@ -34,7 +40,7 @@ from stichzoo.policies.geheimtrumpf import Heuristic
 
 def _views(n: int, seed: int):
     """(raw env, state) at every decision of a few random rounds."""
-    raw = geheimtrumpf_v2.raw_env(num_players=n, round_limit=2)
+    raw = geheimtrumpf_v3.raw_env(num_players=n, round_limit=2)
     raw.reset(seed=seed)
     s = raw.state_
     rng = random.Random(seed)
@@ -239,3 +245,37 @@ def test_draft_reading_does_not_read_the_secret_trumps():
         s.set_trumps(*true)
         checked += 1
     assert checked >= 9
+
+
+# -- version 3: the task state ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n,seed", [(3, 6), (4, 7), (4, 14)])
+def test_task_state_says_what_each_task_still_asks(n, seed):
+    """Checked against the rules' own verdict: an exact count is missed once passed and
+    met when the round ends on it; a no-suit task is missed once its suit is won."""
+    plays = 0
+    for raw, s in _views(n, seed):
+        for seat in range(n):
+            state = _piece(raw, seat, "task_state").reshape(n, 8)
+            if s.phase != PLAY:
+                assert not state.any(), s.phase_name
+                continue
+            for rel in range(n):
+                p = (seat + rel) % n
+                task, won, row = s.chosen[p], s.tricks_won[p], state[rel]
+                if task < 0 or task == LAST_TRICK:
+                    assert not row.any()
+                elif task <= THREE_TRICKS:
+                    assert list(row[:3]) == [won < task, won == task, won > task]
+                    assert row[3] == pytest.approx(max(task - won, 0) / 3)
+                    assert not row[4:].any()
+                elif task >= NO_SUIT0:
+                    met = task_met(task, p, s.tricks_won, s.won_cards, s.last_winner)
+                    assert row[2] == (not met)
+                    assert list(row[4:]) == [met and k == task - NO_SUIT0 for k in range(4)]
+                    assert not row[:2].any() and row[3] == 0
+                else:
+                    assert list(row[:3]) == [task == MOST_TRICKS, task == FEWEST_TRICKS, 0]
+        plays += s.phase == PLAY
+    assert plays >= 9

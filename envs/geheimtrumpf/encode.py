@@ -25,7 +25,7 @@ import numpy as np
 
 from stichzoo.envs.core.batch_bits import PAD, check_batch_args, small_ints, trick_pads
 from stichzoo.envs.core.observation import Layout, Piece, put_bits
-from stichzoo.envs.geheimtrumpf.reading import NUM_DRAWS, write_reading
+from stichzoo.envs.geheimtrumpf.reading import NUM_DRAWS, TASK_STATE, write_reading
 from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     CHECK_OFF,
@@ -197,6 +197,13 @@ def observation_layout(n: int) -> Layout:
               doc="card draft, the seat to choose: per card, its estimated chance to win "
                   "a trick under the trumps as this seat knows them (the average over "
                   "the trump_candidates while they are secret)"),
+        # the task state (version 3): what each revealed task asks of its seat's play
+        Piece("task_state", n * TASK_STATE,
+              doc="play phase: per relative seat with a chosen task, 8 columns: wants "
+                  "tricks (an exact count not yet reached, or most tricks), ducks (an exact "
+                  "count reached, or fewest tricks), missed (an exact count passed, or a "
+                  "no-suit task's suit won), tricks the exact count still needs / 3, and "
+                  "the suit (H, D, S, C) a no-suit task still keeps clean; last trick: all 0"),
     ])
 
 

@@ -2,7 +2,7 @@
 
 | | |
 |---|---|
-| Import | `from stichzoo.envs import geheimtrumpf_v2` |
+| Import | `from stichzoo.envs import geheimtrumpf_v3` |
 | Agents | `player_0` .. `player_{n-1}`, n = 3 or 4 |
 | Actions | `Discrete(105)`: play card, take card, draft task, choose task, check task |
 | Observation | `Dict(observation=Box(float32), action_mask=Box(int8))` |
@@ -82,6 +82,14 @@ Observation Space
       trumps as the seat knows them (averaged over ``trump_candidates``
       while they are secret)
 
+    The task state (new in v3), in the play phase only: ``task_state`` (n x
+    8) per relative seat with a chosen task - wants tricks (an exact count
+    not yet reached, or "most"), ducks (an exact count reached, or
+    "fewest"), missed (an exact count passed, or a "no suit" task's suit
+    won), the tricks an exact count still needs / 3, and the suit (H, D, S,
+    C) a "no suit" task still keeps clean; all zero for "last trick" and
+    for the start player, who chose none
+
     ``env.state()`` adds the true trumps, every chosen task, the set-aside
     cards (3 players) and the seat to act, for centralised critics.
 
@@ -125,7 +133,7 @@ Rewards
     ``score`` rewards only: the win shares are paid unscaled.
 
 Arguments
-    ``geheimtrumpf_v2.env(num_players=4, round_limit=50, first_start=0,
+    ``geheimtrumpf_v3.env(num_players=4, round_limit=50, first_start=0,
     reward="score", reward_scale=1.0, render_mode=None,
     show_all_hands=False)``.  ``round_limit``: rounds after which a game
     without a winner is truncated.  ``first_start``: the seat that starts
@@ -154,7 +162,7 @@ from stichzoo.envs.geheimtrumpf.rules import GeheimtrumpfGame
 class raw_env(CardGameEnv):
     game_cls = GeheimtrumpfGame
     encoder_cls = GeheimtrumpfEncoder
-    metadata = {"name": "geheimtrumpf_v2", "render_modes": ["ansi", "human", "rgb_array"],
+    metadata = {"name": "geheimtrumpf_v3", "render_modes": ["ansi", "human", "rgb_array"],
                 "render_fps": 1, "is_parallelizable": False}
 
 

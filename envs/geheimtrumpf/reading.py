@@ -30,6 +30,15 @@ heuristic's draft and its own play and task choice it went from -0.19 to
 +0.04 tasks per game against three heuristics (docs/levers.md); a network
 imitating the heuristic agreed with its draft on 0.774 of held-out
 decisions from the version-1 pieces, 0.836 with these.
+
+Version 3 adds the **task state** in the play phase, per relative seat with
+a chosen task (all revealed by then): whether it still wants tricks, must
+duck from now on, has already missed it, how many tricks an exact count
+still needs, and the suit a "no suit" task keeps out of its tricks - what
+the heuristic's play steers by (``policies/geheimtrumpf.py``), which the
+network would otherwise assemble from ``chosen``, ``tricks_won`` and
+``won_cards``.  With the v2 bot the heuristic's card play was worth 0.26
+tasks per game over the network's (docs/levers.md).
 """
 
 from __future__ import annotations
@@ -45,10 +54,15 @@ from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     CARD_SUIT,
     CARD_VALUE,
+    FEWEST_TRICKS,
     GAME_OVER,
+    MOST_TRICKS,
+    NO_SUIT0,
     NUM_CARDS,
     PLAY,
+    SUIT_MASK,
     TASK_DRAFT,
+    THREE_TRICKS,
     TRUMPS,
     VALUES,
     agreeing_trumps,
@@ -113,6 +127,7 @@ def write_reading(s, seat: int, out: np.ndarray, o: dict[str, int], n: int) -> N
         return
     if phase != PLAY:
         return
+    write_task_state(s, seat, out, o, n)
     t = s.trumps
     ot, ol = o["trumps"], o["led_beaters"]
     out[ol:ol + NUM_CARDS] = led_beaters(t.suit, t.value)
@@ -167,3 +182,34 @@ def write_draft(s, seat: int, out: np.ndarray, o: dict[str, int]) -> None:
                 out[otake + c] = v
             if v > out[otask + t]:
                 out[otask + t] = v
+
+
+#: columns per relative seat of ``task_state``
+TASK_STATE = 8
+
+
+def write_task_state(s, seat: int, out: np.ndarray, o: dict[str, int], n: int) -> None:
+    """Per relative seat with a chosen task: wants, ducks, missed, need / 3, and the
+    one-hot suit a "no suit" task still keeps clean (version 3, play phase)."""
+    base = o["task_state"]
+    for rel in range(n):
+        p = (seat + rel) % n
+        task = s.chosen[p]
+        if task < 0:
+            continue
+        col = base + rel * TASK_STATE
+        won = s.tricks_won[p]
+        if task <= THREE_TRICKS:  # exactly k tricks (no trick: k = 0)
+            need = task - won
+            out[col + (0 if need > 0 else 1 if need == 0 else 2)] = 1.0
+            out[col + 3] = max(need, 0) / 3
+        elif task == MOST_TRICKS:
+            out[col] = 1.0
+        elif task == FEWEST_TRICKS:
+            out[col + 1] = 1.0
+        elif task >= NO_SUIT0:
+            suit = task - NO_SUIT0
+            if s.won_cards[p] & SUIT_MASK[suit]:
+                out[col + 2] = 1.0
+            else:
+                out[col + 4 + suit] = 1.0

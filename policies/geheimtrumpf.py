@@ -61,8 +61,7 @@ from stichzoo.envs.core.tricks import follow_mask
 from stichzoo.envs.geheimtrumpf.chances import (
     CARD_CHANCES,
     belief,
-    draft_future,
-    projected_chance,
+    row_chances,
     task_chance,
     trick_dist,
 )
@@ -157,20 +156,14 @@ class Heuristic:
     # -- card draft ----------------------------------------------------------------------
 
     def take(self, s, seat: int) -> int:
-        win, last = belief(s, seat)
-        n = s.num_players
-        row = s.draft_row
-        cands = bit_list(s.rows[row] & s.layout)
+        cands = bit_list(s.rows[s.draft_row] & s.layout)
         if len(cands) == 1:
             return cands[0]
-        hand = bit_list(s.hands[seat])
-        tasks = bit_list(s.held[seat] & ~s.checked[seat])
-        future = draft_future(s, seat)
+        win, table = row_chances(s, seat)
         best_card, best_val = cands[0], -1.0
         hedge = self.hedge
         for c in cands:
-            vals = sorted((projected_chance(t, hand, c, future, win, last, n) for t in tasks),
-                          reverse=True)
+            vals = sorted(table[c].values(), reverse=True)
             val = vals[0] + (hedge * vals[1] if hedge and len(vals) > 1 else 0.0)
             # tie-break: keep the chance to deny nothing; prefer lower strength a tiny bit
             val -= 1e-4 * win[c]

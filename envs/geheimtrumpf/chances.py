@@ -211,3 +211,19 @@ def projected_chance(t: int, hand: list[int], c: int, future: list[tuple[list[in
             lows[i] += gains[i]
     probs.extend(lows)
     return task_chance(t, trick_dist(probs), n)
+
+
+def row_chances(s, seat: int) -> tuple[tuple[float, ...], dict[int, dict[int, float]]]:
+    """``seat``'s win chances (:func:`belief`) and, per card of the row being drafted and
+    per open task, the :func:`projected_chance` of the task if the seat takes the card.
+
+    The one table both the observation's draft reading and the heuristic's card draft
+    read (the heuristic adds its hedge and tie-break on top), so the two cannot drift.
+    """
+    win, last = belief(s, seat)
+    n = s.num_players
+    hand = bit_list(s.hands[seat])
+    tasks = bit_list(s.held[seat] & ~s.checked[seat])
+    future = draft_future(s, seat)
+    return win, {c: {t: projected_chance(t, hand, c, future, win, last, n) for t in tasks}
+                 for c in bit_list(s.rows[s.draft_row] & s.layout)}

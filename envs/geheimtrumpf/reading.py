@@ -49,7 +49,7 @@ import numpy as np
 
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.tricks import follow_mask
-from stichzoo.envs.geheimtrumpf.chances import belief, draft_future, projected_chance
+from stichzoo.envs.geheimtrumpf.chances import row_chances
 from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     CARD_SUIT,
@@ -167,17 +167,12 @@ def write_reading(s, seat: int, out: np.ndarray, o: dict[str, int], n: int) -> N
 def write_draft(s, seat: int, out: np.ndarray, o: dict[str, int]) -> None:
     """The draft reading of the seat choosing a card (version 2): ``take_chances``,
     ``task_chances`` and ``win_chances`` (columns already zero)."""
-    win, last = belief(s, seat)
+    win, table = row_chances(s, seat)
     ow = o["win_chances"]
     out[ow:ow + NUM_CARDS] = win
-    n = s.num_players
-    hand = bit_list(s.hands[seat])
-    tasks = bit_list(s.held[seat] & ~s.checked[seat])
-    future = draft_future(s, seat)
     otake, otask = o["take_chances"], o["task_chances"]
-    for c in bit_list(s.rows[s.draft_row] & s.layout):
-        for t in tasks:
-            v = projected_chance(t, hand, c, future, win, last, n)
+    for c, chances in table.items():
+        for t, v in chances.items():
             if v > out[otake + c]:
                 out[otake + c] = v
             if v > out[otask + t]:

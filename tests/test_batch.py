@@ -25,7 +25,7 @@ def _ids(table):
 
 
 @pytest.mark.parametrize(("table", "reward"), [
-    *[pytest.param(t, r, id=f"{r}-{_ids(t)}") for r in ("score", "win") for t in TABLES],
+    *[pytest.param(t, r, id=f"{r}-{_ids(t)}") for r in ("score", "win", "margin") for t in TABLES],
     pytest.param(("silberne_ananas", {"num_players": 3}), "standing", id="standing-sa"),
 ])
 def test_same_games_as_the_aec_env(table, reward):

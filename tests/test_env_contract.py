@@ -375,6 +375,31 @@ def test_score_rewards_sum_to_the_totals(case):
         assert rewards == pytest.approx([scale * t for t in s.totals])
 
 
+@pytest.mark.parametrize("case", SCORE_CASES, ids=case_id)
+def test_margin_rewards_are_the_score_less_the_others_mean(case):
+    """``reward="margin"`` pays, step for step, each seat's score reward less the mean of
+    the others' - the same deals and actions as ``score`` - so every step's margins sum to
+    zero and a whole game's are the totals' margins."""
+    game, opts, seed = case
+    per_step = {}
+    for mode in ("score", "margin"):
+        env = envs.env_module(game).raw_env(reward=mode, **opts)
+        env.reset(seed=seed)
+        rng, steps = random.Random(seed), []
+        while not (all(env.terminations.values()) or all(env.truncations.values())):
+            env.step(rng.choice(env.rules_state.legal_actions()))
+            steps.append(dict(env.rewards))
+        per_step[mode] = steps
+    assert len(per_step["score"]) == len(per_step["margin"])
+    paid = 0
+    for score, margin in zip(per_step["score"], per_step["margin"], strict=True):
+        n, total = len(score), sum(score.values())
+        assert margin == pytest.approx({a: r - (total - r) / (n - 1) for a, r in score.items()})
+        assert sum(margin.values()) == pytest.approx(0.0, abs=1e-9)
+        paid += any(margin.values())
+    assert paid
+
+
 #: (game, env options, seed) of the games whose win reward must go to the winners
 WIN_CASES = [
     ("wizard", {"num_players": 3, "rounds": [2, 3]}, 4),

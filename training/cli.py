@@ -42,6 +42,7 @@ import os
 import sys
 
 from stichzoo import __version__, configs, envs
+from stichzoo.envs.core.rewards import REWARD_MODES
 from stichzoo.policies.specs import split_specs
 
 
@@ -497,7 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--workers", type=int, default=0, help="processes (default: all cores)")
     d.add_argument("--save-records", metavar="FILE.jsonl",
                    help="also write the played games' records, one per line")
-    d.add_argument("--reward", choices=["score", "win", "standing"], default=None,
+    d.add_argument("--reward", choices=list(REWARD_MODES), default=None,
                    help="reward mode as the env's reward= (default: the records' env_kwargs, "
                         "else score)")
     d.add_argument("--reward-scale", type=float, default=None,

@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from stichzoo.envs.core.rewards import REWARD_MODES
 from stichzoo.policies.onnx_bot import bot_folder
 from stichzoo.training.rllib.keys import REFUSED, RESERVED_RESOURCES, batch_per_learner
 
@@ -134,7 +135,7 @@ SEARCHES = ("pimc", "search")
 CHOICES = {
     "algo": ("maskable_ppo", "batch_ppo", "rllib_ppo"),
     "batch.device": ("cpu", "cuda"),
-    "env.reward": ("score", "win", "standing"),
+    "env.reward": REWARD_MODES,
     "train.vec_env": ("subproc", "dummy"),
     "train.heads": ("shared", "phase"),
     "train.critic": ("observation", "privileged"),

@@ -12,7 +12,7 @@ import numpy as np
 
 from stichzoo.envs.core.game import Game, GameState, win_share
 
-REWARD_MODES = ("score", "win", "standing")
+REWARD_MODES = ("score", "win", "standing", "margin")
 
 
 def check_reward_args(game_cls: type[Game], reward: str, reward_scale: float) -> None:
@@ -33,7 +33,12 @@ def check_reward_args(game_cls: type[Game], reward: str, reward_scale: float) ->
 def step_rewards(state: GameState, mode: str, scale: float) -> list[float] | None:
     """What each seat earned by the step that led to ``state``; None when nobody earned.
 
-    ``score``: the step's score changes (a round's end) x ``scale``.  ``win``:
+    ``score``: the step's score changes (a round's end) x ``scale``.  ``margin``:
+    each seat's score change less the mean change of the others, x ``scale`` -
+    what the duplicate tournaments and the search (``search.score_gain``)
+    measure; a round's margins sum to zero, so a move that costs every seat
+    alike is worth nothing, and holding an opponent to a low score is worth
+    as much as scoring.  ``win``:
     at the end only, the winners share +1.  ``standing``: after every round
     the change of each seat's standing (``Game.standing`` of the totals
     after it less that of the totals before it), and at the end the win
@@ -45,6 +50,11 @@ def step_rewards(state: GameState, mode: str, scale: float) -> list[float] | Non
     deltas = state.last_deltas
     if mode == "score":
         return [d * scale for d in deltas] if deltas else None
+    if mode == "margin":
+        if not deltas:
+            return None
+        n, total = len(deltas), sum(deltas)
+        return [(d - (total - d) / (n - 1)) * scale for d in deltas]
     if mode == "win":
         if not state.over:
             return None

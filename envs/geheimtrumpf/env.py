@@ -129,8 +129,13 @@ Rewards
     at the step a task of theirs is checked off - the last card of a round
     for the choosers, the check-off action for the start player.
     ``reward="win"``: at the end only, the players with all four tasks
-    checked share +1; a truncated game gives nothing.  ``reward_scale`` scales
-    ``score`` rewards only: the win shares are paid unscaled.
+    checked share +1; a truncated game gives nothing.  ``reward="margin"``:
+    at the same steps as ``score``, each player's +1s less the mean of the
+    others' (so the others get -1/(n-1) for each task checked), times
+    ``reward_scale`` - a task the player stops another from checking is worth
+    as much as one of its own, as in the duplicate tournaments' score
+    difference.  ``reward_scale`` scales ``score`` and ``margin`` rewards
+    only: the win shares are paid unscaled.
 
 Arguments
     ``geheimtrumpf_v3.env(num_players=4, round_limit=50, first_start=0,

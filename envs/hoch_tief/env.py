@@ -65,8 +65,11 @@ Action Space
 Rewards
     ``reward="score"`` (default): each round's score at the end of the
     round, times ``reward_scale``.  ``reward="win"``: at the end only, the
-    winners share +1 (equal totals share).  ``reward_scale`` scales
-    ``score`` rewards only: the win shares are paid unscaled.
+    winners share +1 (equal totals share).  ``reward="margin"``: each
+    round's score less the mean of the others' scores that round, times
+    ``reward_scale`` (the margins of a round sum to zero).  ``reward_scale``
+    scales ``score`` and ``margin`` rewards only: the win shares are paid
+    unscaled.
 
 Arguments
     ``hoch_tief_v0.env(num_players=4, rounds=None, first_dealer=0,

@@ -107,7 +107,10 @@ Rewards
     win share less the start's chance (the same for every play), so the
     best play is that of ``"win"`` (potential-based shaping) with a signal
     every deal.  In the alone variant the chance is still the middle's: a
-    weaker hint, the same best play.  ``reward_scale`` scales ``score``
+    weaker hint, the same best play.  ``reward="margin"``: each deal score
+    less the mean of the other two, times ``reward_scale`` - offered as in
+    every game, but like ``score`` it pays the high score, not the middle
+    this game is won by.  ``reward_scale`` scales ``score`` and ``margin``
     rewards only: ``win`` and ``standing`` pay their win shares and chances
     unscaled.
 

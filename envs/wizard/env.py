@@ -63,8 +63,11 @@ Action Space
 Rewards
     ``reward="score"`` (default): each round's score change at the end of
     the round, times ``reward_scale``.  ``reward="win"``: at the end only,
-    the winners share +1 (equal totals share).  ``reward_scale`` scales
-    ``score`` rewards only: the win shares are paid unscaled.
+    the winners share +1 (equal totals share).  ``reward="margin"``: each
+    round's score change less the mean of the others' changes, times
+    ``reward_scale`` (the margins of a round sum to zero).  ``reward_scale``
+    scales ``score`` and ``margin`` rewards only: the win shares are paid
+    unscaled.
 
 Arguments
     ``wizard_v0.env(num_players=4, rounds=None, dealer_bid_restriction=False,

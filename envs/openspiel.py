@@ -30,7 +30,7 @@ never share it.  ``information_state_tensor`` is the observation vector (fixed
 size, not perfect recall across tricks and rounds: it forgets in what order
 earlier cards fell).
 
-Rewards.  Game parameters ``reward`` (``score``, ``win``, ``standing``) and
+Rewards.  Game parameters ``reward`` (``score``, ``win``, ``standing``, ``margin``) and
 ``reward_scale`` pick the env's reward; ``rewards()`` is what the last action
 paid each seat (a round's end pays), ``returns()`` their sum.
 """
@@ -283,13 +283,14 @@ class StichzooGame(pyspiel.Game):
         # a generous bound on decisions: each dealt card taken and played, plus a few
         # decisions per seat and round (bids, picks, task choices), plus a task draft
         decisions = 2 * dealt + (n + 1) * len(deal.plan) + 4 * n
-        score = setup.reward_mode == "score"
+        score = setup.reward_mode in ("score", "margin")
         info = pyspiel.GameInfo(
             num_distinct_actions=rules.num_actions,
             max_chance_outcomes=max(c for piles in deal.plan for p in piles
                                     for c in p.cards) + 1,
             num_players=n,
-            # score totals have no bound OpenSpiel needs; win and standing pay within +-1
+            # score totals and margins have no bound OpenSpiel needs; win and standing pay
+            # within +-1 (one game type, general-sum, for every reward mode: no utility_sum)
             min_utility=-1e9 if score else -1.0,
             max_utility=1e9 if score else 1.0,
             utility_sum=None,

@@ -39,9 +39,10 @@ def test_every_game_is_registered():
 
 
 @pytest.mark.parametrize("name", list(SMALL))
-def test_random_sim_test(name):
+@pytest.mark.parametrize("reward", ["score", "margin"])
+def test_random_sim_test(name, reward):
     """OpenSpiel's standard game checks, serialization included."""
-    game = sos.load(name, **SMALL[name])
+    game = sos.load(name, reward=reward, **SMALL[name])
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 
@@ -52,7 +53,8 @@ def _env_options(params: dict) -> dict:
 
 @pytest.mark.parametrize(("name", "reward", "seed"),
                          [(n, "score", seed) for n in SMALL for seed in (3, 4)]
-                         + [("wizard", "win", 3), ("silberne_ananas", "win", 3)])
+                         + [("wizard", "win", 3), ("silberne_ananas", "win", 3),
+                            ("hoch_tief", "margin", 3), ("geheimtrumpf", "margin", 4)])
 def test_same_game_as_the_env(name, reward, seed):
     """From the env's deal, the OpenSpiel state follows the env step for step."""
     env = env_module(name).env(reward=reward, **_env_options(SMALL[name]))

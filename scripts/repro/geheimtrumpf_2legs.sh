@@ -2,14 +2,20 @@
 # The shipped Geheimtrumpf bot (policies/bots/geheimtrumpf): configs/geheimtrumpf.yaml
 # (heuristic imitation on 400k decisions, then 806k PPO samples at a constant step of
 # 1e-4), resumed in the same run folder for as many samples again with the step decaying
-# linearly to 0 (train.lr_schedule) - then the export.  About 55 minutes on 2 cores
-# (28.7 + 27.0 measured, under load); the second leg's clock is raised so that the
-# samples, not the clock, end it.
-#   bash scripts/repro/geheimtrumpf_2legs.sh [RUN_DIR]     (default runs/geheimtrumpf_2legs)
+# linearly to 0 (train.lr_schedule) - then the export.  About 31 minutes on the quiet
+# 2-core machine (16.7 + 14.2 measured for the shipped bot; 55 under load); the second
+# leg's clock is raised so that the samples, not the clock, end it.
+# Since the v3 bot with reward margin (docs/levers.md "The margin reward"), leg 1 sets
+# env.reward=margin and the resume keeps it; arguments after RUN_DIR go to leg 1 and win
+# (--set env.reward=score: the recipe of every Geheimtrumpf bot before it).
+#   bash scripts/repro/geheimtrumpf_2legs.sh [RUN_DIR [--set KEY=VALUE ...]]
+#   (default runs/geheimtrumpf_2legs)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 run=${1:-runs/geheimtrumpf_2legs}
-.venv/bin/stichzoo train configs/geheimtrumpf.yaml --run-dir "$run" --final-eval
+shift || true
+.venv/bin/stichzoo train configs/geheimtrumpf.yaml --run-dir "$run" --set env.reward=margin \
+    "$@" --final-eval
 .venv/bin/stichzoo train --resume "$run" --set train.lr_schedule=linear \
     --set train.total_timesteps=1612232 --set train.max_minutes=100 \
     --set train.torch_threads=1 --final-eval

@@ -45,6 +45,7 @@ from typing import Any, Protocol
 
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.game import Game, GameState
+from stichzoo.envs.core.rewards import margin  # score_gain's measure; re-exported
 from stichzoo.policies.base import Decision, Policy, decision_phases
 
 #: value of a finished rollout for ``seat``: (state at the root, state at the end, seat) -> float
@@ -76,12 +77,6 @@ def score_gain(root: GameState, end: GameState, seat: int) -> float:
     against the table, and a move that costs everybody equally is neutral.
     """
     return margin([end.totals[i] - root.totals[i] for i in range(len(end.totals))], seat)
-
-
-def margin(gains: list[int] | list[float], seat: int) -> float:
-    """``gains[seat]`` minus the mean of the other seats' gains (:func:`score_gain`'s measure)."""
-    others = (sum(gains) - gains[seat]) / (len(gains) - 1)
-    return gains[seat] - others
 
 
 #: a game's fast uniform play-out: (state in a round, rng) -> the round's scores, drawing from

@@ -69,7 +69,7 @@ def test_arrays_are_what_the_env_showed_and_paid(game, reward):
     np.testing.assert_array_equal(data["action"], seen["action"])
     np.testing.assert_array_equal(data["seat"], seen["seat"])
     np.testing.assert_array_equal(data["phase"], seen["phase"])
-    np.testing.assert_allclose(data["reward"], seen["reward"], rtol=1e-6, atol=1e-6)  # float32
+    np.testing.assert_allclose(data["reward"], np.float32(seen["reward"]), rtol=0, atol=1e-6)
     assert data["reward"].any()
     # per record and seat: returns are suffix sums, next_index links the seat's rows
     for g in range(len(records)):

@@ -15,6 +15,13 @@ from stichzoo.envs.core.game import Game, GameState, win_share
 REWARD_MODES = ("score", "win", "standing", "margin")
 
 
+def margin(gains: list[int] | list[float], seat: int) -> float:
+    """``gains[seat]`` minus the mean of the other seats' gains: the ``margin`` reward, and
+    the value the search plays for (``search.score_gain``)."""
+    others = (sum(gains) - gains[seat]) / (len(gains) - 1)
+    return gains[seat] - others
+
+
 def check_reward_args(game_cls: type[Game], reward: str, reward_scale: float) -> None:
     """The env arguments every front end of a game shares (AEC env, batch engine)."""
     name = game_cls.name
@@ -51,10 +58,7 @@ def step_rewards(state: GameState, mode: str, scale: float) -> list[float] | Non
     if mode == "score":
         return [d * scale for d in deltas] if deltas else None
     if mode == "margin":
-        if not deltas:
-            return None
-        n, total = len(deltas), sum(deltas)
-        return [(d - (total - d) / (n - 1)) * scale for d in deltas]
+        return [margin(deltas, i) * scale for i in range(len(deltas))] if deltas else None
     if mode == "win":
         if not state.over:
             return None

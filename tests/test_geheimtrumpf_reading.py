@@ -1,5 +1,5 @@
 """Geheimtrumpf's reading pieces hold what the env docstring says (envs/geheimtrumpf/reading.py;
-v1: trumps and tricks, v2: the card draft, v3: the task state).
+v1: trumps and tricks, v2: the card draft, v3: the task state, v4: the trick reading).
 
 Expectations come from the rules engine: a card "takes the trick" or is
 "safe" is checked by playing every completion of the trick on clones of the
@@ -14,7 +14,7 @@ import random
 import numpy as np
 import pytest
 
-from stichzoo.envs import geheimtrumpf_v3
+from stichzoo.envs import geheimtrumpf_v4
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.geheimtrumpf.chances import CARD_CHANCES, draft_future, projected_chance
 from stichzoo.envs.geheimtrumpf.reading import draw_index, led_beaters
@@ -40,7 +40,7 @@ from stichzoo.policies.geheimtrumpf import Heuristic
 
 def _views(n: int, seed: int):
     """(raw env, state) at every decision of a few random rounds."""
-    raw = geheimtrumpf_v3.raw_env(num_players=n, round_limit=2)
+    raw = geheimtrumpf_v4.raw_env(num_players=n, round_limit=2)
     raw.reset(seed=seed)
     s = raw.state_
     rng = random.Random(seed)

@@ -32,7 +32,8 @@ the others' once revealed):
 * **Task choice**: the unchecked task with the highest estimated chance
   under the now revealed trumps ("most"/"fewest" compare with the other
   players' public hands).
-* **Play**: steer to the task - win tricks while short of the count or for
+* **Play** (``envs/geheimtrumpf/steering.py``, which the observation's
+  trick reading shares): steer to the task - win tricks while short of the count or for
   "most", duck otherwise (the highest card that cannot win, or the card most
   likely to be overtaken), keep the top trump for "last trick", shed cards
   of the forbidden suit into others' tricks; winning leads use cards no

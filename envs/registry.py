@@ -15,13 +15,13 @@ from importlib import resources
 #: refused by name (the rules class's ``version`` says the same; a test checks it).
 #: Geheimtrumpf v1 and Silberne Ananas v1 added the reading pieces
 #: (envs/geheimtrumpf/reading.py, envs/silberne_ananas/reading.py); Geheimtrumpf v2
-#: the card draft's (envs/geheimtrumpf/chances.py), v3 the task state in play.
+#: the card draft's (envs/geheimtrumpf/chances.py), v3 the task state in play, v4 the trick reading.
 VERSIONS: dict[str, int] = {"wizard": 0, "wunder_punkt": 0, "silberne_ananas": 1,
-                            "hoch_tief": 0, "geheimtrumpf": 3}
+                            "hoch_tief": 0, "geheimtrumpf": 4}
 
 
 def env_id(name: str) -> str:
-    """``geheimtrumpf`` -> ``geheimtrumpf_v3``: the env module and the id bots record."""
+    """``geheimtrumpf`` -> ``geheimtrumpf_v4``: the env module and the id bots record."""
     return f"{name}_v{VERSIONS[name]}"
 
 

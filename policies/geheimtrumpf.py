@@ -32,7 +32,8 @@ the others' once revealed):
 * **Task choice**: the unchecked task with the highest estimated chance
   under the now revealed trumps ("most"/"fewest" compare with the other
   players' public hands).
-* **Play**: steer to the task - win tricks while short of the count or for
+* **Play** (``envs/geheimtrumpf/steering.py``, which the observation's
+  trick reading shares): steer to the task - win tricks while short of the count or for
   "most", duck otherwise (the highest card that cannot win, or the card most
   likely to be overtaken), keep the top trump for "last trick", shed cards
   of the forbidden suit into others' tricks; winning leads use cards no
@@ -57,7 +58,6 @@ from __future__ import annotations
 import random
 
 from stichzoo.envs.core.cards import bit_list
-from stichzoo.envs.core.tricks import follow_mask
 from stichzoo.envs.geheimtrumpf.chances import (
     CARD_CHANCES,
     belief,
@@ -67,8 +67,6 @@ from stichzoo.envs.geheimtrumpf.chances import (
 )
 from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
-    CARD_SUIT,
-    CARD_VALUE,
     CHECK_OFF,
     FEWEST_TRICKS,
     LAST_TRICK,
@@ -78,11 +76,11 @@ from stichzoo.envs.geheimtrumpf.rules import (
     NUM_TASKS,
     PLAY,
     ROWS,
-    SUIT_MASK,
     TASK_CHOICE,
     TASK_DRAFT,
     THREE_TRICKS,
 )
+from stichzoo.envs.geheimtrumpf.steering import play_card, play_for, target, task_chances
 from stichzoo.policies.base import Decision
 
 #: PIMC budget: ~0.85 s per 4-player game with one PIMC seat (see the module docstring)
@@ -95,13 +93,6 @@ MAX_NO_SUIT = 2
 HARD_ORDER = (THREE_TRICKS, 2, NO_TRICK, FEWEST_TRICKS, 1, LAST_TRICK, MOST_TRICKS, 10, 9, 8, 7)
 
 # -- the heuristic ------------------------------------------------------------------------
-
-
-def _key(c: int, lead_suit: int, power) -> int:
-    p = power[c]
-    if p:
-        return p
-    return CARD_VALUE[c] if CARD_SUIT[c] == lead_suit else 0
 
 
 class Heuristic:
@@ -182,139 +173,21 @@ class Heuristic:
 
     @staticmethod
     def task_chances(s, seat: int, tasks: list[int]) -> list[float]:
-        """Estimated chance of each task for ``seat`` from its hand and tricks so far."""
-        win, last = belief(s, seat)
-        n = s.num_players
-        dists = []
-        for p in range(n):
-            d = trick_dist([win[x] for x in bit_list(s.hands[p])])
-            d = [0.0] * s.tricks_won[p] + d
-            dists.append(d)
-        mine = dists[seat]
-        others = [dists[p] for p in range(n) if p != seat]
-        hand = s.hands[seat]
-        best_last = max((last[x] for x in bit_list(hand)), default=0.0)
-        if s.phase == PLAY and s.tricks and len(s.tricks) == ROWS:
-            best_last = 1.0 if s.last_winner == seat else 0.0
-        out = []
-        for t in tasks:
-            if t >= NO_SUIT0:
-                bad = SUIT_MASK[t - NO_SUIT0]
-                if s.won_cards[seat] & bad:
-                    out.append(0.0)
-                    continue
-                out.append(task_chance(t, mine, n, suit_cards=(hand & bad).bit_count()))
-            elif t in (MOST_TRICKS, FEWEST_TRICKS):
-                out.append(task_chance(t, mine, n, others=others))
-            else:
-                out.append(task_chance(t, mine, n, last=best_last))
-        return out
+        """Estimated chance of each task for ``seat`` (``steering.task_chances``)."""
+        return task_chances(s, seat, tasks)
 
-    # -- play ----------------------------------------------------------------------------
+    # -- play: the steering of envs/geheimtrumpf/steering.py ------------------------------
 
-    def target(self, s, seat: int) -> int:
+    @staticmethod
+    def target(s, seat: int) -> int:
         """The task ``seat`` plays for: its choice, or for the start player the best other's."""
-        t = s.chosen[seat]
-        if t >= 0:
-            return t
-        cands = sorted({c for p, c in enumerate(s.chosen) if p != seat and c >= 0})
-        if not cands:
-            return NO_TRICK
-        chances = self.task_chances(s, seat, cands)
-        return cands[chances.index(max(chances))]
+        return target(s, seat)
 
     def play(self, s, seat: int) -> int:
         legal = bit_list(s.legal_mask())
         if len(legal) == 1:
             return legal[0]
-        task = self.target(s, seat)
-        won = s.tricks_won[seat]
-        avoid_suit = SUIT_MASK[task - NO_SUIT0] if task >= NO_SUIT0 else 0
-        if task <= THREE_TRICKS:
-            want = won < task
-        elif task == MOST_TRICKS:
-            want = True
-        else:
-            want = False
-        if task == LAST_TRICK:
-            return self._play_last(s, seat, legal)
-        return play_card(s, seat, legal, want, avoid_suit)
-
-    def _play_last(self, s, seat, legal):
-        power = s.trumps.power
-        keep = max(bit_list(s.hands[seat]), key=lambda c: (power[c], CARD_VALUE[c]))
-        rest = [c for c in legal if c != keep] or legal
-        if len(s.tricks) == ROWS - 1:  # the last trick: try to win it
-            return play_card(s, seat, legal, True, 0)
-        return play_card(s, seat, rest, False, 0)
-
-
-def _beaters(s, seat: int, card: int, key: int, follow: int, lead_suit: int, seats) -> int:
-    """How many of ``seats`` could beat ``key`` (their legal cards under ``follow``)."""
-    power = s.trumps.power
-    count = 0
-    for p in seats:
-        for d in bit_list(follow_mask(s.hands[p], follow)):
-            if _key(d, lead_suit, power) > key:
-                count += 1
-                break
-    return count
-
-
-def play_card(s, seat: int, legal: list[int], want: bool, avoid_suit: int) -> int:
-    """Win (``want``) or duck the current trick; shed cards of ``avoid_suit`` when ducking."""
-    t = s.trumps
-    power = t.power
-    group = t.group
-    n = s.num_players
-    cards = s.trick.cards
-    win = CARD_CHANCES[(t.suit, t.value)][0]
-    if not cards:  # leading
-        others = [p for p in range(n) if p != seat]
-        scored = []
-        for c in legal:
-            b = _beaters(s, seat, c, _key(c, CARD_SUIT[c], power), group[c], CARD_SUIT[c], others)
-            scored.append((b, c))
-        if want:
-            safe = [c for b, c in scored if b == 0]
-            if safe:
-                return min(safe, key=lambda c: win[c])
-            return max(scored, key=lambda bc: (-bc[0], win[bc[1]]))[1]
-        # duck: the card most players can beat, lowest first; avoid leading the bad suit
-        return max(scored, key=lambda bc: (bc[0], -((avoid_suit >> bc[1]) & 1), -win[bc[1]]))[1]
-    lead_suit = CARD_SUIT[cards[0]]
-    best_key = max(_key(c, lead_suit, power) if i else (power[c] or CARD_VALUE[c])
-                   for i, c in enumerate(cards))
-    follow = s.follow
-    later = [(seat + i) % n for i in range(1, n - len(cards))]
-    winning = [c for c in legal if _key(c, lead_suit, power) > best_key]
-    losing = [c for c in legal if _key(c, lead_suit, power) <= best_key]
-    if want:
-        if winning:
-            safe = [c for c in winning
-                    if not _beaters(s, seat, c, _key(c, lead_suit, power), follow, lead_suit,
-                                    later)]
-            if safe:
-                return min(safe, key=lambda c: win[c])
-            return max(winning, key=lambda c: _key(c, lead_suit, power))
-        return min(losing, key=lambda c: win[c])
-    if avoid_suit and losing:
-        bad = [c for c in losing if (avoid_suit >> c) & 1]
-        if bad:
-            return max(bad, key=lambda c: win[c])
-    if losing:
-        return max(losing, key=lambda c: win[c])
-    # every card wins for now: one a later player can still beat, the lowest; else the biggest
-    beatable = [c for c in winning
-                if _beaters(s, seat, c, _key(c, lead_suit, power), follow, lead_suit, later)]
-    if avoid_suit:
-        clean = [c for c in (beatable or winning) if not (avoid_suit >> c) & 1]
-        if clean:
-            beatable = clean if beatable else []
-            winning = clean
-    if beatable:
-        return min(beatable, key=lambda c: _key(c, lead_suit, power))
-    return max(winning, key=lambda c: win[c])
+        return play_for(s, seat, legal, target(s, seat))
 
 
 # -- search hints --------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import random
 import numpy as np
 import pytest
 
-from stichzoo.envs import geheimtrumpf_v3
+from stichzoo.envs import geheimtrumpf_v4
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.record import replay
 from stichzoo.envs.geheimtrumpf.rules import (
@@ -35,7 +35,7 @@ from tests.helpers import assert_no_leak, play_env
 
 
 def test_action_space():
-    env = geheimtrumpf_v3.env(num_players=4)
+    env = geheimtrumpf_v4.env(num_players=4)
     env.reset(seed=0)
     assert env.action_space("player_0").n == 105
 
@@ -107,14 +107,14 @@ def _resample_hidden(state, seat, rng):
 
 @pytest.mark.parametrize("n", [3, 4])
 def test_no_leak(n):
-    checks = assert_no_leak(lambda: geheimtrumpf_v3.raw_env(num_players=n, round_limit=2),
+    checks = assert_no_leak(lambda: geheimtrumpf_v4.raw_env(num_players=n, round_limit=2),
                             _resample_hidden, games=2, seed=10 * n)
     assert checks > 500
 
 
 def test_resampling_really_changes_the_secrets():
     """The leak test is only as good as its resampling: it must move each secret."""
-    raw = geheimtrumpf_v3.raw_env(num_players=3, round_limit=2)
+    raw = geheimtrumpf_v4.raw_env(num_players=3, round_limit=2)
     raw.reset(seed=5)
     s = raw.state_
     rng = random.Random(0)
@@ -135,7 +135,7 @@ def test_resampling_really_changes_the_secrets():
 
 
 def _leak_check_fails(leak):
-    raw = geheimtrumpf_v3.raw_env(num_players=3, round_limit=2)
+    raw = geheimtrumpf_v4.raw_env(num_players=3, round_limit=2)
     original = raw.encoder.encode
 
     def leaky(state, seat, out):
@@ -178,7 +178,7 @@ def _to_phase(raw, phase, seed=3):
 
 
 def test_trumps_visible_to_start_player_only_during_the_draft():
-    raw = geheimtrumpf_v3.raw_env(num_players=4)
+    raw = geheimtrumpf_v4.raw_env(num_players=4)
     s = _to_phase(raw, CARD_DRAFT)
     for seat in range(4):
         o = _obs(raw, seat)
@@ -196,7 +196,7 @@ def test_trumps_visible_to_start_player_only_during_the_draft():
 
 
 def test_layout_rows_and_announcements_in_the_observation():
-    raw = geheimtrumpf_v3.raw_env(num_players=3)
+    raw = geheimtrumpf_v4.raw_env(num_players=3)
     s = _to_phase(raw, CARD_DRAFT)
     order = s.deck_orders[0]
     o = _obs(raw, 0)
@@ -218,7 +218,7 @@ def test_layout_rows_and_announcements_in_the_observation():
 
 
 def test_chosen_tasks_hidden_until_all_have_chosen():
-    raw = geheimtrumpf_v3.raw_env(num_players=4)
+    raw = geheimtrumpf_v4.raw_env(num_players=4)
     s = _to_phase(raw, TASK_CHOICE)
     first = s.current_player
     raw.step(s.legal_actions()[0])
@@ -236,7 +236,7 @@ def test_chosen_tasks_hidden_until_all_have_chosen():
 
 
 def test_tricks_in_the_observation():
-    raw = geheimtrumpf_v3.raw_env(num_players=4)
+    raw = geheimtrumpf_v4.raw_env(num_players=4)
     s = _to_phase(raw, PLAY)
     for _ in range(6):
         raw.step(s.legal_actions()[0])
@@ -255,14 +255,14 @@ def test_tricks_in_the_observation():
 
 def test_totals_are_the_tasks_checked():
     for n, seed in ((3, 7), (4, 8)):
-        env = geheimtrumpf_v3.env(num_players=n)
+        env = geheimtrumpf_v4.env(num_players=n)
         play_env(env, seed=seed)
         s = env.unwrapped.state_
         assert s.totals == [m.bit_count() for m in s.checked]
 
 
 def test_truncated_game_ends_for_all_without_win_reward():
-    env = geheimtrumpf_v3.env(num_players=4, round_limit=1, reward="win")
+    env = geheimtrumpf_v4.env(num_players=4, round_limit=1, reward="win")
     rewards = play_env(env, seed=2)
     s = env.unwrapped.state_
     assert s.truncated and not s.over and s.winners() == []
@@ -271,7 +271,7 @@ def test_truncated_game_ends_for_all_without_win_reward():
 
 def test_record_holds_the_drafts_and_every_deck_order():
     for n, seed, kw in ((3, 1, {}), (4, 2, {}), (4, 3, {"round_limit": 2, "first_start": 2})):
-        env = geheimtrumpf_v3.env(num_players=n, **kw)
+        env = geheimtrumpf_v4.env(num_players=n, **kw)
         play_env(env, seed=seed)
         record = json.loads(json.dumps(env.unwrapped.record()))
         rnd = record["rounds"][0]
@@ -285,7 +285,7 @@ def test_record_holds_the_drafts_and_every_deck_order():
 
 
 def test_replay_rejects_a_tampered_deck_order():
-    env = geheimtrumpf_v3.env(num_players=4, round_limit=1)
+    env = geheimtrumpf_v4.env(num_players=4, round_limit=1)
     play_env(env, seed=1)
     record = env.unwrapped.record()
     # a number card swapped into the trump-suit stack is not a deck order
@@ -296,7 +296,7 @@ def test_replay_rejects_a_tampered_deck_order():
 
 
 def test_render_ansi_and_human(capsys):
-    env = geheimtrumpf_v3.env(num_players=3, render_mode="ansi")
+    env = geheimtrumpf_v4.env(num_players=3, render_mode="ansi")
     env.reset(seed=2)
     s = env.unwrapped.state_
     assert "task draft" in env.render()
@@ -307,7 +307,7 @@ def test_render_ansi_and_human(capsys):
     assert "trumps: secret" in text and "row 1:" in text and text.count("hand of") == 3
     env.unwrapped.show_all_hands = True
     assert "trumps: suit" in env.render()
-    human = geheimtrumpf_v3.env(num_players=3, render_mode="human")
+    human = geheimtrumpf_v4.env(num_players=3, render_mode="human")
     human.reset(seed=2)
     assert human.render() is None
     assert "Geheimtrumpf - task draft" in capsys.readouterr().out

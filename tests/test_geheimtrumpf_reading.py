@@ -1,5 +1,5 @@
 """Geheimtrumpf's reading pieces hold what the env docstring says (envs/geheimtrumpf/reading.py;
-v1: trumps and tricks, v2: the card draft, v3: the task state).
+v1: trumps and tricks, v2: the card draft, v3: the task state, v4: the trick reading).
 
 Expectations come from the rules engine: a card "takes the trick" or is
 "safe" is checked by playing every completion of the trick on clones of the
@@ -14,12 +14,13 @@ import random
 import numpy as np
 import pytest
 
-from stichzoo.envs import geheimtrumpf_v3
+from stichzoo.envs import geheimtrumpf_v4
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.geheimtrumpf.chances import CARD_CHANCES, draft_future, projected_chance
 from stichzoo.envs.geheimtrumpf.reading import draw_index, led_beaters
 from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
+    CARD_SUIT,
     FEWEST_TRICKS,
     LAST_TRICK,
     MOST_TRICKS,
@@ -35,12 +36,13 @@ from stichzoo.envs.geheimtrumpf.rules import (
     task_met,
     trick_winner,
 )
+from stichzoo.policies.base import Decision
 from stichzoo.policies.geheimtrumpf import Heuristic
 
 
 def _views(n: int, seed: int):
     """(raw env, state) at every decision of a few random rounds."""
-    raw = geheimtrumpf_v3.raw_env(num_players=n, round_limit=2)
+    raw = geheimtrumpf_v4.raw_env(num_players=n, round_limit=2)
     raw.reset(seed=seed)
     s = raw.state_
     rng = random.Random(seed)
@@ -279,3 +281,70 @@ def test_task_state_says_what_each_task_still_asks(n, seed):
                     assert list(row[:3]) == [task == MOST_TRICKS, task == FEWEST_TRICKS, 0]
         plays += s.phase == PLAY
     assert plays >= 9
+
+
+def _heuristic_views(n: int, seed: int, rounds: int = 2):
+    """(raw env, state) at every decision of heuristic games: the seats answer as the
+    trick reading assumes they do."""
+    raw = geheimtrumpf_v4.raw_env(num_players=n, round_limit=rounds)
+    raw.reset(seed=seed)
+    s = raw.state_
+    bot = Heuristic(raw.game)
+    while not (s.over or s.truncated):
+        yield raw, s
+        raw.step(bot.act(Decision(raw.game, s)))
+
+
+@pytest.mark.parametrize("n,seed", [(3, 4), (4, 5), (4, 6)])
+def test_trick_reading_shape(n, seed):
+    """One taking seat per legal card and the suits of a whole trick; nothing for other cards,
+    other seats or other phases."""
+    plays = 0
+    for raw, s in _views(n, seed):
+        for seat in range(n):
+            reading = _piece(raw, seat, "trick_reading").reshape(NUM_CARDS, n + 4)
+            if s.phase != PLAY or seat != s.current_player:
+                assert not reading.any(), s.phase_name
+                continue
+            plays += 1
+            legal = set(s.legal_actions())
+            for c in range(NUM_CARDS):
+                row = reading[c]
+                if c not in legal:
+                    assert not row.any()
+                    continue
+                assert row[:n].sum() == 1
+                suits = row[n:]
+                assert suits[CARD_SUIT[c]] == 1  # the card itself is in the trick
+                for d in s.trick.cards:
+                    assert suits[CARD_SUIT[d]] == 1
+                assert 1 <= suits.sum() <= n
+                if len(s.trick.cards) == n - 1:  # the last card: no one answers
+                    cards = [*s.trick.cards, c]
+                    taker = s.trick.seat_of(trick_winner(cards, s.trumps.power))
+                    assert row[(taker - seat) % n] == 1
+                    assert set(np.flatnonzero(suits)) == {CARD_SUIT[d] for d in cards}
+    assert plays >= 9
+
+
+@pytest.mark.parametrize("n,seed", [(3, 7), (4, 8)])
+def test_trick_reading_foresees_the_heuristics_tricks(n, seed):
+    """Among heuristics the reading's taker for the card played is who then takes the
+    trick, and its suits those the trick then holds.  The start player re-weighs which
+    chosen task it adopts as the cards fall, so a few tricks may differ - not more."""
+    pending = {}
+    hits = total = 0
+    for raw, s in _heuristic_views(n, seed, rounds=8):
+        if pending and len(s.tricks) > pending["tricks"]:
+            _, cards, taker = s.tricks[pending["tricks"]]
+            row = pending["reading"][cards[0]]
+            total += 1
+            hits += bool(row[(taker - pending["seat"]) % n] == 1 and set(np.flatnonzero(row[n:]))
+                         == {CARD_SUIT[d] for d in cards})
+            pending = {}
+        if s.phase == PLAY and not s.trick.cards:
+            reading = _piece(raw, s.current_player, "trick_reading").reshape(NUM_CARDS, n + 4)
+            pending = {"seat": s.current_player, "reading": reading, "tricks": len(s.tricks)}
+    assert total >= 45
+    assert hits >= 0.97 * total, (hits, total)
+

@@ -269,7 +269,7 @@ def test_error_game_env_options_players(play_view):
     game, _, v = play_view
     _bad(game, {**v, "game": "wizard"}, r'game: must be "geheimtrumpf", got "wizard"')
     _bad(game, {**v, "env": "geheimtrumpf_v9"},
-         r'env: must be "geheimtrumpf_v3", got "geheimtrumpf_v9"')
+         r'env: must be "geheimtrumpf_v4", got "geheimtrumpf_v9"')
     _bad(game, {**v, "options": {**v["options"], "round_limit": 7}}, "do not match")
     _bad(_game(3), v, r"options: do not match the game's options \(num_players: view")
     _bad(game, {**v, "options": "x"},

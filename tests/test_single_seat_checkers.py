@@ -32,7 +32,7 @@ def test_gymnasium_ids_one_per_game():
         "wunder_punkt": "stichzoo/WunderPunkt-v0",
         "silberne_ananas": "stichzoo/SilberneAnanas-v1",
         "hoch_tief": "stichzoo/HochTief-v0",
-        "geheimtrumpf": "stichzoo/Geheimtrumpf-v3",
+        "geheimtrumpf": "stichzoo/Geheimtrumpf-v4",
     }
     assert set(GYM_IDS.values()) <= set(gym.registry)
 

@@ -7,7 +7,7 @@ One id per game, the game's name in CamelCase (the PettingZoo ids,
     stichzoo/WunderPunkt-v0     wunder_punkt
     stichzoo/SilberneAnanas-v1  silberne_ananas
     stichzoo/HochTief-v0        hoch_tief
-    stichzoo/Geheimtrumpf-v3    geheimtrumpf
+    stichzoo/Geheimtrumpf-v4    geheimtrumpf
 
 Each makes a :class:`~stichzoo.training.single_seat.SingleSeatEnv`; the
 keyword arguments of ``make`` (``options``, ``opponents``, ``reward``,

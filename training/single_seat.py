@@ -32,7 +32,7 @@ Gymnasium ids (registered by ``import stichzoo``, see
 :mod:`stichzoo.training.gym_registry`), one per game::
 
     stichzoo/Wizard-v0  stichzoo/WunderPunkt-v0  stichzoo/SilberneAnanas-v1
-    stichzoo/HochTief-v0  stichzoo/Geheimtrumpf-v3
+    stichzoo/HochTief-v0  stichzoo/Geheimtrumpf-v4
 
     env = gymnasium.make("stichzoo/Wizard-v0", options={"num_players": 4},
                          opponents=["heuristic"], illegal="raise")

@@ -25,7 +25,12 @@ import numpy as np
 
 from stichzoo.envs.core.batch_bits import PAD, check_batch_args, small_ints, trick_pads
 from stichzoo.envs.core.observation import Layout, Piece, put_bits
-from stichzoo.envs.geheimtrumpf.reading import NUM_DRAWS, TASK_STATE, write_reading
+from stichzoo.envs.geheimtrumpf.reading import (
+    NUM_DRAWS,
+    TASK_STATE,
+    trick_reading_width,
+    write_reading,
+)
 from stichzoo.envs.geheimtrumpf.rules import (
     CARD_DRAFT,
     CHECK_OFF,
@@ -204,6 +209,13 @@ def observation_layout(n: int) -> Layout:
                   "count reached, or fewest tricks), missed (an exact count passed, or a "
                   "no-suit task's suit won), tricks the exact count still needs / 3, and "
                   "the suit (H, D, S, C) a no-suit task still keeps clean; last trick: all 0"),
+        # the trick reading (version 4, envs/geheimtrumpf/steering.py): the current
+        # trick played ahead, the later seats answering as the heuristic steers them
+        Piece("trick_reading", NUM_CARDS * trick_reading_width(n),
+              doc="play phase, the seat to play: per legal card (36 x (n + 4)), the "
+                  "relative seat taking the trick when the seats still to play answer "
+                  "as the heuristic steers them to their tasks, and the printed suits "
+                  "(H, D, S, C) among the trick's cards; all 0 for other cards"),
     ])
 
 

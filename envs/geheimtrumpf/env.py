@@ -2,7 +2,7 @@
 
 | | |
 |---|---|
-| Import | `from stichzoo.envs import geheimtrumpf_v3` |
+| Import | `from stichzoo.envs import geheimtrumpf_v4` |
 | Agents | `player_0` .. `player_{n-1}`, n = 3 or 4 |
 | Actions | `Discrete(105)`: play card, take card, draft task, choose task, check task |
 | Observation | `Dict(observation=Box(float32), action_mask=Box(int8))` |
@@ -90,6 +90,13 @@ Observation Space
     C) a "no suit" task still keeps clean; all zero for "last trick" and
     for the start player, who chose none
 
+    The trick reading (new in v4, ``envs/geheimtrumpf/steering.py``), for
+    the seat to play only: ``trick_reading`` (36 x (n + 4)) per legal card,
+    the relative seat that takes the current trick when the seats still to
+    play answer as the heuristic steers them to their tasks (every hand and
+    task is public in play), and the printed suits (H, D, S, C) among the
+    trick's cards; all zero for the other cards
+
     ``env.state()`` adds the true trumps, every chosen task, the set-aside
     cards (3 players) and the seat to act, for centralised critics.
 
@@ -138,7 +145,7 @@ Rewards
     only: the win shares are paid unscaled.
 
 Arguments
-    ``geheimtrumpf_v3.env(num_players=4, round_limit=50, first_start=0,
+    ``geheimtrumpf_v4.env(num_players=4, round_limit=50, first_start=0,
     reward="score", reward_scale=1.0, render_mode=None,
     show_all_hands=False)``.  ``round_limit``: rounds after which a game
     without a winner is truncated.  ``first_start``: the seat that starts
@@ -154,7 +161,10 @@ Arguments
     has no options of its own and ignores other keys (as PettingZoo expects).
 
 Version History
-    v0: first release.
+    v0: first release.  v1: the reading pieces (``trump_candidates`` and the
+    play-phase pieces).  v2: the draft reading.  v3: the task state.  v4: the
+    trick reading.  The rules are those of v0 throughout; a bot refuses an
+    observation version other than its own.
 """
 
 from __future__ import annotations
@@ -167,7 +177,7 @@ from stichzoo.envs.geheimtrumpf.rules import GeheimtrumpfGame
 class raw_env(CardGameEnv):
     game_cls = GeheimtrumpfGame
     encoder_cls = GeheimtrumpfEncoder
-    metadata = {"name": "geheimtrumpf_v3", "render_modes": ["ansi", "human", "rgb_array"],
+    metadata = {"name": "geheimtrumpf_v4", "render_modes": ["ansi", "human", "rgb_array"],
                 "render_fps": 1, "is_parallelizable": False}
 
 

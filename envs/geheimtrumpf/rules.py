@@ -256,9 +256,9 @@ class GeheimtrumpfGame(Game):
 
     name = "geheimtrumpf"
     #: 1: the observation gained the reading pieces (envs/geheimtrumpf/reading.py); 2: the
-    #: draft reading (take, task and win chances); 3: the task state in play; the rules are
-    #: those of version 0
-    version = 3
+    #: draft reading (take, task and win chances); 3: the task state in play; 4: the trick reading
+    #: (the current trick played ahead); the rules are those of version 0
+    version = 4
     Options = GeheimtrumpfOptions
     deck = DECK
 

@@ -30,7 +30,11 @@ The questions issue 16 asks before a 60-minute run is spent on a lever:
   the card, per open task its best chance over the row, per card its chance
   to win a trick as the seat sees the trumps: card-draft agreement 0.774 ->
   0.836) became ``geheimtrumpf_v2``'s draft reading (take_chances,
-  task_chances, win_chances; envs/geheimtrumpf/chances.py).  ``suit_state``
+  task_chances, win_chances; envs/geheimtrumpf/chances.py).
+  ``trick_reading`` (Geheimtrumpf v3: per legal card, who takes the trick
+  when the later seats answer as the heuristic, the suits in it: card-play
+  agreement 0.804 -> 0.830) became ``geheimtrumpf_v4``'s trick reading
+  (envs/geheimtrumpf/steering.py).  ``suit_state``
   (Hoch & Tief): per relative seat and suit, the count of taken cards (0,
   1, 2, 3+) and what they score; per own card, the shares of the unseen
   cards of its suit above and below it; the unseen cards per suit.

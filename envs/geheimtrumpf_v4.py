@@ -1,4 +1,4 @@
-"""PettingZoo entry point for Geheimtrumpf: ``from stichzoo.envs import geheimtrumpf_v3``.
+"""PettingZoo entry point for Geheimtrumpf: ``from stichzoo.envs import geheimtrumpf_v4``.
 
 See envs/geheimtrumpf/env.py for the env's documentation.
 """

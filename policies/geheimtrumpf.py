@@ -171,17 +171,13 @@ class Heuristic:
         chances = self.task_chances(s, seat, tasks)
         return tasks[chances.index(max(chances))]
 
-    @staticmethod
-    def task_chances(s, seat: int, tasks: list[int]) -> list[float]:
-        """Estimated chance of each task for ``seat`` (``steering.task_chances``)."""
-        return task_chances(s, seat, tasks)
+    #: estimated chance of each task for a seat (shared with the play's steering)
+    task_chances = staticmethod(task_chances)
 
     # -- play: the steering of envs/geheimtrumpf/steering.py ------------------------------
 
-    @staticmethod
-    def target(s, seat: int) -> int:
-        """The task ``seat`` plays for: its choice, or for the start player the best other's."""
-        return target(s, seat)
+    #: the task a seat plays for: its choice, or for the start player the best other's
+    target = staticmethod(target)
 
     def play(self, s, seat: int) -> int:
         legal = bit_list(s.legal_mask())

@@ -151,7 +151,7 @@ def write_reading(s, seat: int, out: np.ndarray, o: dict[str, int], n: int) -> N
     cards = trick.cards
     k = len(cards)
     hands = s.hands
-    later = [hands[(seat + i) % n] for i in range(1, n - k)]
+    later = [hands[p] for p in later_seats(s, seat)]
     otake, oover, osafe = o["takes_trick"], o["overtake"], o["safe"]
     if k:
         keys, above = _ranks(t.suit, t.value, CARD_SUIT[cards[0]])
@@ -234,7 +234,7 @@ def write_trick_reading(s, seat: int, out: np.ndarray, o: dict[str, int], n: int
     by the heuristic's steering, and the printed suits in it (version 4, play phase)."""
     base = o["trick_reading"]
     width = trick_reading_width(n)
-    targets = {p: target(s, p) for p in later_seats(s)}
+    targets = {p: target(s, p) for p in later_seats(s, seat)}
     power = s.trumps.power
     trick = s.trick
     for c in bit_list(s.legal_mask()):

@@ -156,7 +156,7 @@ def play_card(s, seat: int, legal: list[int], want: bool, avoid_suit: int) -> in
     best_key = max(_key(c, lead_suit, power) if i else (power[c] or CARD_VALUE[c])
                    for i, c in enumerate(cards))
     follow = s.follow
-    later = [(seat + i) % n for i in range(1, n - len(cards))]
+    later = later_seats(s, seat)
     winning = [c for c in legal if _key(c, lead_suit, power) > best_key]
     losing = [c for c in legal if _key(c, lead_suit, power) <= best_key]
     if want:
@@ -201,10 +201,9 @@ class _Ahead:
         self.follow = follow
 
 
-def later_seats(s) -> list[int]:
-    """The seats still to play to the current trick after the seat to play."""
+def later_seats(s, seat: int) -> list[int]:
+    """The seats still to play to the current trick after ``seat``, which plays next."""
     n = s.num_players
-    seat = s.current_player
     return [(seat + i) % n for i in range(1, n - len(s.trick.cards))]
 
 
@@ -215,7 +214,7 @@ def respond(s, card: int, targets: dict[int, int]) -> list[int]:
     hands = list(s.hands)
     hands[s.current_player] &= ~(1 << card)
     follow = s.follow or s.trumps.group[card]
-    for p in later_seats(s):
+    for p in later_seats(s, s.current_player):
         legal = bit_list(follow_mask(hands[p], follow))
         d = legal[0] if len(legal) == 1 else play_for(_Ahead(s, cards, hands, follow), p,
                                                       legal, targets[p])

@@ -163,6 +163,25 @@ def test_a_short_run_trains_exports_and_resumes(tmp_path):
         state.step(bot.act(Decision(bot.game, state)))
     assert bot.game.options == game_of(cfg).options
 
+    # a checkpoint exports as the bot of the run at that point: the last one is policy.pt's
+    import onnxruntime as ort
+
+    from stichzoo.training.export import export_bot
+
+    last = max(os.listdir(paths.checkpoints), key=lambda f: int(f[6:-3]))
+    ckpt_bot = export_bot(os.path.join(paths.checkpoints, last), str(tmp_path / "ckpt_bot"))
+    size = bot.manifest["observation"]["size"]
+    feed = {"observation": np.random.default_rng(0).random((16, size), dtype=np.float32),
+            "action_mask": np.ones((16, bot.game.num_actions), dtype=np.float32)}
+    outs = [ort.InferenceSession(os.path.join(d, "model.onnx")).run(["logits"], feed)[0]
+            for d in (str(tmp_path / "bot"), ckpt_bot)]
+    np.testing.assert_allclose(outs[0], outs[1], rtol=0, atol=1e-6)
+    lone = tmp_path / "lone" / "checkpoints"  # a checkpoint away from its run's config
+    lone.mkdir(parents=True)
+    th.save(th.load(os.path.join(paths.checkpoints, last), weights_only=False), lone / last)
+    with pytest.raises(ValueError, match=r"config\.yaml is missing"):
+        export_bot(str(lone / last), str(tmp_path / "lone_bot"))
+
     cfg["train"]["total_timesteps"] = 600
     first = max(int(f[6:-3]) for f in os.listdir(paths.checkpoints))
     train(cfg, run_dir=run, resume=True, progress_bar=False, verbose=False)

@@ -585,7 +585,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--quiet", action="store_true", help="no progress bars")
     t.set_defaults(func=cmd_train)
     x = sub.add_parser("export", help="turn a run (or policy file) into an ONNX bot directory")
-    x.add_argument("source", help="a run folder (runs/...) or a policy file (.pt)")
+    x.add_argument("source", help="a run folder (runs/...), a policy file (.pt) or a batch "
+                                  "run's checkpoint (runs/<run>/checkpoints/model_<n>.pt)")
     x.add_argument("--out", required=True, help="bot directory to write")
     x.set_defaults(func=cmd_export)
     v = sub.add_parser("serve", help="serve exported bots over HTTP or JSON lines")

@@ -166,10 +166,11 @@ def test_a_short_run_trains_exports_and_resumes(tmp_path):
     # a checkpoint exports as the bot of the run at that point: the last one is policy.pt's
     import onnxruntime as ort
 
-    from stichzoo.training.export import export_bot
+    from stichzoo.training.checkpoints import export_checkpoint, is_checkpoint
 
     last = max(os.listdir(paths.checkpoints), key=lambda f: int(f[6:-3]))
-    ckpt_bot = export_bot(os.path.join(paths.checkpoints, last), str(tmp_path / "ckpt_bot"))
+    assert is_checkpoint(os.path.join(paths.checkpoints, last)) and not is_checkpoint(paths.policy)
+    ckpt_bot = export_checkpoint(os.path.join(paths.checkpoints, last), str(tmp_path / "ckpt_bot"))
     size = bot.manifest["observation"]["size"]
     feed = {"observation": np.random.default_rng(0).random((16, size), dtype=np.float32),
             "action_mask": np.ones((16, bot.game.num_actions), dtype=np.float32)}
@@ -180,7 +181,7 @@ def test_a_short_run_trains_exports_and_resumes(tmp_path):
     lone.mkdir(parents=True)
     th.save(th.load(os.path.join(paths.checkpoints, last), weights_only=False), lone / last)
     with pytest.raises(ValueError, match=r"config\.yaml is missing"):
-        export_bot(str(lone / last), str(tmp_path / "lone_bot"))
+        export_checkpoint(str(lone / last), str(tmp_path / "lone_bot"))
 
     cfg["train"]["total_timesteps"] = 600
     first = max(int(f[6:-3]) for f in os.listdir(paths.checkpoints))

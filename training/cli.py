@@ -366,10 +366,13 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from stichzoo.training.checkpoints import export_checkpoint, is_checkpoint
     from stichzoo.training.export import export_bot, export_run
 
     if os.path.isdir(args.source):
         out = export_run(args.source, args.out)
+    elif is_checkpoint(args.source):
+        out = export_checkpoint(args.source, args.out)
     else:
         out = export_bot(args.source, args.out)
     print(f"exported {args.source} -> {out} (model.onnx, manifest.json)")

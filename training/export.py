@@ -76,10 +76,9 @@ def export_bot(policy_path: str, out_dir: str, provenance: dict | None = None,
 
     saved = th.load(policy_path, map_location="cpu", weights_only=False)
     header = saved.get("stichzoo")
-    if header is None and isinstance(saved, dict) and "samples" in saved and "policy" in saved:
-        return _export_checkpoint(policy_path, out_dir, provenance, opset)
     if header is None:
-        raise ValueError(f"{policy_path}: not a stichzoo policy file")
+        raise ValueError(f"{policy_path}: not a stichzoo policy file (a batch run's checkpoint "
+                         f"exports with training.checkpoints.export_checkpoint)")
     cls = envs.game_class(header["game"])
     game = cls(build_options(cls.Options, header["game"], header["options"]))
     from stichzoo.policies.learned import TorchPolicy
@@ -88,43 +87,6 @@ def export_bot(policy_path: str, out_dir: str, provenance: dict | None = None,
     provenance = {**{k: v for k, v in header.items() if k not in ("options", "policy_class")},
                   "policy_file": os.path.basename(policy_path), **(provenance or {})}
     return export_module(ActorForExport(policy.net).eval(), game, out_dir, provenance, opset)
-
-
-def checkpoint_policy(checkpoint: str, policy_path: str) -> int:
-    """Write the policy file of a batch-trainer checkpoint (``<run>/checkpoints/model_<n>.pt``,
-    training state without a header) as the run would have saved it at that point; returns
-    its samples.  The network is rebuilt from the run's ``config.yaml``, so a run's earlier
-    points can be measured as bots (the checkpoint at the run's end equals its ``policy.pt``).
-    """
-    from stichzoo.policies.learned import save_policy
-    from stichzoo.training import config as config_mod
-    from stichzoo.training.batch_ppo import _policy
-
-    run_dir = os.path.dirname(os.path.dirname(os.path.abspath(checkpoint)))
-    cfg_path = os.path.join(run_dir, "config.yaml")
-    if not os.path.exists(cfg_path):
-        raise ValueError(f"{checkpoint}: a checkpoint is read with its run's config.yaml, and "
-                         f"{cfg_path} is missing")
-    cfg = config_mod.load(cfg_path)
-    game = config_mod.game_of(cfg)
-    state = th.load(checkpoint, map_location="cpu", weights_only=False)
-    policy = _policy(cfg, game, "cpu")
-    policy.load_state_dict(state["policy"])
-    samples = int(state["samples"])
-    save_policy(policy, game, policy_path, {"steps": samples, "run": os.path.basename(run_dir)})
-    return samples
-
-
-def _export_checkpoint(checkpoint: str, out_dir: str, provenance: dict | None,
-                       opset: int) -> str:
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "policy.pt")
-        checkpoint_policy(checkpoint, path)
-        out = export_bot(path, out_dir, {"checkpoint": os.path.basename(checkpoint),
-                                         **(provenance or {})}, opset)
-    return out
 
 
 def export_module(module: nn.Module, game, out_dir: str, provenance: dict,

@@ -168,9 +168,9 @@ def test_a_short_run_trains_exports_and_resumes(tmp_path):
 
     from stichzoo.training.checkpoints import export_checkpoint, is_checkpoint
 
-    last = max(os.listdir(paths.checkpoints), key=lambda f: int(f[6:-3]))
-    assert is_checkpoint(os.path.join(paths.checkpoints, last)) and not is_checkpoint(paths.policy)
-    ckpt_bot = export_checkpoint(os.path.join(paths.checkpoints, last), str(tmp_path / "ckpt_bot"))
+    last, _ = paths.latest_checkpoint(".pt")
+    assert is_checkpoint(last) and not is_checkpoint(paths.policy)
+    ckpt_bot = export_checkpoint(last, str(tmp_path / "ckpt_bot"))
     size = bot.manifest["observation"]["size"]
     feed = {"observation": np.random.default_rng(0).random((16, size), dtype=np.float32),
             "action_mask": np.ones((16, bot.game.num_actions), dtype=np.float32)}
@@ -179,9 +179,10 @@ def test_a_short_run_trains_exports_and_resumes(tmp_path):
     np.testing.assert_allclose(outs[0], outs[1], rtol=0, atol=1e-6)
     lone = tmp_path / "lone" / "checkpoints"  # a checkpoint away from its run's config
     lone.mkdir(parents=True)
-    th.save(th.load(os.path.join(paths.checkpoints, last), weights_only=False), lone / last)
+    name = os.path.basename(last)
+    th.save(th.load(last, weights_only=False), lone / name)
     with pytest.raises(ValueError, match=r"config\.yaml is missing"):
-        export_checkpoint(str(lone / last), str(tmp_path / "lone_bot"))
+        export_checkpoint(str(lone / name), str(tmp_path / "lone_bot"))
 
     cfg["train"]["total_timesteps"] = 600
     first = max(int(f[6:-3]) for f in os.listdir(paths.checkpoints))

@@ -81,7 +81,7 @@ def test_behaviour_clone_fits_soft_targets_not_the_choice():
     fitting the choice would drive it towards 1."""
     import torch as th
 
-    from stichzoo.training.batch_ppo import _policy
+    from stichzoo.training.batch_ppo import build_network
     from stichzoo.training.pretrain import behaviour_clone
 
     cfg = config_mod.validate({**tiny_config("wizard"), "algo": "batch_ppo"})
@@ -89,7 +89,7 @@ def test_behaviour_clone_fits_soft_targets_not_the_choice():
     th.manual_seed(0)
     threads = th.get_num_threads()
     th.set_num_threads(1)
-    policy = _policy(cfg, game, "cpu")
+    policy = build_network(cfg, game, "cpu")
     size = policy.observation_space.shape[0]
     n = 64
     mask = np.zeros((n, game.num_actions), bool)
@@ -146,9 +146,9 @@ def test_later_iterations_label_the_learners_own_games(monkeypatch, tmp_path):
     cfg = config_mod.validate(cfg)
     game = config_mod.game_of(cfg)
     players = _spy_players(monkeypatch, expert)
-    from stichzoo.training.batch_ppo import _policy
+    from stichzoo.training.batch_ppo import build_network
 
-    policy = _policy(cfg, game, "cpu")
+    policy = build_network(cfg, game, "cpu")
     rows = []
     paths = RunPaths(str(tmp_path))
     stats = expert.expert_iteration(policy, cfg, paths, game, False,
@@ -164,16 +164,16 @@ def test_later_iterations_label_the_learners_own_games(monkeypatch, tmp_path):
 def test_a_run_starts_from_a_shipped_bots_network():
     """The bot's actor loaded into its own recipe's policy plays exactly as the bot; another
     architecture is refused by name."""
-    from stichzoo.training.batch_ppo import _policy
+    from stichzoo.training.batch_ppo import build_network
     from stichzoo.training.config import load
     from stichzoo.training.from_bot import load_bot_actor
 
     cfg = load("policies/bots/hoch_tief/config.yaml")
     game = config_mod.game_of(cfg)
-    load_bot_actor(_policy(cfg, game, "cpu"), "policies/bots/hoch_tief", game)  # checks play
+    load_bot_actor(build_network(cfg, game, "cpu"), "policies/bots/hoch_tief", game)  # checks play
     cfg["train"]["net_arch"] = [64, 64]
     with pytest.raises(ValueError, match="has no place in this policy"):
-        load_bot_actor(_policy(cfg, game, "cpu"), "policies/bots/hoch_tief", game)
+        load_bot_actor(build_network(cfg, game, "cpu"), "policies/bots/hoch_tief", game)
     bad = {**tiny_config("wizard"), "algo": "batch_ppo", "expert": {"start": "policies"}}
     with pytest.raises(ValueError, match="is not a bot folder"):
         config_mod.validate(bad)
@@ -205,7 +205,7 @@ def test_the_improve_prior_is_the_network_or_the_fixed_start(monkeypatch, tmp_pa
     import torch as th
 
     from stichzoo.training import expert
-    from stichzoo.training.batch_ppo import _policy
+    from stichzoo.training.batch_ppo import build_network
     from stichzoo.training.runs import RunPaths
     from tests.test_batch_ppo import _tiny_batch_config
 
@@ -215,7 +215,7 @@ def test_the_improve_prior_is_the_network_or_the_fixed_start(monkeypatch, tmp_pa
     cfg["eval"].update(every=0, opponents=[])
     cfg = config_mod.validate(cfg)
     game = config_mod.game_of(cfg)
-    policy = _policy(cfg, game, "cpu")
+    policy = build_network(cfg, game, "cpu")
     start = {k: v.clone() for k, v in policy.state_dict().items()}
     priors = []
     real = expert.masked_logits
@@ -241,7 +241,7 @@ def test_a_trick_bidding_start_keeps_its_bids(monkeypatch, tmp_path):
     (``expert/iteration_<k>/``), not by the policy file's own bid head."""
     from stichzoo.policies.onnx_bot import verify_bot
     from stichzoo.training import expert
-    from stichzoo.training.batch_ppo import _policy
+    from stichzoo.training.batch_ppo import build_network
     from stichzoo.training.from_bot import load_bot_actor
     from stichzoo.training.runs import RunPaths
 
@@ -251,7 +251,7 @@ def test_a_trick_bidding_start_keeps_its_bids(monkeypatch, tmp_path):
     cfg["eval"].update(opponents=[])
     game = config_mod.game_of(cfg)
     players = _spy_players(monkeypatch, expert)
-    policy = load_bot_actor(_policy(cfg, game, "cpu"), "policies/bots/wizard", game)
+    policy = load_bot_actor(build_network(cfg, game, "cpu"), "policies/bots/wizard", game)
     expert.expert_iteration(policy, cfg, RunPaths(str(tmp_path)), game, False,
                             lambda *row: None)
     first = str(tmp_path / "expert" / "iteration_0")

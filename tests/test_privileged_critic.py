@@ -65,7 +65,7 @@ def test_the_privileged_input_is_the_other_hands_in_relative_seat_order(game, op
 def test_the_actor_reads_no_hidden_card_the_critic_does():
     """Re-deal what the seat cannot see: its observation, and so the actor's logits, stay
     identical; the privileged input changes, and with it the critic's value."""
-    from stichzoo.training.batch_ppo import _logits_values, _policy
+    from stichzoo.training.batch_ppo import build_network, logits_values
 
     cfg = config_mod.validate({"game": "hoch_tief", "algo": "batch_ppo",
                                "options": {"num_players": 4},
@@ -77,7 +77,7 @@ def test_the_actor_reads_no_hidden_card_the_critic_does():
         engine.step(engine.sample_legal(rng))
     game = engine.game
     th.manual_seed(0)
-    policy = _policy(cfg, game, "cpu")
+    policy = build_network(cfg, game, "cpu")
     critic = PrivilegedCritic(engine.obs_size, privileged_size(game), [32])
     seats = engine.to_act.copy()
     worlds = [engine.states, [game.determinize(s, int(seat), random.Random(7))
@@ -89,14 +89,14 @@ def test_the_actor_reads_no_hidden_card_the_critic_does():
             engine.encoder.encode(s, int(seat), o[i])
         h = privileged_features(game, states, seats)
         with th.no_grad():
-            lg, v = _logits_values(policy, th.as_tensor(o), critic, th.as_tensor(h))
+            lg, v = logits_values(policy, th.as_tensor(o), critic, th.as_tensor(h))
         obs.append(o), hidden.append(h), logits.append(lg), values.append(v)
     assert np.array_equal(obs[0], obs[1])  # the seat sees the same table
     assert (hidden[0] != hidden[1]).any(axis=1).all()  # every game's other hands re-dealt
     assert th.equal(logits[0], logits[1])  # the actor: bit for bit the same
     assert not th.equal(values[0], values[1])  # the critic: it reads the deal
     with th.no_grad():  # and the actor's logits are the observation critic's run's logits
-        assert th.equal(logits[0], _logits_values(policy, th.as_tensor(obs[0]))[0])
+        assert th.equal(logits[0], logits_values(policy, th.as_tensor(obs[0]))[0])
 
 
 def test_the_warm_start_data_is_the_same_with_the_hidden_deal_beside_it():

@@ -216,14 +216,14 @@ def test_the_shipped_bots_actor_and_bids_come_back_as_the_same_bot(tmp_path):
     exported with the bot's own trick model (``rebid``), plays exactly as the shipped bot -
     bids and cards."""
     from stichzoo.training import config as config_mod
-    from stichzoo.training.batch_ppo import _policy
+    from stichzoo.training.batch_ppo import build_network
     from stichzoo.training.from_bot import has_trick_bids, load_bot_actor
 
     folder = shipped_bot("wizard")
     assert has_trick_bids(folder) and not has_trick_bids(shipped_bot("hoch_tief"))
     cfg = config_mod.load(f"{folder}/config.yaml")
     game = config_mod.game_of(cfg)
-    policy = load_bot_actor(_policy(cfg, game, "cpu"), folder, game)
+    policy = load_bot_actor(build_network(cfg, game, "cpu"), folder, game)
     out = tricks.rebid(policy, folder, str(tmp_path / "bot"), game, {"test": True})
     manifest, _, _ = verify_bot(out)
     assert manifest["provenance"]["bids_from"] == folder

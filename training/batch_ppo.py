@@ -191,8 +191,8 @@ class League:
         return seats
 
 
-def _logits_values(policy, obs: th.Tensor, critic=None,
-                   privileged: th.Tensor | None = None) -> tuple[th.Tensor, th.Tensor]:
+def logits_values(policy, obs: th.Tensor, critic=None,
+                  privileged: th.Tensor | None = None) -> tuple[th.Tensor, th.Tensor]:
     """The policy's raw heads: action logits and values (SB3's modules, no distribution).
 
     With a privileged ``critic`` the values are its own, from the observation and the
@@ -214,7 +214,7 @@ def _act(policy, obs: np.ndarray, mask: np.ndarray, device: str, gen: th.Generat
     """Sample one legal action per row (Gumbel-max over the masked logits); log-prob, value."""
     with th.no_grad():
         priv = None if critic is None else th.as_tensor(privileged, device=device)
-        logits, values = _logits_values(policy, th.as_tensor(obs, device=device), critic, priv)
+        logits, values = logits_values(policy, th.as_tensor(obs, device=device), critic, priv)
         logp = _masked_log_probs(logits, th.as_tensor(mask, device=device))
         u = th.rand(logp.shape, generator=gen, device="cpu").to(device)
         actions = (logp - th.log(-th.log(u.clamp_min(1e-12)))).argmax(dim=1)
@@ -335,8 +335,14 @@ class SelfPlay:
                      "learner_share": learner / max(decisions, 1)}
 
 
-def _policy(cfg: dict, game, device: str):
-    """The SB3 (Maskable) policy module the SB3 path trains - same classes, same files."""
+def build_network(cfg: dict, game, device: str = "cpu"):
+    """A fresh network of ``cfg``'s ``train.heads`` and ``train.net_arch`` for ``game``.
+
+    The SB3 (Maskable) policy module the SB3 path trains - same classes, same files - so a
+    batch run's ``policy.pt``, a checkpoint and an RLlib module all load into it.  The
+    trainer, the checkpoint export, the RLlib module and the repro probes build it here,
+    so there is one place that turns a config into a network.
+    """
     from gymnasium import spaces
 
     from stichzoo.policies.base import encoder_for
@@ -412,7 +418,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     # the network's first weights from the run's seed: without it a rerun of the same config
     # starts elsewhere (found when two expert runs of one recipe differed after one fit)
     th.manual_seed(cfg["seed"])
-    policy = _policy(cfg, game, device)
+    policy = build_network(cfg, game, device)
     # train.critic: privileged - a value network of its own over the observation and the
     # hidden deal; built after the policy, so the actor's first weights are the same
     critic = None
@@ -617,7 +623,7 @@ def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str,
             idx = order[start:start + t["batch_size"]]
             if len(idx) < 2:
                 continue
-            logits, values = _logits_values(policy, obs[idx], critic,
+            logits, values = logits_values(policy, obs[idx], critic,
                                             None if priv is None else priv[idx])
             log_probs = _masked_log_probs(logits, mask[idx])
             logp = log_probs.gather(1, actions[idx][:, None])[:, 0]

@@ -30,7 +30,7 @@ def checkpoint_policy(checkpoint: str, policy_path: str) -> int:
     returns its samples.  The run's ``config.yaml`` (two folders up) builds the network."""
     from stichzoo.policies.learned import save_policy
     from stichzoo.training import config as config_mod
-    from stichzoo.training.batch_ppo import _policy
+    from stichzoo.training.batch_ppo import build_network
 
     run_dir = os.path.dirname(os.path.dirname(os.path.abspath(checkpoint)))
     cfg_path = os.path.join(run_dir, "config.yaml")
@@ -40,7 +40,7 @@ def checkpoint_policy(checkpoint: str, policy_path: str) -> int:
     cfg = config_mod.load(cfg_path)
     game = config_mod.game_of(cfg)
     state = th.load(checkpoint, map_location="cpu", weights_only=False)
-    policy = _policy(cfg, game, "cpu")
+    policy = build_network(cfg, game, "cpu")
     policy.load_state_dict(state["policy"])
     samples = int(state["samples"])
     save_policy(policy, game, policy_path, {"steps": samples, "run": os.path.basename(run_dir)})

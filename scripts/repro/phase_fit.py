@@ -28,7 +28,7 @@ import numpy as np
 from stichzoo.policies.learned import save_policy
 from stichzoo.policies.onnx_bot import bot_folder
 from stichzoo.training import config as config_mod
-from stichzoo.training.batch_ppo import _policy
+from stichzoo.training.batch_ppo import build_network
 from stichzoo.training.distil import improved_targets
 from stichzoo.training.expert import masked_logits
 from stichzoo.training.from_bot import load_bot_actor
@@ -50,7 +50,7 @@ def parse_variant(text: str) -> dict:
 
 
 def start_policy(cfg: dict, game):
-    policy = _policy(cfg, game, "cpu")
+    policy = build_network(cfg, game, "cpu")
     load_bot_actor(policy, bot_folder(cfg["expert"]["start"]), game)
     return policy
 

@@ -65,7 +65,7 @@ from stichzoo.envs.registry import env_module
 from stichzoo.policies.base import encoder_for
 from stichzoo.policies.learned import save_policy
 from stichzoo.training import config as config_mod
-from stichzoo.training.batch_ppo import _policy
+from stichzoo.training.batch_ppo import build_network
 from stichzoo.training.config import game_of
 from stichzoo.training.expert import fidelity
 from stichzoo.training.labels import search_labels, teacher_data
@@ -245,7 +245,7 @@ def main() -> None:
         c = copy.deepcopy(cfg)
         c["train"]["net_arch"] = [int(x) for x in arch.split(",")]
         th.manual_seed(cfg["seed"])  # each network's start as the first: a rerun repeats it
-        policy = _policy(c, game, "cpu")
+        policy = build_network(c, game, "cpu")
         start = time.time()
         behaviour_clone(policy, train, args.epochs, cfg["pretrain"]["batch_size"],
                         cfg["pretrain"]["learning_rate"], verbose=False,
@@ -270,7 +270,7 @@ def main() -> None:
         e = c["expert"]
         th.manual_seed(cfg["seed"])
         variants = [("imitation + search labels", policy, fit),
-                    ("search labels alone", _policy(cfg, game, "cpu"), fit)]
+                    ("search labels alone", build_network(cfg, game, "cpu"), fit)]
         if "target" in fit:  # the same labels' choices too: the soft targets' own share
             choices = {k: v for k, v in fit.items() if k != "target"}
             variants.append(("imitation + search choices", copy.deepcopy(policy), choices))

@@ -46,7 +46,7 @@ def heldout(runs: list[str], count: int, seed: int) -> None:
     import torch as th
 
     from stichzoo.training import config as config_mod
-    from stichzoo.training.batch_ppo import _logits_values, _policy
+    from stichzoo.training.batch_ppo import build_network, logits_values
     from stichzoo.training.privileged import PrivilegedCritic, privileged_size
     from stichzoo.training.runs import RunPaths
 
@@ -64,7 +64,7 @@ def heldout(runs: list[str], count: int, seed: int) -> None:
             ret = data["return"].astype(np.float64)
         ckpt = th.load(RunPaths(run).latest_checkpoint(".pt")[0], map_location="cpu",
                        weights_only=False)
-        policy = _policy(cfg, game, "cpu")
+        policy = build_network(cfg, game, "cpu")
         policy.load_state_dict(ckpt["policy"])
         critic = None
         if "critic" in ckpt:
@@ -74,7 +74,7 @@ def heldout(runs: list[str], count: int, seed: int) -> None:
         policy.set_training_mode(False)
         with th.no_grad():
             values = np.concatenate([
-                _logits_values(policy, obs[i:i + 8192], critic, priv[i:i + 8192])[1].numpy()
+                logits_values(policy, obs[i:i + 8192], critic, priv[i:i + 8192])[1].numpy()
                 for i in range(0, len(ret), 8192)]).astype(np.float64)
         err = ret - values
         print(f"| {os.path.basename(os.path.normpath(run))} | {cfg['train']['critic']} | "

@@ -524,7 +524,8 @@ def test_bench_script_measures_both(tmp_path):
     config = tmp_path / "tiny.yaml"
     config.write_text(yaml.safe_dump(TINY))
     out = subprocess.run([sys.executable, "scripts/bench/train_rllib.py", "--config", str(config),
-                          "--seconds", "15", "--runners", "0", "--json"], cwd=ROOT,
+                          "--seconds", "120", "--samples", "300", "--runners", "0",
+                          "--json"], cwd=ROOT,
                          capture_output=True, text=True, timeout=300,
                          env={**os.environ, **LOCAL_RAY_ENV})
     assert out.returncode == 0, out.stderr
@@ -532,3 +533,5 @@ def test_bench_script_measures_both(tmp_path):
     assert set(results) == {"batch_ppo", "rllib_ppo:0_env_runners"}
     assert all(r["samples_per_s"] > 0 for r in results.values())  # (the budget includes
     assert results["rllib_ppo:0_env_runners"]["iterations"] >= 1    # building the algorithm)
+    assert json.loads(out.stdout)["samples"] == 300   # each run ended by its samples, not the
+    assert all(r["samples"] >= 300 for r in results.values())   # clock (one iteration each)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The shipped Geheimtrumpf bot (policies/bots/geheimtrumpf): configs/geheimtrumpf.yaml
+# The first two legs of the shipped Geheimtrumpf bot (the v4 bot shipped before it):
+# configs/geheimtrumpf.yaml
 # (heuristic imitation on 400k decisions, then 806k PPO samples at a constant step of
 # 1e-4), resumed in the same run folder for as many samples again with the step decaying
 # linearly to 0 (train.lr_schedule) - then the export.  About 31 minutes on the quiet
@@ -8,8 +9,10 @@
 # Since the v3 bot with reward margin (docs/levers.md "The margin reward"), leg 1 sets
 # env.reward=margin and the resume keeps it; arguments after RUN_DIR go to leg 1 and win
 # (--set env.reward=score: the recipe of every Geheimtrumpf bot before it).
+# The shipped bot has a third leg since (scripts/repro/geheimtrumpf_3legs.sh, which runs
+# this script with BOT_OUT set to a folder of the run).
 #   bash scripts/repro/geheimtrumpf_2legs.sh [RUN_DIR [--set KEY=VALUE ...]]
-#   (default runs/geheimtrumpf_2legs)
+#   (default runs/geheimtrumpf_2legs; the bot goes to $BOT_OUT, default policies/bots/geheimtrumpf)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 run=${1:-runs/geheimtrumpf_2legs}
@@ -19,4 +22,4 @@ shift || true
 .venv/bin/stichzoo train --resume "$run" --set train.lr_schedule=linear \
     --set train.total_timesteps=1612232 --set train.max_minutes=100 \
     --set train.torch_threads=1 --final-eval
-.venv/bin/stichzoo export "$run" --out policies/bots/geheimtrumpf
+.venv/bin/stichzoo export "$run" --out "${BOT_OUT:-policies/bots/geheimtrumpf}"

@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 run=${1:-runs/geheimtrumpf_legs}
-selfplay=${2:-2}
+selfplay=${2:-3}
 shift $(( $# < 2 ? $# : 2 ))
 leg=806116   # learner samples per leg: the v0 bot's 15 minutes
 BOT_OUT="$run/leg2_bot" bash scripts/repro/geheimtrumpf_2legs.sh "$run" "$@"

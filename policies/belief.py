@@ -47,6 +47,7 @@ from stichzoo.envs.core.game import Game, GameState
 from stichzoo.envs.core.tricks import plays_by_seat
 from stichzoo.envs.hoch_tief.rules import HAND_SIZE
 from stichzoo.envs.registry import env_module
+from stichzoo.envs.silberne_ananas import rules as ananas
 from stichzoo.envs.wizard.rules import (
     DECK_SIZE,
     JESTER0,
@@ -290,8 +291,102 @@ class HochTiefBelief:
         return self.game.world_of(root, placed_hands(root, seat, hidden, locations), rng)
 
 
+class SilberneAnanasBelief:
+    """Silberne Ananas' side: the other two hands hold every unseen card (all 33 are dealt);
+    besides the voids, a seat that showed out without playing the Joker cannot hold it."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.n = n = game.num_players
+        self.locations = n - 1
+        self.encoder = env_module(game.name).raw_env.encoder_cls(game)
+        self.obs_size = self.encoder.layout.size
+        self.deck = ananas.DECK_SIZE
+        self.size = self.obs_size + (n - 1) * ananas.DECK_SIZE
+        deck, suit = ananas.DECK_SIZE, ananas.CARD_SUIT
+        self._suit = np.array([[1.0 if suit[c] == k else 0.0 for k in range(ananas.NUM_SUITS)]
+                               for c in range(deck)], np.float32)
+        self._above = np.array([[1.0 if suit[c] >= 0 and suit[d] == suit[c] and d > c else 0.0
+                                 for d in range(deck)] for c in range(deck)], np.float32)
+        rank = np.array([(c % ananas.NUM_RANKS + 1) / ananas.NUM_RANKS if suit[c] >= 0 else 0.0
+                         for c in range(deck)], np.float32)
+        joker = np.array([float(c == ananas.JOKER) for c in range(deck)], np.float32)
+        self._const = np.concatenate([self._suit, rank[:, None], joker[:, None]], axis=1)
+        self.card_size = self._const.shape[1] + 2 + (n - 1)
+
+    def played(self, state: GameState) -> list[int]:
+        """Each seat's cards played this deal."""
+        return plays_by_seat(state.history, self.n, state.played.bit_count(), self.deck)
+
+    def features(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The seat's observation, then per other seat (relative 1..n-1) its cards played this
+        deal (the observation keeps the played set, not who played what)."""
+        if out is None:
+            out = np.zeros(self.size, np.float32)
+        self.encoder.encode(state, seat, out[:self.obs_size])
+        out[self.obs_size:] = 0.0
+        played = self.played(state)
+        for rel in range(1, self.n):
+            for c in bit_list(played[(seat + rel) % self.n]):
+                out[self.obs_size + (rel - 1) * self.deck + c] = 1.0
+        return out
+
+    def card_features(self, features: np.ndarray) -> np.ndarray:
+        """Per card (batched, from the features alone): its suit (4, none for the Joker), rank
+        / 8, Joker, the unseen cards of its suit above and below it / 8, and per other seat
+        whether it cannot hold the card (void in its suit; for the Joker: showed out without
+        playing it)."""
+        o = self.encoder.layout.offsets
+        x = features
+        hand = x[..., o["hand"]:o["hand"] + ananas.DECK_SIZE]
+        played = x[..., o["played"]:o["played"] + ananas.DECK_SIZE]
+        unseen = 1.0 - hand - played
+        above = unseen @ self._above.T / ananas.NUM_RANKS
+        below = unseen @ self._above / ananas.NUM_RANKS
+        voids = x[..., o["voids"]:o["voids"] + self.n * ananas.NUM_SUITS]
+        no_joker = x[..., o["no_joker"]:o["no_joker"] + self.n]
+        banned = []
+        for r in range(1, self.n):
+            b = voids[..., r * ananas.NUM_SUITS:(r + 1) * ananas.NUM_SUITS] @ self._suit.T
+            b[..., ananas.JOKER] = no_joker[..., r]
+            banned.append(b)
+        const = np.broadcast_to(self._const, (*x.shape[:-1], *self._const.shape))
+        return np.concatenate([const, above[..., None], below[..., None],
+                               *(b[..., None] for b in banned)], axis=-1).astype(np.float32)
+
+    def hidden(self, state: GameState, seat: int) -> Hidden:
+        """The other hands' cards and where they may lie (hand sizes, voids, the Joker)."""
+        cards, sizes, bans = 0, [], []
+        for rel in range(1, self.n):
+            p = (seat + rel) % self.n
+            cards |= state.hands[p]
+            sizes.append(state.hands[p].bit_count())
+            bans.append(ananas.banned_cards(state, p))
+        return Hidden(bit_list(cards), sizes, bans)
+
+    def truth(self, state: GameState, seat: int, hidden: Hidden) -> list[int]:
+        where = {}
+        for rel in range(1, self.n):
+            for c in bit_list(state.hands[(seat + rel) % self.n]):
+                where[c] = rel - 1
+        return [where[c] for c in hidden.cards]
+
+    def stage(self, state: GameState) -> str:
+        """play early (the first five tricks of the deal), play late."""
+        early = state.played.bit_count() < 5 * self.n
+        return "play early" if early else "play late"
+
+    def view_key(self, state: GameState, seat: int) -> tuple:
+        return (seat, state.hands[seat], state.deal_index, tuple(state.history))
+
+    def world(self, root: GameState, seat: int, hidden: Hidden, locations: list[int],
+              rng: random.Random) -> GameState:
+        return self.game.world_of(root, placed_hands(root, seat, hidden, locations), rng)
+
+
 #: the games with a belief model, by name
-ADAPTERS = {"wizard": WizardBelief, "hoch_tief": HochTiefBelief}
+ADAPTERS = {"wizard": WizardBelief, "hoch_tief": HochTiefBelief,
+            "silberne_ananas": SilberneAnanasBelief}
 
 
 def adapter(game: Game):

@@ -146,6 +146,47 @@ def test_hoch_tief_worlds_keep_every_constraint_and_the_search_is_honest():
     assert checks >= 18 and voids > 0
 
 
+def test_silberne_ananas_worlds_keep_every_constraint_and_the_search_is_honest():
+    cls = game_class("silberne_ananas")
+    game = cls(cls.Options(match=False))
+    model = random_model(game, seed=4)
+    side = adapter(game)
+    inference = BeliefInference(game, model, temper=2.0)
+    rng = random.Random(6)
+    checks = voids = jokers = 0
+    for s in itertools.chain(*(states(game, seed, 2, 24) for seed in (12, 13))):
+        seat = s.current_player
+        hidden = side.hidden(s, seat)
+        assert hidden.cards == sorted(hidden.cards) and len(hidden.sizes) == 2
+        assert side.truth(s, seat, hidden) == [0 if s.hands[(seat + 1) % 3] >> c & 1 else 1
+                                               for c in hidden.cards]
+        locations, _ = inference.draft(s, seat, rng)
+        w = inference.finish(s, seat, locations, rng)
+        assert w.hands[seat] == s.hands[seat] and w.played == s.played
+        for p in range(game.num_players):
+            assert w.hands[p].bit_count() == s.hands[p].bit_count()
+            for suit in range(4):
+                if s.voids[p] >> suit & 1:
+                    voids += 1
+                    assert not w.hands[p] & (0xFF << 8 * suit)
+            if s.no_joker[p] and p != seat:
+                jokers += 1
+                assert not w.hands[p] >> 32 & 1
+        assert snapshot(replay(game, w)) == snapshot(w)
+        if checks % 4 == 0 and len(s.legal_actions()) > 1:
+            r = redeal(game, s, seat, rng)
+            x, xr = side.features(s, seat), side.features(r, seat)
+            assert np.array_equal(model.probabilities(x, side.card_features(x)),
+                                  model.probabilities(xr, side.card_features(xr)))
+            want = belief_pimc(game, model).act(Decision(game, s))
+            assert belief_pimc(game, model).act(Decision(game, r)) == want
+        checks += 1
+    assert checks >= 30 and voids > 0 and jokers > 0
+    s = game.new_game(5)  # the bundled model (configs/belief/silberne_ananas.yaml) plays
+    assert build_policy("pimc:belief=silberne_ananas,worlds=2", game,
+                        seed=0).act(Decision(game, s)) in s.legal_actions()
+
+
 def _deals(hidden: Hidden):
     """Every assignment of the cards to locations that fits sizes and bans."""
     nb = len(hidden.sizes)

@@ -276,24 +276,14 @@ class SilberneAnanasGame(Game):
         (the cards each player held at the start of the deal), and the deck
         orders of future deals are reshuffled.  Past deals are public.
         """
-        c = state.clone()
         if state.over:
-            return c
+            return state.clone()
         others = [p for p in range(NUM_PLAYERS) if p != seat]
         a, b = others
         need_a = state.hands[a].bit_count()
         need_b = state.hands[b].bit_count()
         pool = state.hands[a] | state.hands[b]  # = unseen: not own, not played
-        banned = []
-        for p in others:
-            m = 0
-            v = state.voids[p]
-            for suit in range(NUM_SUITS):
-                if (v >> suit) & 1:
-                    m |= SUIT_MASK[suit]
-            if state.no_joker[p]:
-                m |= JOKER_BIT
-            banned.append(m)
+        banned = [banned_cards(state, p) for p in others]
         only_a = pool & banned[1]
         only_b = pool & banned[0]
         if only_a & only_b:
@@ -306,9 +296,22 @@ class SilberneAnanasGame(Game):
         hand_a = only_a
         for card in free[:k]:
             hand_a |= 1 << card
-        c.hands[a] = hand_a
-        c.hands[b] = pool ^ hand_a
-        assert c.hands[b].bit_count() == need_b
+        hands = state.hands[:]
+        hands[a] = hand_a
+        hands[b] = pool ^ hand_a
+        assert hands[b].bit_count() == need_b
+        return self.world_of(state, hands, rng)
+
+    def world_of(self, state: SilberneAnanasState, hands: list[int],
+                 rng: random.Random) -> SilberneAnanasState:
+        """The second step of :meth:`determinize`: a copy of ``state`` (in a deal) holding
+        ``hands`` (every seat's; the other two re-drawn), its deck orders rebuilt to match.
+
+        Apart so that a search drawing hands its own way (a belief model,
+        ``pimc:belief``) builds its worlds as ``determinize`` does, draw for draw.
+        """
+        c = state.clone()
+        c.hands = hands[:]
         # the current deal's order: each player's starting hand, consistent with the new hands
         start = c.hands[:]
         for p, action in state.history[(DECK_SIZE + 1) * state.deal_index:]:
@@ -337,6 +340,18 @@ class SilberneAnanasGame(Game):
         if GIVE0 <= action < NUM_ACTIONS:
             return f"give {GIVE_NAMES[action - GIVE0]}"
         return f"<invalid {action}>"
+
+
+def banned_cards(state: SilberneAnanasState, player: int) -> int:
+    """The cards ``player`` cannot hold, as everybody saw: the suits it showed out of, and
+    the Joker once it showed out without playing it or the Joker is out."""
+    m = 0
+    for suit in range(NUM_SUITS):
+        if (state.voids[player] >> suit) & 1:
+            m |= SUIT_MASK[suit]
+    if state.no_joker[player]:
+        m |= JOKER_BIT
+    return m
 
 
 class SilberneAnanasState(GameState):

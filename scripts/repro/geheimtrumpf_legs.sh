@@ -6,13 +6,13 @@
 # once more and no heuristic seats: the learner and its frozen snapshots fill the table
 # (docs/levers.md "Geheimtrumpf: legs without the heuristic"); then the export.  A leg
 # without rule-bot seats is the fastest (about 9.5 minutes on the quiet 2-core machine; the
-# two legs before it 19.1 + 13.8).
+# two legs before it 19.1 + 13.8; the sixth, 8.2).
 #   bash scripts/repro/geheimtrumpf_legs.sh [RUN_DIR [SELFPLAY [--set KEY=VALUE ...]]]
 #   (default runs/geheimtrumpf_legs and the shipped bot's count; --sets go to leg 1)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 run=${1:-runs/geheimtrumpf_legs}
-selfplay=${2:-3}
+selfplay=${2:-4}
 shift $(( $# < 2 ? $# : 2 ))
 leg=806116   # learner samples per leg: the v0 bot's 15 minutes
 BOT_OUT="$run/leg2_bot" bash scripts/repro/geheimtrumpf_2legs.sh "$run" "$@"

@@ -9,8 +9,8 @@
 # the trick pipeline (the recipe of configs/tricks/wizard.yaml) refits them on the last
 # generation's actor.  Other games' generations are exported as bots (stichzoo export).
 #   bash scripts/repro/expert_generations.sh GAME [GENERATIONS] [--ship]   (default 4)
-# A generation already finished in runs/<game>_expert (its `seconds` file) is kept, so an
-# interrupted run goes on where it stopped.  Bots: runs/<game>_expert/gen_<g>/bot (or, for
+# A generation already finished in runs/<game>_expert (its `seconds` file) is kept, and so
+# is a bid refit of the same last actor, so an interrupted run goes on where it stopped.  Bots: runs/<game>_expert/gen_<g>/bot (or, for
 # a trick bidder, gen_<g>/expert/iteration_<k>) and runs/wizard_expert/tricks/bot.
 # --ship puts the last bot in policies/bots/<game> (the bot it started from, if still
 # there, in policies/bots/<game>/start) and stamps its manifest (scripts/repro/stamp_bot.py:
@@ -49,10 +49,15 @@ for g in $(seq 1 "$generations"); do
 done
 last="$start"
 if [ -d "$root/gen_$generations/expert/iteration_$iterations" ]; then   # Wizard's bids
-    sed "s|^bot: .*|bot: $start|" "configs/tricks/$game.yaml" > "$root/tricks.yaml"
-    SECONDS=0
-    .venv/bin/stichzoo tricks "$game" --config "$root/tricks.yaml" --out "$root/tricks"
-    echo "$SECONDS" > "$root/tricks/seconds"
+    # a refit already finished on this actor is kept (its `from` file names the actor)
+    if [ ! -f "$root/tricks/seconds" ] || [ "$(cat "$root/tricks/from" 2>/dev/null)" != "$start" ]; then
+        rm -rf "$root/tricks"
+        sed "s|^bot: .*|bot: $start|" "configs/tricks/$game.yaml" > "$root/tricks.yaml"
+        SECONDS=0
+        .venv/bin/stichzoo tricks "$game" --config "$root/tricks.yaml" --out "$root/tricks"
+        echo "$SECONDS" > "$root/tricks/seconds"
+        echo "$start" > "$root/tricks/from"
+    fi
     last="$root/tricks/bot"
 fi
 [ "$ship" = --ship ] || exit 0

@@ -7,7 +7,8 @@
 # committed (seed 0); generation g > 1 uses seed g - 1.
 # A trick bidder's generations (Wizard) keep the first start's trick-model bids; at the end
 # the trick pipeline (the recipe of configs/tricks/wizard.yaml) refits them on the last
-# generation's actor.  Other games' generations are exported as bots (stichzoo export).
+# generation's actor - and, with REFITS="G ...", also after generation G, the generations
+# after it starting from the refitted bot (runs/<game>_expert/tricks_G).  Other games' generations are exported as bots (stichzoo export).
 #   bash scripts/repro/expert_generations.sh GAME [GENERATIONS] [--ship]   (default 4)
 # A generation already finished in runs/<game>_expert (its `seconds` file) is kept, and so
 # is a bid refit of the same last actor, so an interrupted run goes on where it stopped.  Bots: runs/<game>_expert/gen_<g>/bot (or, for
@@ -24,6 +25,19 @@ config="configs/expert/$game.yaml"
 root="runs/${game}_expert"
 iterations=$(.venv/bin/python -c "import sys; from stichzoo.training import config
 print(config.load(sys.argv[1])['expert']['iterations'])" "$config")
+refits="${REFITS:-}"   # REFITS="6": also refit the bids after these generations (a trick bidder)
+refit() {   # the trick pipeline on $start's actor into folder $1; a finished refit of the same
+            # actor is kept (its `from` file names the actor)
+    local out="$1"
+    if [ ! -f "$out/seconds" ] || [ "$(cat "$out/from" 2>/dev/null)" != "$start" ]; then
+        rm -rf "$out"
+        sed "s|^bot: .*|bot: $start|" "configs/tricks/$game.yaml" > "$out.yaml"
+        SECONDS=0
+        .venv/bin/stichzoo tricks "$game" --config "$out.yaml" --out "$out"
+        echo "$SECONDS" > "$out/seconds"
+        echo "$start" > "$out/from"
+    fi
+}
 mkdir -p "$root"
 start=""
 for g in $(seq 1 "$generations"); do
@@ -45,19 +59,17 @@ for g in $(seq 1 "$generations"); do
         echo "$SECONDS" > "$run/seconds"
     fi
     start="$run/bot"
-    if [ -d "$run/expert/iteration_$iterations" ]; then start="$run/expert/iteration_$iterations"; fi
+    if [ -d "$run/expert/iteration_$iterations" ]; then
+        start="$run/expert/iteration_$iterations"
+        if [[ " $refits " == *" $g "* ]] && [ "$g" -lt "$generations" ]; then
+            refit "$root/tricks_$g"   # the next generations start from (and bid as) this bot
+            start="$root/tricks_$g/bot"
+        fi
+    fi
 done
 last="$start"
 if [ -d "$root/gen_$generations/expert/iteration_$iterations" ]; then   # Wizard's bids
-    # a refit already finished on this actor is kept (its `from` file names the actor)
-    if [ ! -f "$root/tricks/seconds" ] || [ "$(cat "$root/tricks/from" 2>/dev/null)" != "$start" ]; then
-        rm -rf "$root/tricks"
-        sed "s|^bot: .*|bot: $start|" "configs/tricks/$game.yaml" > "$root/tricks.yaml"
-        SECONDS=0
-        .venv/bin/stichzoo tricks "$game" --config "$root/tricks.yaml" --out "$root/tricks"
-        echo "$SECONDS" > "$root/tricks/seconds"
-        echo "$start" > "$root/tricks/from"
-    fi
+    refit "$root/tricks"
     last="$root/tricks/bot"
 fi
 [ "$ship" = --ship ] || exit 0

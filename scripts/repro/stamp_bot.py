@@ -40,18 +40,28 @@ def evaluate(bot: str, manifest: dict, out: str) -> dict:
     return entries
 
 
+def refit_seconds(folder: str) -> int:
+    """The wall seconds of a bid refit folder (its ``seconds`` file)."""
+    with open(os.path.join(folder, "seconds")) as f:
+        return int(f.read())
+
+
 def generations(root: str, count: int, config: str, prov: dict) -> None:
-    """The generations of scripts/repro/expert_generations.sh: each one's command and minutes,
-    the recipe, and the last generation's training summary (plus the bid refit, if any)."""
+    """The generations of scripts/repro/expert_generations.sh: each one's command and minutes
+    (and those of a bid refit after it, REFITS), the recipe, and the last generation's
+    training summary (plus the bid refits' time, if any)."""
     gens = []
     for g in range(1, count + 1):
         run = os.path.join(root, f"gen_{g}")
         with open(os.path.join(run, "command")) as f, open(os.path.join(run, "seconds")) as s:
             gens.append({"command": f.read().strip(), "minutes": round(int(s.read()) / 60, 1)})
-    refit = 0
-    if os.path.isfile(seconds := os.path.join(root, "tricks", "seconds")):
-        with open(seconds) as f:
-            refit = int(f.read())
+    refit = 0  # the bid refits (a trick bidder): after the last generation, and REFITS's
+    for g in [*range(1, count), None]:
+        folder = os.path.join(root, "tricks" if g is None else f"tricks_{g}")
+        if os.path.isfile(os.path.join(folder, "seconds")):
+            refit += refit_seconds(folder)
+            if g is not None:  # a refit after generation g: the next ones start from it
+                gens[g - 1]["refit_minutes"] = round(refit_seconds(folder) / 60, 1)
     summary = RunPaths(os.path.join(root, f"gen_{count}")).read_summary()
     prov["generations"] = gens
     prov["config"] = config_mod.load(config)

@@ -58,6 +58,7 @@ from stichzoo.envs.wizard.rules import (
     HiddenDeal,
     played_this_round,
 )
+from stichzoo.envs.wunder_punkt import rules as punkt
 
 #: the bundled models, one per game: ``pimc:belief=<game>``
 FOLDER = Path(__file__).resolve().parent / "beliefs"
@@ -384,9 +385,132 @@ class SilberneAnanasBelief:
         return self.game.world_of(root, placed_hands(root, seat, hidden, locations), rng)
 
 
+class WunderPunktBelief:
+    """Wunder Punkt's side: every card in play is dealt and nobody must follow, so no void is
+    ever shown; before the reveal each other seat that has picked holds one face-down sore
+    card among its cards.  The locations: the hand of the seat 1..n-1 places to the left,
+    then the face-down pick of the seat 1..n-1 places to the left (room 1 before the reveal
+    for a seat that has picked, else 0)."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.n = n = game.num_players
+        self.locations = 2 * (n - 1)
+        self.encoder = env_module(game.name).raw_env.encoder_cls(game)
+        self.obs_size = self.encoder.layout.size
+        self.deck = punkt.DECK_SIZE
+        self.size = self.obs_size + (n - 1) * self.deck
+        suit, number = punkt.CARD_SUIT, punkt.CARD_NUMBER
+        self._suit = np.array([[1.0 if suit[c] == k else 0.0 for k in range(punkt.NUM_SUITS)]
+                               for c in range(self.deck)], np.float32)
+        self._above = np.array([[1.0 if suit[d] == suit[c] and number[d] > number[c] else 0.0
+                                 for d in range(self.deck)] for c in range(self.deck)],
+                               np.float32)
+        self._const = np.concatenate(
+            [self._suit, np.array([[number[c] / 13, float(number[c] == 0)]
+                                   for c in range(self.deck)], np.float32)], axis=1)
+        self.card_size = self._const.shape[1] + 3 + (n - 1)
+
+    def played(self, state: GameState) -> list[int]:
+        """Each seat's cards played this round."""
+        return plays_by_seat(state.history, self.n, state.played.bit_count(), self.deck)
+
+    def features(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The seat's observation, then per other seat (relative 1..n-1) its cards played this
+        round (the observation keeps the cards won, not who played which)."""
+        if out is None:
+            out = np.zeros(self.size, np.float32)
+        self.encoder.encode(state, seat, out[:self.obs_size])
+        out[self.obs_size:] = 0.0
+        played = self.played(state)
+        for rel in range(1, self.n):
+            for c in bit_list(played[(seat + rel) % self.n]):
+                out[self.obs_size + (rel - 1) * self.deck + c] = 1.0
+        return out
+
+    def card_features(self, features: np.ndarray) -> np.ndarray:
+        """Per card (batched, from the features alone): its suit (4), number / 13, Ace, whether
+        the seat has not seen it, the unseen cards of its suit numbered above and below it
+        / 13, and per other seat (relative 1..n-1) whether its revealed sore suit is the
+        card's."""
+        o = self.encoder.layout.offsets
+        x, size, n = features, self.deck, self.n
+
+        def piece(name: str, k: int = 1):
+            return x[..., o[name]:o[name] + k * size]
+
+        def per_seat(name: str):
+            return sum(piece(name, n)[..., r * size:(r + 1) * size] for r in range(n))
+
+        seen = (piece("hand") + per_seat("sore_cards") + per_seat("current_trick")
+                + per_seat("won") + piece("removed"))
+        unseen = np.clip(piece("cards_in_play") - seen, 0.0, 1.0)
+        above = unseen @ self._above.T / 13
+        below = unseen @ self._above / 13
+        suits = x[..., o["sore_suits"]:o["sore_suits"] + n * punkt.NUM_SUITS]
+        sore = [suits[..., r * punkt.NUM_SUITS:(r + 1) * punkt.NUM_SUITS] @ self._suit.T
+                for r in range(1, n)]
+        const = np.broadcast_to(self._const, (*x.shape[:-1], *self._const.shape))
+        return np.concatenate([const, unseen[..., None], above[..., None], below[..., None],
+                               *(v[..., None] for v in sore)], axis=-1).astype(np.float32)
+
+    def _pending(self, state: GameState, p: int) -> bool:
+        return state.phase_name == "sore" and state.sore_cards[p] >= 0
+
+    def hidden(self, state: GameState, seat: int) -> Hidden:
+        """The other hands' cards and the face-down picks, where they may lie (sizes only)."""
+        n = self.n
+        cards, hands, picks = 0, [], []
+        for rel in range(1, n):
+            p = (seat + rel) % n
+            cards |= state.hands[p]
+            hands.append(state.hands[p].bit_count())
+            pending = self._pending(state, p)
+            if pending:
+                cards |= 1 << state.sore_cards[p]
+            picks.append(int(pending))
+        return Hidden(bit_list(cards), hands + picks, [0] * (2 * (n - 1)))
+
+    def truth(self, state: GameState, seat: int, hidden: Hidden) -> list[int]:
+        n, where = self.n, {}
+        for rel in range(1, n):
+            p = (seat + rel) % n
+            for c in bit_list(state.hands[p]):
+                where[c] = rel - 1
+            if self._pending(state, p):
+                where[state.sore_cards[p]] = n - 1 + rel - 1
+        return [where[c] for c in hidden.cards]
+
+    def stage(self, state: GameState) -> str:
+        """sore (before the reveal), play early (the first half of the round's cards), play
+        late."""
+        if state.phase_name == "sore":
+            return "sore"
+        early = state.played.bit_count() * 2 < len(self.game.used_list)
+        return "play early" if early else "play late"
+
+    def view_key(self, state: GameState, seat: int) -> tuple:
+        return (seat, state.hands[seat], state.sore_cards[seat], state.round_index,
+                tuple(state.history))
+
+    def world(self, root: GameState, seat: int, hidden: Hidden, locations: list[int],
+              rng: random.Random) -> GameState:
+        n = self.n
+        hands = root.hands[:]
+        picks = root.sore_cards[:]
+        for rel in range(1, n):
+            hands[(seat + rel) % n] = 0
+        for c, b in zip(hidden.cards, locations):
+            if b < n - 1:
+                hands[(seat + b + 1) % n] |= 1 << c
+            else:
+                picks[(seat + b - (n - 1) + 1) % n] = c
+        return self.game.world_of(root, hands, picks, rng)
+
+
 #: the games with a belief model, by name
 ADAPTERS = {"wizard": WizardBelief, "hoch_tief": HochTiefBelief,
-            "silberne_ananas": SilberneAnanasBelief}
+            "silberne_ananas": SilberneAnanasBelief, "wunder_punkt": WunderPunktBelief}
 
 
 def adapter(game: Game):

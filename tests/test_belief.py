@@ -187,6 +187,48 @@ def test_silberne_ananas_worlds_keep_every_constraint_and_the_search_is_honest()
                         seed=0).act(Decision(game, s)) in s.legal_actions()
 
 
+def test_wunder_punkt_worlds_keep_every_constraint_and_the_search_is_honest():
+    cls = game_class("wunder_punkt")
+    game = cls(cls.Options(num_players=4, rounds=1))
+    model = random_model(game, seed=5)
+    side = adapter(game)
+    inference = BeliefInference(game, model, temper=2.0)
+    rng = random.Random(8)
+    checks = pending = 0
+    for s in itertools.chain(*(states(game, seed, 3, 20) for seed in (14, 15))):
+        seat = s.current_player
+        hidden = side.hidden(s, seat)
+        truth = side.truth(s, seat, hidden)
+        for c, b in zip(hidden.cards, truth):  # a hand (0..2) or a face-down pick (3..5)
+            p = (seat + b % 3 + 1) % 4
+            assert (s.sore_cards[p] == c) if b >= 3 else (s.hands[p] >> c & 1)
+        locations, _ = inference.draft(s, seat, rng)
+        w = inference.finish(s, seat, locations, rng)
+        assert w.hands[seat] == s.hands[seat] and w.sore_cards[seat] == s.sore_cards[seat]
+        assert w.played == s.played
+        for p in range(game.num_players):
+            assert w.hands[p].bit_count() == s.hands[p].bit_count()
+            assert (w.sore_cards[p] >= 0) == (s.sore_cards[p] >= 0)
+            if s.phase_name != "sore" or p == seat:
+                assert w.sore_cards[p] == s.sore_cards[p]  # revealed, or the seat's own
+            elif s.sore_cards[p] >= 0:
+                pending += 1
+                assert not w.hands[p] >> w.sore_cards[p] & 1
+        assert snapshot(replay(game, w)) == snapshot(w)
+        if checks % 3 == 0 and len(s.legal_actions()) > 1:
+            r = redeal(game, s, seat, rng)
+            x, xr = side.features(s, seat), side.features(r, seat)
+            assert np.array_equal(model.probabilities(x, side.card_features(x)),
+                                  model.probabilities(xr, side.card_features(xr)))
+            want = belief_pimc(game, model).act(Decision(game, s))
+            assert belief_pimc(game, model).act(Decision(game, r)) == want
+        checks += 1
+    assert checks >= 30 and pending > 0
+    s = game.new_game(6)  # the bundled model (configs/belief/wunder_punkt.yaml) plays
+    assert build_policy("pimc:belief=wunder_punkt,worlds=2", game,
+                        seed=0).act(Decision(game, s)) in s.legal_actions()
+
+
 def _deals(hidden: Hidden):
     """Every assignment of the cards to locations that fits sizes and bans."""
     nb = len(hidden.sizes)

@@ -335,7 +335,7 @@ def quality_table(q: dict) -> list[str]:
     """Markdown rows: stage, samples, unseen cards, log-likelihood model / uniform, difference."""
     lines = ["| stage | samples | unseen cards | log-lik. model | log-lik. uniform | "
              "model - uniform [95% over games] |", "|---|---|---|---|---|---|"]
-    for stage in ("bid", "play early", "play late", "all"):
+    for stage in ("bid", "sore", "play early", "play late", "all"):  # the games' phases
         if stage not in q:
             continue
         r = q[stage]

@@ -284,36 +284,56 @@ class WunderPunktGame(Game):
         sample depends on ``rng`` and on what ``seat`` sees only: the
         unseen cards are pooled in card-id order, never in the true deal's.
         """
-        s = state.clone()
-        if s.phase == GAME_OVER:
-            return s
+        if state.phase == GAME_OVER:
+            return state.clone()
         n = self.num_players
-        pending = s.phase == SORE
+        pending = state.phase == SORE
         others = [p for p in range(n) if p != seat]
         # The cards ``seat`` has not seen, in card-id order: a pool built from the true
         # hands seat by seat would make the shuffled world (and a search's action under a
         # fixed seed) follow the true deal.
         unseen = 0
         for p in others:
-            unseen |= s.hands[p]
-            if pending and s.sore_cards[p] >= 0:
-                unseen |= 1 << s.sore_cards[p]
+            unseen |= state.hands[p]
+            if pending and state.sore_cards[p] >= 0:
+                unseen |= 1 << state.sore_cards[p]
         pool = bit_list(unseen)
         shuffle(rng, pool)
-        picks_made = sum(1 for c in s.sore_cards if c >= 0)
-        start = len(s.history) - picks_made - s.played.bit_count()  # first action of the round
+        hands, picks = state.hands[:], state.sore_cards[:]
         for p in others:
-            k = s.hands[p].bit_count()
+            k = state.hands[p].bit_count()
             hand = pool[:k]
             del pool[:k]
-            if pending and s.sore_cards[p] >= 0:
-                old, new = s.sore_cards[p], pool.pop()
+            if pending and state.sore_cards[p] >= 0:
+                picks[p] = pool.pop()
+            hands[p] = sum(1 << c for c in hand)
+        return self.world_of(state, hands, picks, rng)
+
+    def world_of(self, state: WunderPunktState, hands: list[int], picks: list[int],
+                 rng: random.Random) -> WunderPunktState:
+        """The second step of :meth:`determinize`: a copy of ``state`` (in a round) holding
+        ``hands`` and, before the reveal, the face-down ``picks`` (every seat's; the other
+        seats' re-drawn; the history's pick entries rewritten to match), its deck orders
+        rebuilt to match.
+
+        Apart so that a search drawing hands its own way (a belief model,
+        ``pimc:belief``) builds its worlds as ``determinize`` does, draw for draw.
+        """
+        s = state.clone()
+        n = self.num_players
+        picks_made = sum(1 for c in s.sore_cards if c >= 0)
+        start = len(s.history) - picks_made - s.played.bit_count()  # first action of the round
+        if s.phase == SORE:
+            for p in range(n):
+                old, new = s.sore_cards[p], picks[p]
+                if old == new:
+                    continue
                 s.sore_cards[p] = new
                 for i in range(start, len(s.history)):
                     if s.history[i] == (p, self.sore0 + old):
                         s.history[i] = (p, self.sore0 + new)
                         break
-            s.hands[p] = sum(1 << c for c in hand)
+        s.hands = hands[:]
         # the current round's deck order, consistent with the re-dealt starting hands
         dealt = [s.hands[p] | (1 << s.sore_cards[p] if s.sore_cards[p] >= 0 else 0)
                  for p in range(n)]

@@ -199,35 +199,33 @@ class WizardBelief:
 
 
 
-class HochTiefBelief:
-    """Hoch & Tief's side: every card is dealt, so the locations are the other seats alone."""
+class DealtBelief:
+    """The side of a game whose unseen cards all lie in the other hands (Hoch & Tief, Silberne
+    Ananas, Wunder Punkt): the features, the seats' plays and the true hands, written once.
 
-    def __init__(self, game: Game):
+    A subclass sets ``locations``, ``card_size`` and its card tables, and says how many
+    cards have been played this round (:meth:`played_count`).
+    """
+
+    def __init__(self, game: Game, deck: int):
         self.game = game
-        self.n = n = game.num_players
-        self.locations = n - 1
-        self.lookups = t = game.lookups
+        self.n = game.num_players
         self.encoder = env_module(game.name).raw_env.encoder_cls(game)
         self.obs_size = self.encoder.layout.size
-        self.deck = t.size
-        self.size = self.obs_size + (n - 1) * t.size
-        suits = len(t.suit_mask)
-        self._suit = np.array([[1.0 if t.suit[c] == k else 0.0 for k in range(suits)]
-                               for c in range(t.size)], np.float32)
-        self._above = np.array([[1.0 if t.suit[d] == t.suit[c] and d > c else 0.0
-                                 for d in range(t.size)] for c in range(t.size)], np.float32)
-        number = np.array([t.number[c] / t.numbers for c in range(t.size)], np.float32)
-        self._const = np.concatenate([self._suit, number[:, None]], axis=1)
-        self.card_size = self._const.shape[1] + 2 + (n - 1)
+        self.deck = deck
+        self.size = self.obs_size + (self.n - 1) * deck
+
+    def played_count(self, state: GameState) -> int:
+        """Cards played this round (or deal), the current trick included."""
+        return state.played.bit_count()
 
     def played(self, state: GameState) -> list[int]:
-        """Each seat's cards played this round."""
-        count = state.tricks_played * self.n + len(state.trick.cards)
-        return plays_by_seat(state.history, state.num_players, count, self.deck)
+        """Each seat's cards played this round (or deal)."""
+        return plays_by_seat(state.history, self.n, self.played_count(state), self.deck)
 
     def features(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """The seat's observation, then per other seat (relative 1..n-1) its cards played this
-        round (the observation keeps the played set and the taken cards, not who played)."""
+        round (the observation keeps which cards are out, not who played which)."""
         if out is None:
             out = np.zeros(self.size, np.float32)
         self.encoder.encode(state, seat, out[:self.obs_size])
@@ -237,6 +235,57 @@ class HochTiefBelief:
             for c in bit_list(played[(seat + rel) % self.n]):
                 out[self.obs_size + (rel - 1) * self.deck + c] = 1.0
         return out
+
+    def holders(self, state: GameState, seat: int) -> dict[int, int]:
+        """Where each card of the other hands lies: its location, the relative seat - 1."""
+        return {c: rel - 1 for rel in range(1, self.n)
+                for c in bit_list(state.hands[(seat + rel) % self.n])}
+
+    def truth(self, state: GameState, seat: int, hidden: Hidden) -> list[int]:
+        where = self.holders(state, seat)
+        return [where[c] for c in hidden.cards]
+
+    def banned(self, state: GameState, player: int) -> int:
+        """The cards ``player`` cannot hold, as everybody saw (none: no follow rule)."""
+        return 0
+
+    def hidden(self, state: GameState, seat: int) -> Hidden:
+        """The other hands' cards and where they may lie (hand sizes, :meth:`banned`)."""
+        cards, sizes, bans = 0, [], []
+        for rel in range(1, self.n):
+            p = (seat + rel) % self.n
+            cards |= state.hands[p]
+            sizes.append(state.hands[p].bit_count())
+            bans.append(self.banned(state, p))
+        return Hidden(bit_list(cards), sizes, bans)
+
+    def view_key(self, state: GameState, seat: int) -> tuple:
+        return (seat, state.hands[seat], state.round_index, tuple(state.history))
+
+    def world(self, root: GameState, seat: int, hidden: Hidden, locations: list[int],
+              rng: random.Random) -> GameState:
+        return self.game.world_of(root, placed_hands(root, seat, hidden, locations), rng)
+
+
+class HochTiefBelief(DealtBelief):
+    """Hoch & Tief's side: every card is dealt, so the locations are the other seats alone."""
+
+    def __init__(self, game: Game):
+        super().__init__(game, game.lookups.size)
+        n = self.n
+        self.locations = n - 1
+        self.lookups = t = game.lookups
+        suits = len(t.suit_mask)
+        self._suit = np.array([[1.0 if t.suit[c] == k else 0.0 for k in range(suits)]
+                               for c in range(t.size)], np.float32)
+        self._above = np.array([[1.0 if t.suit[d] == t.suit[c] and d > c else 0.0
+                                 for d in range(t.size)] for c in range(t.size)], np.float32)
+        number = np.array([t.number[c] / t.numbers for c in range(t.size)], np.float32)
+        self._const = np.concatenate([self._suit, number[:, None]], axis=1)
+        self.card_size = self._const.shape[1] + 2 + (n - 1)
+
+    def played_count(self, state: GameState) -> int:
+        return state.tricks_played * self.n + len(state.trick.cards)
 
     def card_features(self, features: np.ndarray) -> np.ndarray:
         """Per card (batched, from the features alone): its suit (5), number / 3n, the unseen
@@ -257,53 +306,25 @@ class HochTiefBelief:
         return np.concatenate([const, above[..., None], below[..., None],
                                *(v[..., None] for v in void)], axis=-1).astype(np.float32)
 
-    def hidden(self, state: GameState, seat: int) -> Hidden:
-        """The other hands' cards and where they may lie (hand sizes, voids)."""
-        n, t = self.n, self.lookups
-        cards, sizes, bans = 0, [], []
-        for rel in range(1, n):
-            p = (seat + rel) % n
-            cards |= state.hands[p]
-            sizes.append(state.hands[p].bit_count())
-            ban = 0
-            for suit, mask in enumerate(t.suit_mask):
-                if state.voids[p] >> suit & 1:
-                    ban |= mask
-            bans.append(ban)
-        return Hidden(bit_list(cards), sizes, bans)
-
-    def truth(self, state: GameState, seat: int, hidden: Hidden) -> list[int]:
-        where = {}
-        for rel in range(1, self.n):
-            for c in bit_list(state.hands[(seat + rel) % self.n]):
-                where[c] = rel - 1
-        return [where[c] for c in hidden.cards]
+    def banned(self, state: GameState, player: int) -> int:
+        """The suits ``player`` showed out of."""
+        return sum(mask for suit, mask in enumerate(self.lookups.suit_mask)
+                   if state.voids[player] >> suit & 1)
 
     def stage(self, state: GameState) -> str:
         """play early (the first half of the round's cards), play late."""
         early = state.tricks_played * 2 < HAND_SIZE
         return "play early" if early else "play late"
 
-    def view_key(self, state: GameState, seat: int) -> tuple:
-        return (seat, state.hands[seat], state.round_index, tuple(state.history))
 
-    def world(self, root: GameState, seat: int, hidden: Hidden, locations: list[int],
-              rng: random.Random) -> GameState:
-        return self.game.world_of(root, placed_hands(root, seat, hidden, locations), rng)
-
-
-class SilberneAnanasBelief:
+class SilberneAnanasBelief(DealtBelief):
     """Silberne Ananas' side: the other two hands hold every unseen card (all 33 are dealt);
     besides the voids, a seat that showed out without playing the Joker cannot hold it."""
 
     def __init__(self, game: Game):
-        self.game = game
-        self.n = n = game.num_players
+        super().__init__(game, ananas.DECK_SIZE)
+        n = self.n
         self.locations = n - 1
-        self.encoder = env_module(game.name).raw_env.encoder_cls(game)
-        self.obs_size = self.encoder.layout.size
-        self.deck = ananas.DECK_SIZE
-        self.size = self.obs_size + (n - 1) * ananas.DECK_SIZE
         deck, suit = ananas.DECK_SIZE, ananas.CARD_SUIT
         self._suit = np.array([[1.0 if suit[c] == k else 0.0 for k in range(ananas.NUM_SUITS)]
                                for c in range(deck)], np.float32)
@@ -314,23 +335,6 @@ class SilberneAnanasBelief:
         joker = np.array([float(c == ananas.JOKER) for c in range(deck)], np.float32)
         self._const = np.concatenate([self._suit, rank[:, None], joker[:, None]], axis=1)
         self.card_size = self._const.shape[1] + 2 + (n - 1)
-
-    def played(self, state: GameState) -> list[int]:
-        """Each seat's cards played this deal."""
-        return plays_by_seat(state.history, self.n, state.played.bit_count(), self.deck)
-
-    def features(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-        """The seat's observation, then per other seat (relative 1..n-1) its cards played this
-        deal (the observation keeps the played set, not who played what)."""
-        if out is None:
-            out = np.zeros(self.size, np.float32)
-        self.encoder.encode(state, seat, out[:self.obs_size])
-        out[self.obs_size:] = 0.0
-        played = self.played(state)
-        for rel in range(1, self.n):
-            for c in bit_list(played[(seat + rel) % self.n]):
-                out[self.obs_size + (rel - 1) * self.deck + c] = 1.0
-        return out
 
     def card_features(self, features: np.ndarray) -> np.ndarray:
         """Per card (batched, from the features alone): its suit (4, none for the Joker), rank
@@ -355,22 +359,9 @@ class SilberneAnanasBelief:
         return np.concatenate([const, above[..., None], below[..., None],
                                *(b[..., None] for b in banned)], axis=-1).astype(np.float32)
 
-    def hidden(self, state: GameState, seat: int) -> Hidden:
-        """The other hands' cards and where they may lie (hand sizes, voids, the Joker)."""
-        cards, sizes, bans = 0, [], []
-        for rel in range(1, self.n):
-            p = (seat + rel) % self.n
-            cards |= state.hands[p]
-            sizes.append(state.hands[p].bit_count())
-            bans.append(ananas.banned_cards(state, p))
-        return Hidden(bit_list(cards), sizes, bans)
-
-    def truth(self, state: GameState, seat: int, hidden: Hidden) -> list[int]:
-        where = {}
-        for rel in range(1, self.n):
-            for c in bit_list(state.hands[(seat + rel) % self.n]):
-                where[c] = rel - 1
-        return [where[c] for c in hidden.cards]
+    def banned(self, state: GameState, player: int) -> int:
+        """The suits ``player`` showed out of, and the Joker once it cannot hold it."""
+        return ananas.banned_cards(state, player)
 
     def stage(self, state: GameState) -> str:
         """play early (the first five tricks of the deal), play late."""
@@ -380,12 +371,8 @@ class SilberneAnanasBelief:
     def view_key(self, state: GameState, seat: int) -> tuple:
         return (seat, state.hands[seat], state.deal_index, tuple(state.history))
 
-    def world(self, root: GameState, seat: int, hidden: Hidden, locations: list[int],
-              rng: random.Random) -> GameState:
-        return self.game.world_of(root, placed_hands(root, seat, hidden, locations), rng)
 
-
-class WunderPunktBelief:
+class WunderPunktBelief(DealtBelief):
     """Wunder Punkt's side: every card in play is dealt and nobody must follow, so no void is
     ever shown; before the reveal each other seat that has picked holds one face-down sore
     card among its cards.  The locations: the hand of the seat 1..n-1 places to the left,
@@ -393,13 +380,9 @@ class WunderPunktBelief:
     for a seat that has picked, else 0)."""
 
     def __init__(self, game: Game):
-        self.game = game
-        self.n = n = game.num_players
+        super().__init__(game, punkt.DECK_SIZE)
+        n = self.n
         self.locations = 2 * (n - 1)
-        self.encoder = env_module(game.name).raw_env.encoder_cls(game)
-        self.obs_size = self.encoder.layout.size
-        self.deck = punkt.DECK_SIZE
-        self.size = self.obs_size + (n - 1) * self.deck
         suit, number = punkt.CARD_SUIT, punkt.CARD_NUMBER
         self._suit = np.array([[1.0 if suit[c] == k else 0.0 for k in range(punkt.NUM_SUITS)]
                                for c in range(self.deck)], np.float32)
@@ -410,23 +393,6 @@ class WunderPunktBelief:
             [self._suit, np.array([[number[c] / 13, float(number[c] == 0)]
                                    for c in range(self.deck)], np.float32)], axis=1)
         self.card_size = self._const.shape[1] + 3 + (n - 1)
-
-    def played(self, state: GameState) -> list[int]:
-        """Each seat's cards played this round."""
-        return plays_by_seat(state.history, self.n, state.played.bit_count(), self.deck)
-
-    def features(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-        """The seat's observation, then per other seat (relative 1..n-1) its cards played this
-        round (the observation keeps the cards won, not who played which)."""
-        if out is None:
-            out = np.zeros(self.size, np.float32)
-        self.encoder.encode(state, seat, out[:self.obs_size])
-        out[self.obs_size:] = 0.0
-        played = self.played(state)
-        for rel in range(1, self.n):
-            for c in bit_list(played[(seat + rel) % self.n]):
-                out[self.obs_size + (rel - 1) * self.deck + c] = 1.0
-        return out
 
     def card_features(self, features: np.ndarray) -> np.ndarray:
         """Per card (batched, from the features alone): its suit (4), number / 13, Ace, whether
@@ -459,26 +425,23 @@ class WunderPunktBelief:
 
     def hidden(self, state: GameState, seat: int) -> Hidden:
         """The other hands' cards and the face-down picks, where they may lie (sizes only)."""
-        n = self.n
-        cards, hands, picks = 0, [], []
-        for rel in range(1, n):
-            p = (seat + rel) % n
-            cards |= state.hands[p]
-            hands.append(state.hands[p].bit_count())
+        hands = super().hidden(state, seat)
+        cards, picks = 0, []  # the face-down picks
+        for rel in range(1, self.n):
+            p = (seat + rel) % self.n
             pending = self._pending(state, p)
             if pending:
                 cards |= 1 << state.sore_cards[p]
             picks.append(int(pending))
-        return Hidden(bit_list(cards), hands + picks, [0] * (2 * (n - 1)))
+        return Hidden(sorted(hands.cards + bit_list(cards)), hands.sizes + picks,
+                      hands.bans + [0] * (self.n - 1))
 
     def truth(self, state: GameState, seat: int, hidden: Hidden) -> list[int]:
-        n, where = self.n, {}
-        for rel in range(1, n):
-            p = (seat + rel) % n
-            for c in bit_list(state.hands[p]):
-                where[c] = rel - 1
+        where = self.holders(state, seat)
+        for rel in range(1, self.n):
+            p = (seat + rel) % self.n
             if self._pending(state, p):
-                where[state.sore_cards[p]] = n - 1 + rel - 1
+                where[state.sore_cards[p]] = self.n - 1 + rel - 1
         return [where[c] for c in hidden.cards]
 
     def stage(self, state: GameState) -> str:

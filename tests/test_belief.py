@@ -66,6 +66,17 @@ def belief_pimc(game, model, seed: int = 5) -> PIMCPolicy:
     return PIMCPolicy(game, worlds=3, seed=seed, infer=BeliefInference(game, model))
 
 
+def assert_honest(game, model, side, s, seat: int, rng: random.Random) -> None:
+    """Re-deal what ``seat`` cannot see: the model's output and the belief search's action
+    stay the same."""
+    r = redeal(game, s, seat, rng)
+    x, xr = side.features(s, seat), side.features(r, seat)
+    assert np.array_equal(model.probabilities(x, side.card_features(x)),
+                          model.probabilities(xr, side.card_features(xr)))
+    want = belief_pimc(game, model).act(Decision(game, s))
+    assert belief_pimc(game, model).act(Decision(game, r)) == want
+
+
 def test_belief_output_and_search_are_honest():
     game = wizard()
     model = random_model(game)
@@ -136,12 +147,7 @@ def test_hoch_tief_worlds_keep_every_constraint_and_the_search_is_honest():
                     assert not w.hands[p] & mask
         assert snapshot(replay(game, w)) == snapshot(w)
         if checks % 4 == 0 and len(s.legal_actions()) > 1:
-            r = redeal(game, s, seat, rng)
-            x, xr = side.features(s, seat), side.features(r, seat)
-            assert np.array_equal(model.probabilities(x, side.card_features(x)),
-                                  model.probabilities(xr, side.card_features(xr)))
-            want = belief_pimc(game, model).act(Decision(game, s))
-            assert belief_pimc(game, model).act(Decision(game, r)) == want
+            assert_honest(game, model, side, s, seat, rng)
         checks += 1
     assert checks >= 18 and voids > 0
 
@@ -174,12 +180,7 @@ def test_silberne_ananas_worlds_keep_every_constraint_and_the_search_is_honest()
                 assert not w.hands[p] >> 32 & 1
         assert snapshot(replay(game, w)) == snapshot(w)
         if checks % 4 == 0 and len(s.legal_actions()) > 1:
-            r = redeal(game, s, seat, rng)
-            x, xr = side.features(s, seat), side.features(r, seat)
-            assert np.array_equal(model.probabilities(x, side.card_features(x)),
-                                  model.probabilities(xr, side.card_features(xr)))
-            want = belief_pimc(game, model).act(Decision(game, s))
-            assert belief_pimc(game, model).act(Decision(game, r)) == want
+            assert_honest(game, model, side, s, seat, rng)
         checks += 1
     assert checks >= 30 and voids > 0 and jokers > 0
     s = game.new_game(5)  # the bundled model (configs/belief/silberne_ananas.yaml) plays
@@ -216,12 +217,7 @@ def test_wunder_punkt_worlds_keep_every_constraint_and_the_search_is_honest():
                 assert not w.hands[p] >> w.sore_cards[p] & 1
         assert snapshot(replay(game, w)) == snapshot(w)
         if checks % 3 == 0 and len(s.legal_actions()) > 1:
-            r = redeal(game, s, seat, rng)
-            x, xr = side.features(s, seat), side.features(r, seat)
-            assert np.array_equal(model.probabilities(x, side.card_features(x)),
-                                  model.probabilities(xr, side.card_features(xr)))
-            want = belief_pimc(game, model).act(Decision(game, s))
-            assert belief_pimc(game, model).act(Decision(game, r)) == want
+            assert_honest(game, model, side, s, seat, rng)
         checks += 1
     assert checks >= 30 and pending > 0
     s = game.new_game(6)  # the bundled model (configs/belief/wunder_punkt.yaml) plays

@@ -8,11 +8,13 @@
 # A trick bidder's generations (Wizard) keep the first start's trick-model bids; at the end
 # the trick pipeline (the recipe of configs/tricks/wizard.yaml) refits them on the last
 # generation's actor - and, with REFITS="G ...", also after generation G, the generations
-# after it starting from the refitted bot (runs/<game>_expert/tricks_G).  Other games' generations are exported as bots (stichzoo export).
+# after it starting from the refitted bot (runs/<game>_expert/tricks_G).  Other games'
+# generations are exported as bots (stichzoo export).
 #   bash scripts/repro/expert_generations.sh GAME [GENERATIONS] [--ship]   (default 4)
 # A generation already finished in runs/<game>_expert (its `seconds` file) is kept, and so
-# is a bid refit of the same last actor, so an interrupted run goes on where it stopped.  Bots: runs/<game>_expert/gen_<g>/bot (or, for
-# a trick bidder, gen_<g>/expert/iteration_<k>) and runs/wizard_expert/tricks/bot.
+# is a bid refit of the same actor, so an interrupted run goes on where it stopped.  Bots:
+# runs/<game>_expert/gen_<g>/bot (or, for a trick bidder, gen_<g>/expert/iteration_<k>) and
+# runs/wizard_expert/tricks/bot.
 # --ship puts the last bot in policies/bots/<game> (the bot it started from, if still
 # there, in policies/bots/<game>/start) and stamps its manifest (scripts/repro/stamp_bot.py:
 # the generations' commands, its evaluations against random and the heuristic).

@@ -235,3 +235,36 @@ def test_the_shipped_bots_actor_and_bids_come_back_as_the_same_bot(tmp_path):
         assert np.allclose(again.probabilities(d.observation, d.action_mask),
                            shipped.probabilities(d.observation, d.action_mask), atol=1e-5)
     assert BID in phases and len(phases) > 1
+
+
+def test_a_refit_can_start_from_the_bots_own_bids():
+    """``collect.start: bids``: the first round's games bid as the source bot does (its trick
+    model, argmax over the legal bids), not by the actor's policy head; an unknown start is
+    refused by name."""
+    game = WizardGame(WizardOptions(num_players=4))
+    folder = shipped_bot("wizard")
+    manifest, _, _ = verify_bot(folder)
+    actor = tricks.actor_from_onnx(f"{folder}/model.onnx")
+    cfg = tricks.load_config(f"{folder}/tricks.yaml")
+    cfg["collect"]["start"] = "bids"
+    player = tricks.first_bidder(cfg, folder, manifest, actor, game)
+    shipped = OnnxPolicy.load(folder, game)
+    differs = 0
+    for state, seat in _positions(game, 60, 21):
+        d = Decision(game, state, seat)
+        obs, mask = d.observation, d.action_mask.astype(np.float32)
+        with th.inference_mode():
+            m = th.as_tensor(mask)[None]
+            ours = int(player.logits(th.as_tensor(obs)[None], m).masked_fill(m == 0, -1e9)
+                       .argmax())
+        assert ours == int(np.argmax(shipped.probabilities(obs, mask)))
+        cfg["collect"]["start"] = "policy"
+        head = tricks.first_bidder(cfg, folder, manifest, actor, game)
+        cfg["collect"]["start"] = "bids"
+        with th.inference_mode():
+            raw = head.logits(th.as_tensor(obs)[None], m).masked_fill(m == 0, -1e9)
+        differs += int(raw.argmax()) != ours
+    assert differs > 0  # the two starts are different bidders
+    cfg["collect"]["start"] = "own"
+    with pytest.raises(ValueError, match=r"collect\.start"):
+        tricks.first_bidder(cfg, folder, manifest, actor, game)

@@ -437,7 +437,10 @@ DEFAULTS: dict[str, Any] = {
     "bot": "bot:wizard",  # a bot folder, or bot:<game> for the shipped one
     "seed": 7001,
     "rounds": 1,
-    "collect": {"games": 4000, "batch": 256, "explore": 0.3, "explore_width": 2},
+    # start: who bids in the first round's games - "policy" (the actor's own bid head) or
+    # "bids" (the source bot's trick model: a refit of a trick bidder, on the tables it makes)
+    "collect": {"games": 4000, "batch": 256, "explore": 0.3, "explore_width": 2,
+                "start": "policy"},
     "model": {"hidden": [256, 256]},
     "train": {"epochs": 6, "batch_size": 512, "learning_rate": 0.001, "holdout": 0.1,
               "torch_threads": 1},
@@ -462,6 +465,24 @@ def load_config(path: str, overrides: dict | None = None) -> dict:
     return merge(merge(DEFAULTS, given, ""), overrides or {}, "")
 
 
+def first_bidder(cfg: dict, source: str, manifest: dict, actor: Actor,
+                 game) -> TrickBidderForExport:
+    """Who bids in the first round's games (``collect.start``): the actor's own bid head, or
+    the source bot's trick model - a refit of a trick bidder then learns from the tables its
+    own bids make (the other seats' bids are in every observation), not from the policy
+    head's."""
+    start = cfg["collect"]["start"]
+    if start not in ("policy", "bids"):
+        raise ValueError(f"collect.start: {start!r}; 'policy' or 'bids'")
+    if start == "policy":
+        return TrickBidderForExport(actor, None, game.bid0, cfg["export"]["scale"])
+    own = tricks_from_onnx(os.path.join(source, manifest["model"]["file"]), game.max_hand,
+                           hand_size_offset(manifest))
+    recipe = os.path.join(source, "tricks.yaml")
+    export = load_config(recipe)["export"] if os.path.exists(recipe) else DEFAULTS["export"]
+    return TrickBidderForExport(actor, own, game.bid0, export["scale"], export["reach"]).eval()
+
+
 def run(cfg: dict, out_dir: str, progress: bool = True) -> str:
     """Collect, fit and export (module docstring); the bot lands in ``out_dir/bot``."""
     from stichzoo.policies.onnx_bot import bot_folder, verify_bot
@@ -475,8 +496,8 @@ def run(cfg: dict, out_dir: str, progress: bool = True) -> str:
     max_hand = game.max_hand
     hand_offset = hand_size_offset(manifest)
     actor = actor_from_onnx(os.path.join(source, manifest["model"]["file"]))
-    player = TrickBidderForExport(actor, None, game.bid0, cfg["export"]["scale"])
     c = cfg["collect"]
+    player = first_bidder(cfg, source, manifest, actor, game)
     parts: list[dict] = []
     rounds = []
     for k in range(cfg["rounds"]):

@@ -476,11 +476,21 @@ ADAPTERS = {"wizard": WizardBelief, "hoch_tief": HochTiefBelief,
             "silberne_ananas": SilberneAnanasBelief, "wunder_punkt": WunderPunktBelief}
 
 
+#: the games whose hidden part is a few categorical secrets, not card locations: their side,
+#: model and inference live in ``policies/belief_secrets.py`` (Geheimtrumpf: the trumps
+#: during the draft, the task choices before the reveal)
+SECRETS = ("geheimtrumpf",)
+
+
 def adapter(game: Game):
     """The game's belief side (:class:`WizardBelief` ...); ValueError for a game without one."""
+    if game.name in SECRETS:
+        from stichzoo.policies.belief_secrets import adapter as secrets_adapter
+
+        return secrets_adapter(game)
     if game.name not in ADAPTERS:
         raise ValueError(f"belief: {game.name} has no belief model yet "
-                         f"(games: {', '.join(ADAPTERS)})")
+                         f"(games: {', '.join((*ADAPTERS, *SECRETS))})")
     return ADAPTERS[game.name](game)
 
 
@@ -689,8 +699,13 @@ class BeliefInference:
         self._root, self._length, self._seat = None, -1, -1
 
     @classmethod
-    def of(cls, game: Game, which: str, temper: float = 1.0) -> BeliefInference:
-        """From a spec's ``belief=``: a game name (the bundled model) or a file."""
+    def of(cls, game: Game, which: str, temper: float = 1.0):
+        """From a spec's ``belief=``: a game name (the bundled model) or a file.  A game of
+        :data:`SECRETS` gets its own inference (``belief_secrets.SecretsInference``)."""
+        if game.name in SECRETS:
+            from stichzoo.policies.belief_secrets import SecretsInference
+
+            return SecretsInference.of(game, which, temper)
         path = bundled(which) if which in ADAPTERS else Path(which)
         if not path.is_file():
             raise ValueError(f"belief: no model file {path}")

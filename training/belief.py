@@ -266,6 +266,13 @@ def quality(model: BeliefModel, side, game, players: list[str], games: int,
         row = (index, ll_model, ll_flat, len(hidden.cards))
         per_stage[side.stage(state)].append(row)
         per_stage["all"].append(row)
+    return summary(per_stage)
+
+
+def summary(per_stage: dict[str, list], size_key: str = "unseen_cards") -> dict:
+    """Per stage, from rows ``(game index, log-lik. model, log-lik. uniform, size)``: the
+    means, the difference with its 95% interval over the games (a game's samples are
+    correlated), and the mean size (under ``size_key``)."""
     out = {}
     for stage, rows in per_stage.items():
         by_game: dict[int, list[float]] = defaultdict(list)
@@ -279,7 +286,7 @@ def quality(model: BeliefModel, side, game, players: list[str], games: int,
                       "uniform": statistics.fmean(r[2] for r in rows),
                       "difference": statistics.fmean(r[1] - r[2] for r in rows),
                       "interval": [mean - half, mean + half],
-                      "unseen_cards": statistics.fmean(r[3] for r in rows)}
+                      size_key: statistics.fmean(r[3] for r in rows)}
     return out
 
 
@@ -287,6 +294,10 @@ def evaluate(cfg: dict, path: str, log=print, temper: float = 1.0) -> dict:
     """The held-out quality of a saved model (the config's test games), timed."""
     game = make_game(cfg)
     side = adapter(game)
+    if getattr(side, "categorical", False):  # Geheimtrumpf: training/belief_secrets.py
+        from stichzoo.training import belief_secrets
+
+        return belief_secrets.evaluate(cfg, path, side, game, log, temper)
     model = BeliefModel.load(path)
     model.check(game, side)
     t = time.perf_counter()
@@ -303,6 +314,10 @@ def run(cfg: dict, out: str | None = None, log=print, data_path: str | None = No
     game = make_game(cfg)
     side = adapter(game)
     out = out or cfg["out"] or f"runs/belief/{cfg['game']}.npz"
+    if getattr(side, "categorical", False):  # Geheimtrumpf: training/belief_secrets.py
+        from stichzoo.training import belief_secrets
+
+        return belief_secrets.run(cfg, side, game, out, log, data_path)
     report: dict[str, Any] = {"config": cfg, "out": out}
     t0 = time.perf_counter()
     x, y, games = data(cfg, side, game, data_path, log)
@@ -331,15 +346,17 @@ def run(cfg: dict, out: str | None = None, log=print, data_path: str | None = No
     return report
 
 
-def quality_table(q: dict) -> list[str]:
-    """Markdown rows: stage, samples, unseen cards, log-likelihood model / uniform, difference."""
-    lines = ["| stage | samples | unseen cards | log-lik. model | log-lik. uniform | "
+def quality_table(q: dict, size: str = "unseen cards",
+                  size_key: str = "unseen_cards") -> list[str]:
+    """Markdown rows: stage, samples, unseen cards (or ``size``), log-likelihood model /
+    uniform, difference."""
+    lines = [f"| stage | samples | {size} | log-lik. model | log-lik. uniform | "
              "model - uniform [95% over games] |", "|---|---|---|---|---|---|"]
-    for stage in ("bid", "sore", "play early", "play late", "all"):  # the games' phases
+    for stage in ("bid", "sore", "draft", "task choice", "play early", "play late", "all"):
         if stage not in q:
             continue
         r = q[stage]
         lo, hi = r["interval"]
-        lines.append(f"| {stage} | {r['samples']} | {r['unseen_cards']:.1f} | {r['model']:.2f} "
+        lines.append(f"| {stage} | {r['samples']} | {r[size_key]:.1f} | {r['model']:.2f} "
                      f"| {r['uniform']:.2f} | {r['difference']:+.2f} [{lo:+.2f}, {hi:+.2f}] |")
     return lines

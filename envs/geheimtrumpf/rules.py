@@ -306,8 +306,9 @@ class GeheimtrumpfGame(Game):
             return f"check {TASK_NAMES[action - self.CHECK0]}"
         return f"<invalid {action}>"
 
-    def determinize(self, state: GeheimtrumpfState, seat: int,
-                    rng: random.Random) -> GeheimtrumpfState:
+    def determinize(self, state: GeheimtrumpfState, seat: int, rng: random.Random,
+                    trumps: tuple[int, int] | None = None,
+                    tasks: dict[int, int] | None = None) -> GeheimtrumpfState:
         """A clone (no log) with everything hidden from ``seat`` re-drawn.
 
         Geheimtrumpf hides little: drafted cards lie face up, so every hand
@@ -332,6 +333,13 @@ class GeheimtrumpfGame(Game):
         ``seat``'s own view - its encoded observation - is unchanged, and
         the sample depends on ``rng`` and on that view only.  Past rounds'
         deck orders are kept as dealt: they can no longer change play.
+
+        A belief model (``pimc:belief=geheimtrumpf``, ``policies/belief_secrets.py``)
+        chooses the secrets itself: ``trumps`` - the (suit, value) draw, used where
+        the trumps are hidden from ``seat`` (one of :func:`consistent_trumps`) - and
+        ``tasks`` - seat -> task for the other players who have chosen (each one of
+        their unchecked tasks); those draws then take nothing from ``rng``, the rest
+        is drawn as above.  Without them the draws are exactly the uniform ones.
         """
         s = state.clone()
         n = s.num_players
@@ -343,7 +351,7 @@ class GeheimtrumpfGame(Game):
         if phase not in (TASK_DRAFT, GAME_OVER):
             order = list(known[r])
             if phase == CARD_DRAFT and seat != s.start:
-                suit, value = rng.choice(consistent_trumps(s))
+                suit, value = rng.choice(consistent_trumps(s)) if trumps is None else trumps
                 s.trumps = TRUMPS[(suit, value)]
             else:
                 suit, value = s.trumps.suit, s.trumps.value
@@ -366,8 +374,9 @@ class GeheimtrumpfGame(Game):
                 redrawn = {}
                 for p in range(n):
                     if p != seat and s.chosen[p] >= 0:
-                        s.chosen[p] = redrawn[p] = rng.choice(
-                            bit_list(s.held[p] & ~s.checked[p]))
+                        s.chosen[p] = redrawn[p] = (
+                            rng.choice(bit_list(s.held[p] & ~s.checked[p])) if tasks is None
+                            else tasks[p])
                 _rewrite_choices(s.history, redrawn, self.CHOOSE_TASK0)
         s.deck_orders = _RedrawnOrders(known, len(orders), rng.getrandbits(62))
         return s

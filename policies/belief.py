@@ -30,6 +30,11 @@ voids, the seat's own hand and the played cards by construction.
 world from the model - one forward pass per decision, one walk per world -
 through PIMC's inference hooks (``draft``/``finish``), so the rest of the
 search is unchanged.
+
+Geheimtrumpf hides no card that matters (every hand is public) but two
+categorical secrets - the trumps during the draft, the task choices before
+the reveal: its model, side and inference are ``policies/belief_secrets.py``,
+reached through :data:`SECRETS` (``adapter``, ``BeliefInference.of``).
 """
 
 from __future__ import annotations

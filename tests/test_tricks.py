@@ -210,6 +210,23 @@ def test_collected_labels_are_the_tricks_taken():
     assert hit == pytest.approx(data["stats"]["bid_hit_rate"])
 
 
+def test_mixed_tables_seat_the_player_once_and_label_only_its_bids():
+    """``mixed=1``: every game seats the player once among heuristics; the rows are its 15
+    bids a game (not the heuristics'), each labelled with the tricks its seat took."""
+    game = WizardGame(WizardOptions(num_players=4))
+    actor = tricks.actor_from_onnx(f"{shipped_bot('wizard')}/model.onnx")
+    player = tricks.TrickBidderForExport(actor, None, game.bid0, 0.1).eval()
+    data = tricks.collect(player, {"num_players": 4}, 4, 2, 12, 0.0, 2, game.bid0, 16,
+                          mixed=1.0, opponent="heuristic")
+    assert data["stats"]["mixed_games"] == 4
+    assert len(data["bid"]) == 4 * 15
+    for g in range(4):
+        assert (data["game"] == g).sum() == 15
+        assert (data["tricks"][data["game"] == g] <= np.arange(1, 16)).all()
+    self_play = tricks.collect(player, {"num_players": 4}, 4, 2, 12, 0.0, 2, game.bid0, 16)
+    assert self_play["stats"]["mixed_games"] == 0 and len(self_play["bid"]) == 4 * 60
+
+
 def test_the_shipped_bots_actor_and_bids_come_back_as_the_same_bot(tmp_path):
     """Expert iteration's round trip (training/expert.py): the shipped bot's actor loaded into
     a trainable policy (the check leaves out the bids, which are the trick model's), then

@@ -303,29 +303,50 @@ class TrickBidder:
 
 
 def collect(player: TrickBidderForExport, options: dict, games: int, batch: int, seed: int,
-            explore: float, width: int, bid0: int, num_bids: int) -> dict[str, Any]:
-    """Self-play ``games`` games of ``player`` in every seat; one row per bid.
+            explore: float, width: int, bid0: int, num_bids: int, mixed: float = 0.0,
+            opponent: str = "heuristic") -> dict[str, Any]:
+    """``games`` games of ``player``; one row per bid it makes.
 
+    A share ``mixed`` of the games (drawn per game) seats ``player`` once, at a
+    random seat, and the policy ``opponent`` (a spec: ``heuristic``, ...) in
+    the others - tables unlike its own, whose bids it sees and whose play
+    changes how many tricks it takes; the other games are self-play, the
+    player in every seat.  Rows come only from the player's own bids.
     ``player.logits`` chooses (deterministic: the argmax of the legal actions).
     Rows: ``observation`` at the bid, ``bid`` made, ``tricks`` taken, ``game``;
-    ``stats``: the rows' bid hit rate and the games' mean points per seat (the
-    explored bids included).
+    ``stats``: the rows' bid hit rate and the mean points of the player's
+    seats (the explored bids included).
     """
+    from stichzoo.policies.base import Decision
+    from stichzoo.policies.specs import build_policy
+
     rng = np.random.default_rng(seed)
     env = BatchEnv("wizard", min(batch, games), log=True, **options)
+    n = env.num_players
+    other = build_policy(opponent, env.game, seed) if mixed > 0 else None
     obs, mask, to_act = env.reset(seed=seed)
+
+    def seating() -> int:
+        """The player's one seat at a mixed table, or -1: every seat (self-play)."""
+        return int(rng.integers(n)) if mixed > 0 and rng.random() < mixed else -1
+
+    seat_of = [seating() for _ in range(env.num_envs)]
     pending: list[list[tuple[int, int, int]]] = [[] for _ in range(env.num_envs)]
     rows_obs: list[np.ndarray] = []
     rows_bid: list[int] = []
     rows_game: list[int] = []
-    done_games, points = 0, []
+    done_games, points, mixed_games = 0, [], 0
     labels: dict[int, int] = {}
     while done_games < games:
         with th.inference_mode():
             m = th.as_tensor(mask, dtype=th.float32)
             logits = masked_outputs(player.logits(th.as_tensor(obs), m), m)[1].numpy()
         actions = logits.argmax(1)
-        bidding = np.flatnonzero(mask[:, bid0:bid0 + num_bids].any(1))
+        ours = np.array([seat_of[i] < 0 or int(to_act[i]) == seat_of[i]
+                         for i in range(env.num_envs)])
+        for i in np.flatnonzero(~ours).tolist():
+            actions[i] = other.act(Decision(env.game, env.states[i], int(to_act[i])))
+        bidding = np.flatnonzero(ours & mask[:, bid0:bid0 + num_bids].any(1))
         for i in bidding.tolist():
             a = int(actions[i])
             if rng.random() < explore:
@@ -348,15 +369,18 @@ def collect(player: TrickBidderForExport, options: dict, games: int, batch: int,
                 for row, r, seat in pending[i]:
                     labels[row] = log[r]["tricks_won"][seat]
                     rows_game[row] = done_games
-                points.extend(env.final_totals[i].tolist())
+                totals = env.final_totals[i].tolist()
+                points.extend(totals if seat_of[i] < 0 else [totals[seat_of[i]]])
+                mixed_games += seat_of[i] >= 0
                 done_games += 1
             pending[i] = []
+            seat_of[i] = seating()
     keep = np.array(sorted(labels), np.int64)
     rows_tricks = np.array([labels[k] for k in keep.tolist()], np.int64)
     bids = np.array(rows_bid, np.int64)[keep]
     return {"observation": np.stack(rows_obs)[keep], "bid": bids, "tricks": rows_tricks,
             "game": np.array(rows_game, np.int64)[keep],
-            "stats": {"games": games, "bids": len(keep),
+            "stats": {"games": games, "mixed_games": mixed_games, "bids": len(keep),
                       "bid_hit_rate": float(np.mean(bids == rows_tricks)),
                       "points_per_game": float(np.mean(points))}}
 
@@ -439,8 +463,9 @@ DEFAULTS: dict[str, Any] = {
     "rounds": 1,
     # start: who bids in the first round's games - "policy" (the actor's own bid head) or
     # "bids" (the source bot's trick model: a refit of a trick bidder, on the tables it makes)
+    # mixed: the share of games at which the bot sits once among ``opponent`` seats
     "collect": {"games": 4000, "batch": 256, "explore": 0.3, "explore_width": 2,
-                "start": "policy"},
+                "start": "policy", "mixed": 0.0, "opponent": "heuristic"},
     "model": {"hidden": [256, 256]},
     "train": {"epochs": 6, "batch_size": 512, "learning_rate": 0.001, "holdout": 0.1,
               "torch_threads": 1},
@@ -504,7 +529,7 @@ def run(cfg: dict, out_dir: str, progress: bool = True) -> str:
         t0 = time.time()
         part = collect(player, manifest["options"], c["games"], c["batch"],
                        cfg["seed"] + k, c["explore"], c["explore_width"], game.bid0,
-                       max_hand + 1)
+                       max_hand + 1, c["mixed"], c["opponent"])
         part["game"] = part["game"] + k * c["games"]  # game ids unique over the rounds
         parts.append(part)
         t1 = time.time()

@@ -682,17 +682,13 @@ def bundled(game_name: str) -> Path:
     return FOLDER / f"{game_name}.npz"
 
 
-class BeliefInference:
-    """PIMC's worlds drawn from a belief model (``pimc:belief=...``): PIMC's inference hooks.
+class ModelInference:
+    """What every belief model's PIMC inference shares: the model checked against the table,
+    ``temper``, and the model's answer made once per decision (:meth:`weights`); every
+    drafted world is kept (chance 1).  A subclass says what a decision's answer is
+    (:meth:`answer`) and how a world is drafted and finished from it."""
 
-    ``draft`` draws the hidden locations by :func:`walk` (every world kept:
-    chance 1), ``finish`` builds the world.  The forward pass runs once per
-    decision: the weights are kept for the root state they were made for.
-    It reads only the seat's features and the constraints - what the seat
-    may know.
-    """
-
-    def __init__(self, game: Game, model: BeliefModel, temper: float = 1.0):
+    def __init__(self, game: Game, model, temper: float = 1.0):
         if not 0 <= temper <= 4:
             raise ValueError(f"belief: temper={temper!r}; a number from 0 to 4")
         self.side = adapter(game)
@@ -702,6 +698,35 @@ class BeliefInference:
         self._key = None
         self._cached = None
         self._root, self._length, self._seat = None, -1, -1
+
+    def answer(self, root: GameState, seat: int):
+        raise NotImplementedError
+
+    def weights(self, root: GameState, seat: int):
+        """The decision's :meth:`answer`, made once per decision: the same state object at
+        the same point of its history, else the same view of the seat (``view_key``)."""
+        if root is self._root and len(root.history) == self._length and seat == self._seat:
+            return self._cached
+        self._root, self._length, self._seat = root, len(root.history), seat
+        key = self.side.view_key(root, seat)
+        if key != self._key:
+            self._cached = self.answer(root, seat)
+            self._key = key
+        return self._cached
+
+    def __call__(self, world: GameState, seat: int) -> float:
+        return 1.0
+
+
+class BeliefInference(ModelInference):
+    """PIMC's worlds drawn from a belief model (``pimc:belief=...``): PIMC's inference hooks.
+
+    ``draft`` draws the hidden locations by :func:`walk` (every world kept:
+    chance 1), ``finish`` builds the world.  The forward pass runs once per
+    decision: the weights are kept for the root state they were made for.
+    It reads only the seat's features and the constraints - what the seat
+    may know.
+    """
 
     @classmethod
     def of(cls, game: Game, which: str, temper: float = 1.0):
@@ -716,23 +741,12 @@ class BeliefInference:
             raise ValueError(f"belief: no model file {path}")
         return cls(game, BeliefModel.load(path), temper)
 
-    def weights(self, root: GameState, seat: int) -> tuple[Hidden, list[list[float]], Plan]:
-        """The decision's constraints, walk weights and plan: made once per decision (the same
-        state object at the same point of its history, else the same view of the seat)."""
-        if root is self._root and len(root.history) == self._length and seat == self._seat:
-            return self._cached
-        self._root, self._length, self._seat = root, len(root.history), seat
-        key = self.side.view_key(root, seat)
-        if key != self._key:
-            hidden = self.side.hidden(root, seat)
-            x = self.side.features(root, seat)
-            probs = self.model.probabilities(x, self.side.card_features(x))
-            self._cached = (hidden, ratios(probs, hidden, self.temper), plan(hidden))
-            self._key = key
-        return self._cached
-
-    def __call__(self, world: GameState, seat: int) -> float:
-        return 1.0
+    def answer(self, root: GameState, seat: int) -> tuple[Hidden, list[list[float]], Plan]:
+        """The decision's constraints, walk weights and plan."""
+        hidden = self.side.hidden(root, seat)
+        x = self.side.features(root, seat)
+        probs = self.model.probabilities(x, self.side.card_features(x))
+        return hidden, ratios(probs, hidden, self.temper), plan(hidden)
 
     def draft(self, root: GameState, seat: int, rng: random.Random):
         hidden, weights, steps = self.weights(root, seat)

@@ -73,6 +73,7 @@ from stichzoo.envs.geheimtrumpf.rules import (
     consistent_trumps,
 )
 from stichzoo.envs.geheimtrumpf.steering import task_chances
+from stichzoo.policies.belief import ModelInference, bundled
 
 #: the 50 trump draws (suit -1..3, value 0..9), in ``draw_index`` order
 DRAWS: tuple[tuple[int, int], ...] = tuple(TRUMPS)
@@ -345,7 +346,7 @@ def _pick(chances: list[float], rng: random.Random) -> int:
     return len(chances) - 1
 
 
-class SecretsInference:
+class SecretsInference(ModelInference):
     """PIMC's worlds with the secrets drawn from the model (``pimc:belief=geheimtrumpf``).
 
     ``draft`` draws the trumps (where hidden) and each hidden task choice
@@ -355,48 +356,24 @@ class SecretsInference:
     the seat's features and the allowed values - what the seat may know.
     """
 
-    def __init__(self, game: Game, model: SecretsModel, temper: float = 1.0):
-        if not 0 <= temper <= 4:
-            raise ValueError(f"belief: temper={temper!r}; a number from 0 to 4")
-        self.side = adapter(game)
-        model.check(game, self.side)
-        self.model = model
-        self.temper = float(temper)
-        self._key = None
-        self._cached = None
-        self._root, self._length, self._seat = None, -1, -1
-
     @classmethod
     def of(cls, game: Game, which: str, temper: float = 1.0) -> SecretsInference:
         """From a spec's ``belief=``: the game's name (the bundled model) or a file."""
-        from stichzoo.policies.belief import bundled
-
         path = bundled(which) if which == game.name else Path(which)
         if not path.is_file():
             raise ValueError(f"belief: no model file {path}")
         return cls(game, SecretsModel.load(path), temper)
 
-    def weights(self, root: GameState, seat: int):
-        """The decision's secrets and the chances of their allowed values (made once per
-        decision: the same state object at the same point, else the same view)."""
-        if root is self._root and len(root.history) == self._length and seat == self._seat:
-            return self._cached
-        self._root, self._length, self._seat = root, len(root.history), seat
-        key = self.side.view_key(root, seat)
-        if key != self._key:
-            secrets = self.side.hidden(root, seat)
-            chances = None
-            if not secrets.empty():
-                trump, tasks = self.model.logits(self.side.features(root, seat))
-                chances = (distribution(trump, secrets.draws, self.temper) if secrets.draws
-                           else [], [distribution(tasks[i], a, self.temper) if a else []
-                                     for i, a in enumerate(secrets.tasks)])
-            self._cached = (secrets, chances)
-            self._key = key
-        return self._cached
-
-    def __call__(self, world: GameState, seat: int) -> float:
-        return 1.0
+    def answer(self, root: GameState, seat: int):
+        """The decision's secrets and the chances of their allowed values (None: nothing
+        hidden)."""
+        secrets = self.side.hidden(root, seat)
+        if secrets.empty():
+            return secrets, None
+        trump, tasks = self.model.logits(self.side.features(root, seat))
+        return secrets, (distribution(trump, secrets.draws, self.temper) if secrets.draws
+                         else [], [distribution(tasks[i], a, self.temper) if a else []
+                                   for i, a in enumerate(secrets.tasks)])
 
     def draft(self, root: GameState, seat: int, rng: random.Random):
         secrets, chances = self.weights(root, seat)

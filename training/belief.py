@@ -318,28 +318,47 @@ def run(cfg: dict, out: str | None = None, log=print, data_path: str | None = No
         from stichzoo.training import belief_secrets
 
         return belief_secrets.run(cfg, side, game, out, log, data_path)
-    report: dict[str, Any] = {"config": cfg, "out": out}
-    t0 = time.perf_counter()
-    x, y, games = data(cfg, side, game, data_path, log)
-    report["samples"] = len(x)
-    report["data_s"] = round(time.perf_counter() - t0, 1)
-    log(f"{cfg['game']}: {len(x)} samples from {cfg['train_games']} games "
-        f"({report['data_s']} s)")
-    t1 = time.perf_counter()
-    weights, report["training"] = train(cfg, x, y, games, side, log)
-    report["train_s"] = round(time.perf_counter() - t1, 1)
     meta = {"game": game.name, "num_players": game.num_players, "options": cfg["options"],
             "input": side.size, "deck": side.deck, "locations": side.locations,
             "context_layers": len(cfg["hidden"]), "players": cfg["players"],
             "train_games": cfg["train_games"], "seed": cfg["seed"]}
+
+    def collect() -> tuple[int, tuple]:
+        d = data(cfg, side, game, data_path, log)
+        return len(d[0]), d
+
+    return pipeline(
+        cfg, out, log, collect, fit=lambda d: train(cfg, *d, side, log), meta=meta,
+        load=BeliefModel.load,
+        measure=lambda model: quality(model, side, game, cfg["players"], cfg["test_games"],
+                                      cfg["test_seed"]),
+        table=quality_table, noun="samples")
+
+
+def pipeline(cfg: dict, out: str, log, collect, *, fit, meta: dict, load, measure, table,
+             noun: str) -> dict:
+    """Every belief model's ``run``: data, training, saving, the held-out quality, each
+    timed - written once for the card-location models and the categorical ones
+    (``training/belief_secrets.py``).  ``collect() -> (sample count, data)``, ``fit(data) ->
+    (weights, training report)``, ``load(path) -> model``, ``measure(model) -> quality``,
+    ``table(quality)`` its markdown rows."""
+    report: dict[str, Any] = {"config": cfg, "out": out}
+    t0 = time.perf_counter()
+    count, d = collect()
+    report["samples"] = count
+    report["data_s"] = round(time.perf_counter() - t0, 1)
+    log(f"{cfg['game']}: {count} {noun} from {cfg['train_games']} games "
+        f"({report['data_s']} s)")
+    t1 = time.perf_counter()
+    weights, report["training"] = fit(d)
+    report["train_s"] = round(time.perf_counter() - t1, 1)
     save(out, weights, meta)
-    model = BeliefModel.load(out)
+    model = load(out)
     t2 = time.perf_counter()
-    report["quality"] = quality(model, side, game, cfg["players"], cfg["test_games"],
-                                cfg["test_seed"])
+    report["quality"] = measure(model)
     report["quality_s"] = round(time.perf_counter() - t2, 1)
     report["total_s"] = round(time.perf_counter() - t0, 1)
-    for line in quality_table(report["quality"]):
+    for line in table(report["quality"]):
         log(line)
     log(f"saved {out}; data {report['data_s']} s, training {report['train_s']} s, "
         f"held-out quality {report['quality_s']} s, total {report['total_s']} s")

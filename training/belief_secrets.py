@@ -30,14 +30,13 @@ import math
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from stichzoo.envs.geheimtrumpf.rules import NUM_TASKS
 from stichzoo.policies.belief_secrets import DRAW_FEATURES, DRAWS, TASK_FEATURES, SecretsModel
 from stichzoo.policies.belief_secrets import log_likelihood as secrets_log_likelihood
-from stichzoo.training.belief import play_samples, quality_table, save, summary
+from stichzoo.training.belief import pipeline, play_samples, quality_table, summary
 
 DATA_KEYS = ("game", "options", "players", "seed", "train_games")
 
@@ -254,30 +253,19 @@ def evaluate(cfg: dict, path: str, side, game, log=print, temper: float = 1.0) -
 
 
 def run(cfg: dict, side, game, out: str, log=print, data_path: str | None = None) -> dict:
-    """Data, training, saving and the held-out quality, timed; returns the report."""
-    report: dict[str, Any] = {"config": cfg, "out": out}
-    t0 = time.perf_counter()
-    d = data(cfg, side, game, data_path, log)
-    report["samples"] = len(d["x"])
-    report["data_s"] = round(time.perf_counter() - t0, 1)
-    log(f"{cfg['game']}: {len(d['x'])} seat views with a secret from {cfg['train_games']} "
-        f"games ({report['data_s']} s)")
-    t1 = time.perf_counter()
-    weights, report["training"] = train(cfg, d, side, log)
-    report["train_s"] = round(time.perf_counter() - t1, 1)
+    """Data, training, saving and the held-out quality, timed (``training.belief.pipeline``);
+    returns the report."""
+    def collect() -> tuple[int, dict]:
+        d = data(cfg, side, game, data_path, log)
+        return len(d["x"]), d
+
     meta = {"game": game.name, "num_players": game.num_players, "options": cfg["options"],
             "input": side.size, "context": side.context_size,
             "context_layers": len(cfg["hidden"]), "players": cfg["players"],
             "train_games": cfg["train_games"], "seed": cfg["seed"]}
-    save(out, weights, meta)
-    model = SecretsModel.load(out)
-    t2 = time.perf_counter()
-    report["quality"] = quality(model, side, game, cfg["players"], cfg["test_games"],
-                                cfg["test_seed"])
-    report["quality_s"] = round(time.perf_counter() - t2, 1)
-    report["total_s"] = round(time.perf_counter() - t0, 1)
-    for line in table(report["quality"]):
-        log(line)
-    log(f"saved {out}; data {report['data_s']} s, training {report['train_s']} s, "
-        f"held-out quality {report['quality_s']} s, total {report['total_s']} s")
-    return report
+    return pipeline(
+        cfg, out, log, collect, fit=lambda d: train(cfg, d, side, log), meta=meta,
+        load=SecretsModel.load,
+        measure=lambda model: quality(model, side, game, cfg["players"], cfg["test_games"],
+                                      cfg["test_seed"]),
+        table=table, noun="seat views with a secret")

@@ -499,7 +499,36 @@ def adapter(game: Game):
     return ADAPTERS[game.name](game)
 
 
-class BeliefModel:
+class SavedModel:
+    """A belief network saved as ``.npz`` (its arrays and a JSON ``meta``): loading, and the
+    check that it was trained for this game and table - written once for the card-location
+    models (:class:`BeliefModel`) and the categorical ones (``belief_secrets.SecretsModel``).
+    A subclass names the side's sizes its weights depend on (:meth:`table_keys`)."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], meta: dict):
+        self.meta = meta
+
+    @classmethod
+    def load(cls, path: str | Path):
+        with np.load(path) as f:
+            meta = json.loads(str(f["meta"]))
+            arrays = {k: f[k].astype(np.float32) for k in f.files if k != "meta"}
+        return cls(arrays, meta)
+
+    @staticmethod
+    def table_keys(side) -> dict:
+        raise NotImplementedError
+
+    def check(self, game: Game, side) -> None:
+        """ValueError unless the model was trained for this game and table."""
+        want = {"game": game.name, "num_players": game.num_players, "input": side.size,
+                **self.table_keys(side)}
+        got = {k: self.meta.get(k) for k in want}
+        if got != want:
+            raise ValueError(f"belief model for {got}, not for this table {want}")
+
+
+class BeliefModel(SavedModel):
     """A trained belief network, numpy only: features -> per card, a distribution over locations.
 
     Card by card with shared weights, so that a few thousand games teach it
@@ -520,7 +549,7 @@ class BeliefModel:
     """
 
     def __init__(self, arrays: dict[str, np.ndarray], meta: dict):
-        self.meta = meta
+        super().__init__(arrays, meta)
         self.deck = int(meta["deck"])
         self.locations = int(meta["locations"])
         self.context = [(arrays[f"c{i}w"], arrays[f"c{i}b"])
@@ -528,20 +557,9 @@ class BeliefModel:
         self.kh, self.kf, self.kb = arrays["kh"], arrays["kf"], arrays["kb"]
         self.ow, self.ob, self.bias = arrays["ow"], arrays["ob"], arrays["bias"]
 
-    @classmethod
-    def load(cls, path: str | Path) -> BeliefModel:
-        with np.load(path) as f:
-            meta = json.loads(str(f["meta"]))
-            arrays = {k: f[k].astype(np.float32) for k in f.files if k != "meta"}
-        return cls(arrays, meta)
-
-    def check(self, game: Game, side) -> None:
-        """ValueError unless the model was trained for this game and table."""
-        want = {"game": game.name, "num_players": game.num_players, "input": side.size,
-                "locations": side.locations}
-        got = {k: self.meta.get(k) for k in want}
-        if got != want:
-            raise ValueError(f"belief model for {got}, not for this table {want}")
+    @staticmethod
+    def table_keys(side) -> dict:
+        return {"locations": side.locations}
 
     def probabilities(self, features: np.ndarray, cards: np.ndarray) -> np.ndarray:
         """``(deck, locations)`` probabilities for one feature vector and its card features

@@ -50,7 +50,6 @@ constraint and draws the rest as always.
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from pathlib import Path
@@ -73,7 +72,7 @@ from stichzoo.envs.geheimtrumpf.rules import (
     consistent_trumps,
 )
 from stichzoo.envs.geheimtrumpf.steering import task_chances
-from stichzoo.policies.belief import ModelInference, bundled
+from stichzoo.policies.belief import ModelInference, SavedModel, bundled
 
 #: the 50 trump draws (suit -1..3, value 0..9), in ``draw_index`` order
 DRAWS: tuple[tuple[int, int], ...] = tuple(TRUMPS)
@@ -263,7 +262,7 @@ def adapter(game: Game) -> GeheimtrumpfBelief:
     return GeheimtrumpfBelief(game)
 
 
-class SecretsModel:
+class SecretsModel(SavedModel):
     """A trained secrets network, numpy only: features -> trump logits, task logits.
 
     The file (``.npz``): ``c{i}w, c{i}b`` (the context layers); the trump head
@@ -274,7 +273,7 @@ class SecretsModel:
     """
 
     def __init__(self, arrays: dict[str, np.ndarray], meta: dict):
-        self.meta = meta
+        super().__init__(arrays, meta)
         self.context_size = int(meta["context"])
         self.seats = int(meta["num_players"]) - 1
         self.context = [(arrays[f"c{i}w"], arrays[f"c{i}b"])
@@ -282,20 +281,9 @@ class SecretsModel:
         self.trump = tuple(arrays[k] for k in ("th", "tf", "tb", "tw", "tbias"))
         self.task = tuple(arrays[k] for k in ("kh", "kf", "kb", "kw", "kbias"))
 
-    @classmethod
-    def load(cls, path: str | Path) -> SecretsModel:
-        with np.load(path) as f:
-            meta = json.loads(str(f["meta"]))
-            arrays = {k: f[k].astype(np.float32) for k in f.files if k != "meta"}
-        return cls(arrays, meta)
-
-    def check(self, game: Game, side: GeheimtrumpfBelief) -> None:
-        """ValueError unless the model was trained for this game and table."""
-        want = {"game": game.name, "num_players": game.num_players, "input": side.size,
-                "context": side.context_size}
-        got = {k: self.meta.get(k) for k in want}
-        if got != want:
-            raise ValueError(f"belief model for {got}, not for this table {want}")
+    @staticmethod
+    def table_keys(side: GeheimtrumpfBelief) -> dict:
+        return {"context": side.context_size}
 
     def logits(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(50,)`` trump logits and ``(n-1, 11)`` task logits (or a batch: leading axes)."""

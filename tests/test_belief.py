@@ -41,6 +41,17 @@ from stichzoo.training import belief as training
 from .test_search_honesty import redeal, replay, snapshot, states
 
 
+def assert_repeatable(config, folder, report: dict) -> None:
+    """Training twice from ``config`` made ``folder``/m0.npz and m1.npz: the same arrays, and
+    ``stichzoo belief --evaluate`` of m0 gives the quality the run ``report``ed."""
+    again = training.evaluate(training.load_config(str(config)), str(folder / "m0.npz"),
+                              log=lambda *_: None)
+    assert again["quality"] == report["quality"]
+    with np.load(folder / "m0.npz") as a, np.load(folder / "m1.npz") as b:
+        assert a.files == b.files
+        assert all(np.array_equal(a[k], b[k]) for k in a.files)
+
+
 def wizard(**opts):
     cls = game_class("wizard")
     return cls(cls.Options(**{"num_players": 4, "rounds": [6], **opts}))
@@ -294,12 +305,7 @@ def test_training_is_deterministic_and_the_model_loads(tmp_path):
         report = training.run(training.load_config(str(path)), str(out), log=lambda *_: None)
         assert set(report["quality"]) >= {"bid", "play early", "play late", "all"}
         outs.append(BeliefModel.load(out))
-    again = training.evaluate(training.load_config(str(path)), str(tmp_path / "m0.npz"),
-                              log=lambda *_: None)
-    assert again["quality"] == report["quality"]
-    with np.load(tmp_path / "m0.npz") as a, np.load(tmp_path / "m1.npz") as b:
-        assert a.files == b.files
-        assert all(np.array_equal(a[k], b[k]) for k in a.files)
+    assert_repeatable(path, tmp_path, report)
     game = wizard(rounds=[3])
     spec = f"pimc:belief={tmp_path / 'm0.npz'},worlds=2"
     s = game.new_game(1)

@@ -43,6 +43,7 @@ from stichzoo.policies.search import PIMCPolicy
 from stichzoo.policies.specs import build_policy
 from stichzoo.training import belief as training
 
+from .test_belief import assert_repeatable
 from .test_search_honesty import game_of, observe, redeal, replay, snapshot, states
 
 
@@ -237,12 +238,7 @@ def test_training_is_deterministic_and_the_model_loads(tmp_path):
         report = training.run(training.load_config(str(path)), str(tmp_path / f"m{i}.npz"),
                               log=lambda *_: None)
         assert set(report["quality"]) == {"draft", "task choice", "all"}
-    again = training.evaluate(training.load_config(str(path)), str(tmp_path / "m0.npz"),
-                              log=lambda *_: None)
-    assert again["quality"] == report["quality"]
-    with np.load(tmp_path / "m0.npz") as a, np.load(tmp_path / "m1.npz") as b:
-        assert a.files == b.files
-        assert all(np.array_equal(a[k], b[k]) for k in a.files)
+    assert_repeatable(path, tmp_path, report)
     game = table()
     s = game.new_game(1)
     while s.phase_name != "card_draft" or s.current_player == s.start:

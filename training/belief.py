@@ -294,15 +294,17 @@ def evaluate(cfg: dict, path: str, log=print, temper: float = 1.0) -> dict:
     """The held-out quality of a saved model (the config's test games), timed."""
     game = make_game(cfg)
     side = adapter(game)
+    load, measure, table = BeliefModel.load, quality, quality_table
     if getattr(side, "categorical", False):  # Geheimtrumpf: training/belief_secrets.py
         from stichzoo.training import belief_secrets
 
-        return belief_secrets.evaluate(cfg, path, side, game, log, temper)
-    model = BeliefModel.load(path)
+        load = belief_secrets.SecretsModel.load
+        measure, table = belief_secrets.quality, belief_secrets.table
+    model = load(path)
     model.check(game, side)
     t = time.perf_counter()
-    q = quality(model, side, game, cfg["players"], cfg["test_games"], cfg["test_seed"], temper)
-    for line in quality_table(q):
+    q = measure(model, side, game, cfg["players"], cfg["test_games"], cfg["test_seed"], temper)
+    for line in table(q):
         log(line)
     log(f"held-out quality of {path} (temper {temper:g}): {cfg['test_games']} games "
         f"(seed {cfg['test_seed']}), {time.perf_counter() - t:.1f} s")

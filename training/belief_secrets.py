@@ -27,7 +27,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -237,19 +236,6 @@ def quality(model: SecretsModel, side, game, players: list[str], games: int, see
 
 def table(q: dict) -> list[str]:
     return quality_table(q, "values allowed", "allowed")
-
-
-def evaluate(cfg: dict, path: str, side, game, log=print, temper: float = 1.0) -> dict:
-    """The held-out quality of a saved model (the config's test games), timed."""
-    model = SecretsModel.load(path)
-    model.check(game, side)
-    t = time.perf_counter()
-    q = quality(model, side, game, cfg["players"], cfg["test_games"], cfg["test_seed"], temper)
-    for line in table(q):
-        log(line)
-    log(f"held-out quality of {path} (temper {temper:g}): {cfg['test_games']} games "
-        f"(seed {cfg['test_seed']}), {time.perf_counter() - t:.1f} s")
-    return {"config": cfg, "model": path, "temper": temper, "quality": q}
 
 
 def run(cfg: dict, side, game, out: str, log=print, data_path: str | None = None) -> dict:

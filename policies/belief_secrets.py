@@ -72,7 +72,7 @@ from stichzoo.envs.geheimtrumpf.rules import (
     consistent_trumps,
 )
 from stichzoo.envs.geheimtrumpf.steering import task_chances
-from stichzoo.policies.belief import ModelInference, SavedModel, bundled
+from stichzoo.policies.belief_model import ModelInference, SavedModel, bundled
 
 #: the 50 trump draws (suit -1..3, value 0..9), in ``draw_index`` order
 DRAWS: tuple[tuple[int, int], ...] = tuple(TRUMPS)
@@ -343,6 +343,10 @@ class SecretsInference(ModelInference):
     ``determinize``.  The forward pass runs once per decision; it reads only
     the seat's features and the allowed values - what the seat may know.
     """
+
+    @staticmethod
+    def side_of(game: Game) -> GeheimtrumpfBelief:
+        return adapter(game)
 
     @classmethod
     def of(cls, game: Game, which: str, temper: float = 1.0) -> SecretsInference:

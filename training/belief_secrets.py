@@ -35,7 +35,7 @@ import numpy as np
 from stichzoo.envs.geheimtrumpf.rules import NUM_TASKS
 from stichzoo.policies.belief_secrets import DRAW_FEATURES, DRAWS, TASK_FEATURES, SecretsModel
 from stichzoo.policies.belief_secrets import log_likelihood as secrets_log_likelihood
-from stichzoo.training.belief import pipeline, play_samples, quality_table, summary
+from stichzoo.training.belief_steps import pipeline, play_samples, quality_table, summary
 
 DATA_KEYS = ("game", "options", "players", "seed", "train_games")
 

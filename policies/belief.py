@@ -461,16 +461,12 @@ class WunderPunktBelief(DealtBelief):
     def world(self, root: GameState, seat: int, hidden: Hidden, locations: list[int],
               rng: random.Random) -> GameState:
         n = self.n
-        hands = root.hands[:]
         picks = root.sore_cards[:]
-        for rel in range(1, n):
-            hands[(seat + rel) % n] = 0
         for c, b in zip(hidden.cards, locations):
-            if b < n - 1:
-                hands[(seat + b + 1) % n] |= 1 << c
-            else:
+            if b >= n - 1:  # a face-down sore pick; placed_hands leaves it out of the hands
                 picks[(seat + b - (n - 1) + 1) % n] = c
-        return self.game.world_of(root, hands, picks, rng)
+        return self.game.world_of(root, placed_hands(root, seat, hidden, locations), picks,
+                                  rng)
 
 
 #: the games with a belief model, by name

@@ -156,18 +156,21 @@ def rebid(policy, bids_bot: str, out_dir: str, game, provenance: dict) -> str:
     """
     from stichzoo.policies.onnx_bot import read_manifest
 
-    manifest = read_manifest(bids_bot)
-    tricks = tricks_from_onnx(os.path.join(bids_bot, manifest["model"]["file"]),
-                              game.max_hand, hand_size_offset(manifest))
-    export = DEFAULTS["export"]
-    recipe = os.path.join(bids_bot, "tricks.yaml")
-    if os.path.exists(recipe):
-        export = load_config(recipe)["export"]
-    bidder = TrickBidderForExport(actor_of(policy), tricks, game.bid0, export["scale"],
-                                  export["reach"]).eval()
+    bidder = bot_bidder(actor_of(policy), bids_bot, read_manifest(bids_bot), game)
     from stichzoo.training.export import export_module
 
     return export_module(bidder, game, out_dir, {**provenance, "bids_from": bids_bot})
+
+
+def bot_bidder(actor: Actor, folder: str, manifest: dict, game) -> TrickBidderForExport:
+    """``actor``'s cards with the bids of the trick bidder in ``folder``: its trick model and
+    its ``tricks.yaml``'s export scale and reach (the defaults without one)."""
+    tricks = tricks_from_onnx(os.path.join(folder, manifest["model"]["file"]), game.max_hand,
+                              hand_size_offset(manifest))
+    recipe = os.path.join(folder, "tricks.yaml")
+    export = load_config(recipe)["export"] if os.path.exists(recipe) else DEFAULTS["export"]
+    return TrickBidderForExport(actor, tricks, game.bid0, export["scale"],
+                                export["reach"]).eval()
 
 
 def hand_size_offset(manifest: dict) -> int:
@@ -330,7 +333,7 @@ def collect(player: TrickBidderForExport, options: dict, games: int, batch: int,
         """The player's one seat at a mixed table, or -1: every seat (self-play)."""
         return int(rng.integers(n)) if mixed > 0 and rng.random() < mixed else -1
 
-    seat_of = [seating() for _ in range(env.num_envs)]
+    seat_of = np.array([seating() for _ in range(env.num_envs)])
     pending: list[list[tuple[int, int, int]]] = [[] for _ in range(env.num_envs)]
     rows_obs: list[np.ndarray] = []
     rows_bid: list[int] = []
@@ -342,8 +345,7 @@ def collect(player: TrickBidderForExport, options: dict, games: int, batch: int,
             m = th.as_tensor(mask, dtype=th.float32)
             logits = masked_outputs(player.logits(th.as_tensor(obs), m), m)[1].numpy()
         actions = logits.argmax(1)
-        ours = np.array([seat_of[i] < 0 or int(to_act[i]) == seat_of[i]
-                         for i in range(env.num_envs)])
+        ours = (seat_of < 0) | (to_act == seat_of)
         for i in np.flatnonzero(~ours).tolist():
             actions[i] = other.act(Decision(env.game, env.states[i], int(to_act[i])))
         bidding = np.flatnonzero(ours & mask[:, bid0:bid0 + num_bids].any(1))
@@ -371,7 +373,7 @@ def collect(player: TrickBidderForExport, options: dict, games: int, batch: int,
                     rows_game[row] = done_games
                 totals = env.final_totals[i].tolist()
                 points.extend(totals if seat_of[i] < 0 else [totals[seat_of[i]]])
-                mixed_games += seat_of[i] >= 0
+                mixed_games += int(seat_of[i] >= 0)
                 done_games += 1
             pending[i] = []
             seat_of[i] = seating()
@@ -501,11 +503,7 @@ def first_bidder(cfg: dict, source: str, manifest: dict, actor: Actor,
         raise ValueError(f"collect.start: {start!r}; 'policy' or 'bids'")
     if start == "policy":
         return TrickBidderForExport(actor, None, game.bid0, cfg["export"]["scale"])
-    own = tricks_from_onnx(os.path.join(source, manifest["model"]["file"]), game.max_hand,
-                           hand_size_offset(manifest))
-    recipe = os.path.join(source, "tricks.yaml")
-    export = load_config(recipe)["export"] if os.path.exists(recipe) else DEFAULTS["export"]
-    return TrickBidderForExport(actor, own, game.bid0, export["scale"], export["reach"]).eval()
+    return bot_bidder(actor, source, manifest, game)
 
 
 def run(cfg: dict, out_dir: str, progress: bool = True) -> str:

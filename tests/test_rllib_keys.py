@@ -29,7 +29,9 @@ NON_DEFAULT = {"train.vec_env": "dummy", "train.target_kl": 0.02, "batch.games":
                "expert.lr_schedule": "constant", "train.lr_schedule": "linear",
                "expert.targets": "values", "expert.temperature": 2.0, "expert.iterations": 2,
                "expert.positions": "learner", "expert.start": "bot:hoch_tief",
-               "expert.prior": "start", "expert.phases": ["play"], "train.critic": "privileged"}
+               "expert.prior": "start", "expert.phases": ["play"], "train.critic": "privileged",
+               "expert.opponent": "heuristic", "expert.opponent_seats": 2,
+               "expert.opponent_share": 0.5}
 
 
 def _leaves(schema: dict, prefix: str = ""):

@@ -107,6 +107,12 @@ SCHEMA: dict[str, Any] = {
         # the others keep the prior's own policy as their target (an anchor, and no teacher
         # time spent on them); empty: every phase
         "phases": (list, []),
+        # a policy spec: a share opponent_share of the labelled games seat it in opponent_seats
+        # random seats, whose moves are neither labelled nor fitted - positions against a
+        # table unlike the learner's own (training/labels.py); "": self-play tables only
+        "opponent": (str, ""),
+        "opponent_seats": (int, 1),
+        "opponent_share": ((int, float), 1.0),
     },
     "batch": {  # algo batch_ppo only (training/batch_ppo.py)
         "games": (int, 128),  # games stepped together by the batch engine
@@ -194,6 +200,8 @@ RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "expert.learning_rate": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
     "expert.temperature": (lambda v: _finite(v) and v > 0, "a finite number > 0"),
     "expert.iterations": (lambda v: v >= 1, "an integer >= 1"),
+    "expert.opponent_seats": (lambda v: v >= 1, "an integer >= 1 (seats the opponent takes)"),
+    "expert.opponent_share": (lambda v: 0 <= v <= 1, "a share in [0, 1] (of the games)"),
     "batch.games": (lambda v: v >= 1, "an integer >= 1 (games stepped together)"),
     "batch.rollout_steps": (lambda v: v >= 2, "an integer >= 2 (engine steps per rollout)"),
     "rllib.num_env_runners": (lambda v: v >= 0, "an integer >= 0 (0: sample in the driver)"),
@@ -361,7 +369,7 @@ def validate(data: dict) -> dict:
 
     cls = envs.game_class(cfg["game"])
     try:
-        build_options(cls.Options, cfg["game"], cfg["options"])  # clear error on a bad option
+        options = build_options(cls.Options, cfg["game"], cfg["options"])  # clear error if bad
     except (TypeError, ValueError) as e:
         raise ValueError(f"config: options: {e}") from None
     _check_opponents(cfg["opponents"])
@@ -394,6 +402,14 @@ def validate(data: dict) -> dict:
         phases = cfg["expert"]["phases"]
         if phases:
             _check_expert_phases(cfg, phases)
+        if cfg["expert"]["opponent"]:
+            parse_policy_spec(cfg["expert"]["opponent"])
+            seats = cfg["expert"]["opponent_seats"]
+            players = options.num_players
+            if seats >= players:
+                raise ValueError(f"config: expert.opponent_seats={seats} leaves no seat to "
+                                 f"label at a table of {players}; it must be 1 to "
+                                 f"{players - 1}")
         # a rule bot rates no actions: it may teach only its choice, or improve named phases
         targets = cfg["expert"]["targets"]
         if teacher not in SEARCHES and (targets == "values"

@@ -17,7 +17,9 @@ from stichzoo.training.distil import NEVER, advantage, soft_target
 def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                  teacher: str | None = None, temperature: float | None = None,
                  player: str | None = None, privileged: bool = False,
-                 phases: list[str] | None = None) -> dict[str, np.ndarray]:
+                 phases: list[str] | None = None, opponent: str | None = None,
+                 opponent_seats: int = 0, opponent_share: float = 1.0
+                 ) -> dict[str, np.ndarray]:
     """The warm start's data: the teacher in *every* seat of a batch of games.
 
     Every decision is a sample (the single-seat view keeps one seat's in
@@ -41,6 +43,12 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
     a ``player`` moves.  ``labelled`` marks the teacher's decisions.  A
     teacher that rates no actions (a rule bot) gives its choice as the only
     action with a finite advantage: an ``improve`` target of its choice.
+
+    With an ``opponent`` (a policy spec) a share ``opponent_share`` of the
+    games (drawn per game) seats it in ``opponent_seats`` random seats: its
+    decisions are moves only - no teacher time, no sample - so the samples
+    come from positions against a table unlike the player's own (the
+    opponent's bids, leads and discards; expert.opponent, training/expert.py).
     """
     from stichzoo.envs import BatchEnv
     from stichzoo.policies.specs import build_policy
@@ -51,6 +59,21 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
     gamma = float(cfg["train"]["gamma"])
     teacher = build_policy(teacher or cfg["pretrain"]["teacher"], game, seed=seed)
     mover = None if player is None else build_policy(player, game, seed=seed + 1, cache=False)
+    other = None
+    if opponent:
+        if not 0 < opponent_seats < n:
+            raise ValueError(f"opponent_seats={opponent_seats}: a table of {n} needs 1 to "
+                             f"{n - 1} opponent seats and at least one sampled seat")
+        other = build_policy(opponent, game, seed=seed + 2, cache=False)
+    seat_rng = np.random.default_rng(seed + 3)
+
+    def foreign_seats() -> frozenset[int]:
+        """The opponent's seats in one new game (none: a table of the player's own)."""
+        if other is None or seat_rng.random() >= opponent_share:
+            return frozenset()
+        return frozenset(seat_rng.choice(n, size=opponent_seats, replace=False).tolist())
+
+    foreign = [foreign_seats() for _ in range(games)]
     obs, mask, to_act = engine.reset(seed=seed)
     # per game and seat: the decisions of the running game, [obs, mask, action, reward];
     # finished games are written straight into the output arrays (one copy of each
@@ -70,12 +93,18 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
     filled = 0
     while filled < steps:
         targets: list[tuple | None] = [None] * len(engine.states)
+        theirs = [int(to_act[r]) in foreign[r] for r in range(len(engine.states))]
         if temperature is None:
-            actions = [teacher.act(Decision(game, s, s.current_player)) for s in engine.states]
+            actions = [other.act(Decision(game, s, s.current_player)) if theirs[r]
+                       else teacher.act(Decision(game, s, s.current_player))
+                       for r, s in enumerate(engine.states)]
         else:
             actions = []
             for r, s in enumerate(engine.states):
                 decision = Decision(game, s, s.current_player)
+                if theirs[r]:
+                    actions.append(other.act(decision))
+                    continue
                 if phases and s.phase_name not in phases:
                     actions.append(teacher.act(decision) if mover is None else -1)
                     targets[r] = _prior_target(mask[r])
@@ -86,12 +115,14 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
         hidden = (privileged_features(game, engine.states, to_act) if privileged
                   else [None] * len(actions))
         for r, a in enumerate(actions):
-            chains[r][to_act[r]].append([obs[r].copy(), mask[r].astype(bool), a, 0.0,
-                                         targets[r], hidden[r]])
+            if not theirs[r]:
+                chains[r][to_act[r]].append([obs[r].copy(), mask[r].astype(bool), a, 0.0,
+                                             targets[r], hidden[r]])
         if mover is not None:
-            actions = [mover.act(Decision(game, s, s.current_player)) for s in engine.states]
+            actions = [a if theirs[r] else mover.act(Decision(game, s, s.current_player))
+                       for r, (a, s) in enumerate(zip(actions, engine.states))]
             for r, a in enumerate(actions):  # an unlabelled decision's label: the move made
-                if chains[r][to_act[r]][-1][2] < 0:
+                if not theirs[r] and chains[r][to_act[r]][-1][2] < 0:
                     chains[r][to_act[r]][-1][2] = a
         obs, mask, to_act, rewards, dones = engine.step(np.array(actions, np.int64))
         for r, s in zip(*np.nonzero(rewards)):
@@ -116,6 +147,7 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                         out["privileged"][filled] = item[5]
                     filled += 1
             chains[r] = [[] for _ in range(n)]
+            foreign[r] = foreign_seats()
     return out
 
 
@@ -146,8 +178,10 @@ def _prior_target(mask: np.ndarray) -> tuple:
 
 def _label_share(args: tuple) -> dict[str, np.ndarray]:
     cfg, teacher, steps, seed, games, temperature, player = args
+    e = cfg["expert"]
     return teacher_data(cfg, steps, seed, games=games, teacher=teacher, temperature=temperature,
-                        player=player, phases=cfg["expert"]["phases"])
+                        player=player, phases=e["phases"], opponent=e["opponent"] or None,
+                        opponent_seats=e["opponent_seats"], opponent_share=e["opponent_share"])
 
 
 def search_labels(cfg: dict, seed: int, player: str | None = None,

@@ -92,6 +92,9 @@ REFUSED: dict[str, str] = {
     "expert.start": "expert iteration is the batch trainer's (search labels before PPO)",
     "expert.prior": "expert iteration is the batch trainer's (search labels before PPO)",
     "expert.phases": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.opponent": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.opponent_seats": "expert iteration is the batch trainer's (search labels before PPO)",
+    "expert.opponent_share": "expert iteration is the batch trainer's (search labels before PPO)",
     "batch.games": "the batch trainer's; RLlib's rollout is train.n_steps x train.n_envs per "
                    "env runner",
     "batch.rollout_steps": "the batch trainer's; use train.n_steps",

@@ -1,0 +1,97 @@
+"""expert.opponent: labelled games at tables unlike the learner's own (training/labels.py)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+from stichzoo.training import config as config_mod
+from tests.conftest import tiny_config
+
+
+def _config(**expert) -> dict:
+    cfg = tiny_config("wizard")
+    cfg["options"]["rounds"] = [3]
+    cfg["algo"] = "batch_ppo"
+    cfg["expert"] = {"teacher": "pimc:worlds=2", "steps": 10, "targets": "improve", **expert}
+    return config_mod.validate(cfg)
+
+
+def _spy(monkeypatch) -> dict[str, list]:
+    """Every decision each built policy is asked, as (game state, seat), by spec."""
+    from stichzoo.policies import specs
+
+    asked: dict[str, list] = defaultdict(list)
+    real = specs.build_policy
+
+    def build(spec, game, *args, **kwargs):
+        policy = real(spec, game, *args, **kwargs)
+        act, values = policy.act, getattr(policy, "values", None)
+
+        def act_spy(decision):
+            asked[spec].append((id(decision.state), decision.seat))
+            return act(decision)
+
+        policy.act = act_spy
+        if values is not None:
+            def values_spy(decision):
+                asked[spec].append((id(decision.state), decision.seat))
+                return values(decision)
+
+            policy.values = values_spy
+        return policy
+
+    monkeypatch.setattr(specs, "build_policy", build)
+    return asked
+
+
+def test_the_opponent_seats_are_moved_by_the_opponent_and_never_labelled(monkeypatch):
+    """Per game, the opponent plays its opponent_seats seats and the teacher labels the others
+    only: no teacher time on the opponent's decisions, and fewer samples per game."""
+    from stichzoo.training.labels import teacher_data
+
+    cfg = _config(opponent="random", opponent_seats=2)
+    asked = _spy(monkeypatch)
+    data = teacher_data(cfg, 40, seed=11, games=2, teacher="pimc:worlds=2", temperature=0.25,
+                        opponent="random", opponent_seats=2)
+    assert len(data["action"]) == 40 and data["labelled"].all()
+    seats: dict[str, dict[int, set]] = {"pimc:worlds=2": defaultdict(set),
+                                        "random": defaultdict(set)}
+    for spec, calls in asked.items():
+        for state, seat in calls:
+            seats[spec][state].add(seat)
+    games = set(seats["random"]) | set(seats["pimc:worlds=2"])
+    assert games
+    for state in games:
+        theirs, ours = seats["random"][state], seats["pimc:worlds=2"][state]
+        assert len(theirs) <= 2 and not theirs & ours, (theirs, ours)
+    # the teacher's sampled seats differ from game to game: the seating is drawn per game
+    assert len({frozenset(seats["random"][s]) for s in games}) > 1
+    for key in data:  # same seed, same data
+        again = teacher_data(cfg, 40, seed=11, games=2, teacher="pimc:worlds=2",
+                             temperature=0.25, opponent="random", opponent_seats=2)
+        assert np.array_equal(data[key], again[key]), key
+
+
+def test_no_opponent_leaves_the_labels_as_they_were():
+    """opponent_share 0 seats no opponent: the same data as self-play tables (the seat draw
+    does not touch the games' seeds)."""
+    from stichzoo.training.labels import teacher_data
+
+    cfg = _config()
+    plain = teacher_data(cfg, 30, seed=4, games=2, teacher="pimc:worlds=2", temperature=0.25)
+    none = teacher_data(cfg, 30, seed=4, games=2, teacher="pimc:worlds=2", temperature=0.25,
+                        opponent="random", opponent_seats=1, opponent_share=0.0)
+    for key in plain:
+        assert np.array_equal(plain[key], none[key]), key
+
+
+def test_bad_opponent_settings_are_refused_by_name():
+    with pytest.raises(ValueError, match=r"expert\.opponent_seats=4 leaves no seat"):
+        _config(opponent="heuristic", opponent_seats=4)
+    with pytest.raises(ValueError, match=r"expert\.opponent_share=1\.5 is out of range"):
+        _config(opponent="heuristic", opponent_share=1.5)
+    with pytest.raises(ValueError):
+        _config(opponent="no_such_bot")

@@ -95,3 +95,21 @@ def test_bad_opponent_settings_are_refused_by_name():
         _config(opponent="heuristic", opponent_share=1.5)
     with pytest.raises(ValueError):
         _config(opponent="no_such_bot")
+
+
+def test_the_teacher_labels_only_the_games_whose_samples_are_wanted(monkeypatch):
+    """Wizard's games end together: once the running games will give the samples asked for,
+    new games run on unlabelled, so the teacher labels about one game more than the samples
+    asked for, not a whole batch more (the games of a batch of 4 end together: 4 games of
+    about 16 decisions each; 100 samples need 7 games)."""
+    from stichzoo.training.labels import teacher_data
+
+    cfg = _config()
+    asked = _spy(monkeypatch)
+    data = teacher_data(cfg, 100, seed=3, games=4, teacher="pimc:worlds=2", temperature=0.25)
+    assert len(data["action"]) == 100 and data["labelled"].all()
+    calls = len(asked["pimc:worlds=2"])
+    assert 100 <= calls <= 100 + 18, calls  # labelling every game of each batch: 128
+    again = teacher_data(cfg, 100, seed=3, games=4, teacher="pimc:worlds=2", temperature=0.25)
+    for key in data:
+        assert np.array_equal(data[key], again[key]), key

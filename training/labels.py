@@ -91,44 +91,53 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
         out["advantage"] = np.zeros((steps, engine.num_actions), np.float32)
         out["labelled"] = np.zeros(steps, bool)
     filled = 0
+    # a game is *needed* while the samples it will give are still wanted; the others run on
+    # with any legal move, unlabelled, until they end (all games step together): the games
+    # of a batch end together where their length is fixed (Wizard), and labelling every
+    # game of the last batch would spend the teacher on up to a batch of games thrown away
+    needed = [True] * games
+    per_game: list[int] = []  # the samples of each finished needed game
+    idle_rng = np.random.default_rng(seed + 4)
     while filled < steps:
         targets: list[tuple | None] = [None] * len(engine.states)
-        theirs = [int(to_act[r]) in foreign[r] for r in range(len(engine.states))]
-        if temperature is None:
-            actions = [other.act(Decision(game, s, s.current_player)) if theirs[r]
-                       else teacher.act(Decision(game, s, s.current_player))
-                       for r, s in enumerate(engine.states)]
-        else:
-            actions = []
-            for r, s in enumerate(engine.states):
-                decision = Decision(game, s, s.current_player)
-                if theirs[r]:
-                    actions.append(other.act(decision))
-                    continue
-                if phases and s.phase_name not in phases:
-                    actions.append(teacher.act(decision) if mover is None else -1)
-                    targets[r] = _prior_target(mask[r])
-                    continue
+        sampled = [needed[r] and int(to_act[r]) not in foreign[r]
+                   for r in range(len(engine.states))]
+        actions = []
+        for r, s in enumerate(engine.states):
+            decision = Decision(game, s, s.current_player)
+            if not needed[r]:  # a game whose samples are not wanted: any legal move
+                actions.append(int(idle_rng.choice(np.flatnonzero(mask[r]))))
+            elif not sampled[r]:  # an opponent's seat: its move, no sample
+                actions.append(other.act(decision))
+            elif temperature is None:
+                actions.append(teacher.act(decision))
+            elif phases and s.phase_name not in phases:
+                actions.append(teacher.act(decision) if mover is None else -1)
+                targets[r] = _prior_target(mask[r])
+            else:
                 action, targets[r] = _teacher_target(teacher, decision, engine.num_actions,
                                                      temperature)
                 actions.append(action)
         hidden = (privileged_features(game, engine.states, to_act) if privileged
                   else [None] * len(actions))
         for r, a in enumerate(actions):
-            if not theirs[r]:
+            if sampled[r]:
                 chains[r][to_act[r]].append([obs[r].copy(), mask[r].astype(bool), a, 0.0,
                                              targets[r], hidden[r]])
         if mover is not None:
-            actions = [a if theirs[r] else mover.act(Decision(game, s, s.current_player))
+            actions = [mover.act(Decision(game, s, s.current_player)) if sampled[r] else a
                        for r, (a, s) in enumerate(zip(actions, engine.states))]
             for r, a in enumerate(actions):  # an unlabelled decision's label: the move made
-                if not theirs[r] and chains[r][to_act[r]][-1][2] < 0:
+                if sampled[r] and chains[r][to_act[r]][-1][2] < 0:
                     chains[r][to_act[r]][-1][2] = a
         obs, mask, to_act, rewards, dones = engine.step(np.array(actions, np.int64))
         for r, s in zip(*np.nonzero(rewards)):
             if chains[r][s]:
                 chains[r][s][-1][3] += float(rewards[r, s])
-        for r in np.flatnonzero(dones):
+        finished = np.flatnonzero(dones).tolist()
+        for r in finished:
+            if needed[r]:
+                per_game.append(sum(len(chain) for chain in chains[r]))
             for chain in chains[r]:
                 g = 0.0
                 returns = []
@@ -148,6 +157,10 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                     filled += 1
             chains[r] = [[] for _ in range(n)]
             foreign[r] = foreign_seats()
+        for r in finished:  # the new games: needed while the running ones fall short
+            running = sum(needed[x] for x in range(games) if x not in finished or x < r)
+            expected = filled + (np.mean(per_game) * running if per_game else 0.0)
+            needed[r] = not per_game or expected < steps
     return out
 
 

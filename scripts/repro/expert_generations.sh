@@ -28,6 +28,10 @@ root="runs/${game}_expert"
 iterations=$(.venv/bin/python -c "import sys; from stichzoo.training import config
 print(config.load(sys.argv[1])['expert']['iterations'])" "$config")
 refits="${REFITS:-}"   # REFITS="6": also refit the bids after these generations (a trick bidder)
+# OPPONENT="pimc": from generation OPPONENT_FROM (default 1) on, half the labelled games seat
+# that policy in two seats, unlabelled (expert.opponent: positions at tables unlike its own)
+opponent="${OPPONENT:-}"
+opponent_from="${OPPONENT_FROM:-1}"
 refit() {   # the trick pipeline on $start's actor into folder $1; a finished refit of the same
             # actor is kept (its `from` file names the actor)
     local out="$1"
@@ -49,6 +53,10 @@ for g in $(seq 1 "$generations"); do
     else
         args=(--set seed=$((g - 1)) --set expert.start="$start"
               --set expert.teacher="pimc:guide=onnx:path=$start")
+    fi
+    if [ -n "$opponent" ] && [ "$g" -ge "$opponent_from" ]; then
+        args+=(--set expert.opponent="$opponent" --set expert.opponent_seats=2
+               --set expert.opponent_share=0.5)
     fi
     if [ ! -f "$run/seconds" ]; then
         rm -rf "$run"

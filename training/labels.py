@@ -102,9 +102,9 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
         targets: list[tuple | None] = [None] * len(engine.states)
         sampled = [needed[r] and int(to_act[r]) not in foreign[r]
                    for r in range(len(engine.states))]
+        decisions = [Decision(game, s, s.current_player) for s in engine.states]
         actions = []
-        for r, s in enumerate(engine.states):
-            decision = Decision(game, s, s.current_player)
+        for r, (s, decision) in enumerate(zip(engine.states, decisions)):
             if not needed[r]:  # a game whose samples are not wanted: any legal move
                 actions.append(int(idle_rng.choice(np.flatnonzero(mask[r]))))
             elif not sampled[r]:  # an opponent's seat: its move, no sample
@@ -125,8 +125,8 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                 chains[r][to_act[r]].append([obs[r].copy(), mask[r].astype(bool), a, 0.0,
                                              targets[r], hidden[r]])
         if mover is not None:
-            actions = [mover.act(Decision(game, s, s.current_player)) if sampled[r] else a
-                       for r, (a, s) in enumerate(zip(actions, engine.states))]
+            actions = [mover.act(decision) if sampled[r] else a
+                       for r, (a, decision) in enumerate(zip(actions, decisions))]
             for r, a in enumerate(actions):  # an unlabelled decision's label: the move made
                 if sampled[r] and chains[r][to_act[r]][-1][2] < 0:
                     chains[r][to_act[r]][-1][2] = a
@@ -157,10 +157,11 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                     filled += 1
             chains[r] = [[] for _ in range(n)]
             foreign[r] = foreign_seats()
+        for r in finished:  # the ended games are running no more
+            needed[r] = False
+        mean = float(np.mean(per_game)) if per_game else 0.0
         for r in finished:  # the new games: needed while the running ones fall short
-            running = sum(needed[x] for x in range(games) if x not in finished or x < r)
-            expected = filled + (np.mean(per_game) * running if per_game else 0.0)
-            needed[r] = not per_game or expected < steps
+            needed[r] = not per_game or filled + mean * sum(needed) < steps
     return out
 
 

@@ -79,9 +79,19 @@ def score_gain(root: GameState, end: GameState, seat: int) -> float:
     return margin([end.totals[i] - root.totals[i] for i in range(len(end.totals))], seat)
 
 
-#: a game's fast uniform play-out: (state in a round, rng) -> the round's scores, drawing from
-#: the rng exactly what PIMC's own uniform play-out of the round draws (``hoch_tief``)
+#: a game's fast play-out of one round: (state in a round, rng) -> the round's scores, the cards
+#: those PIMC's own play-out with the same rollout player (None: uniform) would play, drawing
+#: from the rng exactly what it draws (Hoch & Tief's uniform, Wizard's rollout player)
 Playout = Callable[[GameState, random.Random], list[int]]
+
+
+class _RoundEnd:
+    """A fast play-out's end as a value function reads it: the totals after the round."""
+
+    __slots__ = ("totals",)
+
+    def __init__(self, root: GameState, scores: list[int]):
+        self.totals = [t + d for t, d in zip(root.totals, scores, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -219,8 +229,9 @@ class PIMCPolicy:
         self.trust = float(trust)
         self.infer = infer
         self.tries = tries
-        # the fast path plays exactly the uniform play-out of one round, valued by score_gain
-        self.playout = playout if rollout is None and horizon == "round" else None
+        # the fast path plays exactly the round the rollout player (None: uniform) would play,
+        # valued by the search's value of its totals; the caller pairs it with its rollout
+        self.playout = playout if horizon == "round" else None
         self.leaf = leaf
         if guide is not None:
             self.name = "pimc+guide"
@@ -299,7 +310,8 @@ class PIMCPolicy:
                         s = world.clone()
                         s.apply(action)
                         if playout is not None and s.round_index == round_index and not s.over:
-                            value = margin(playout(s, self.rng), seat)
+                            value = self.value(root, _RoundEnd(root, playout(s, self.rng)),
+                                               seat)
                         else:
                             self._play_out(s, round_index)
                             value = self.value(root, s, seat)

@@ -126,11 +126,14 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
             raise ValueError("pimc: depth= belongs to a leaf value (pimc:leaf=<model>,depth=4)")
         playout = kwargs.pop("playout", "fast")
         if playout not in ("fast", "rules"):
-            raise ValueError(f"pimc: playout={playout!r}; choose fast (the game's own uniform "
-                             f"play-out where it has one: the same draws, sooner) or rules")
-        if playout == "fast" and rollout is None and value is getattr(module, "search_value",
-                                                                      None):
-            kwargs["playout"] = getattr(module, "uniform_playout", None)
+            raise ValueError(f"pimc: playout={playout!r}; choose fast (the game's own play-out "
+                             f"where it has one: the same cards and draws, sooner) or rules")
+        if playout == "fast" and value is getattr(module, "search_value", None):
+            # the game's own play-out of its uniform or its rollout player, where it has one
+            if rollout is None:
+                kwargs["playout"] = getattr(module, "uniform_playout", None)
+            elif not asked_rollout:
+                kwargs["playout"] = getattr(module, "rollout_playout", None)
         return PIMCPolicy(game, seed=seed, rollout=rollout, value=value, **kwargs)
     if name == "ppo":
         path = kwargs.pop("path", None)

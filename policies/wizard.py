@@ -42,9 +42,13 @@ import random
 
 from stichzoo.envs.wizard.rules import (
     BID,
+    CARD_SUIT,
     CHOOSE_TRUMP,
     DECK_SIZE,
+    FREE,
     JESTER0,
+    LEAD_FREE,
+    LEAD_NONE,
     NUM_SUITS,
     NUMBERS,
     PLAY,
@@ -53,6 +57,7 @@ from stichzoo.envs.wizard.rules import (
     HiddenDeal,
     WizardState,
     played_this_round,
+    round_score,
     trick_winner,
 )
 from stichzoo.policies.base import Decision
@@ -275,9 +280,61 @@ def _powers(trump: int, jester: int) -> tuple[int, ...]:
     return tuple(jester if c >= JESTER0 else power(c, trump) for c in range(DECK_SIZE))
 
 
+def _levels(powers: tuple[int, ...], descending: bool) -> tuple[int, ...]:
+    """The deck grouped by power as bitmasks, the strongest (or weakest) group first: the
+    lowest set bit of the first group a hand meets is its ``max`` (``min``) by that power,
+    ties to the lowest card id - what ``max(cards, key=power)`` over ascending ids gives."""
+    masks: dict[int, int] = {}
+    for c, p in enumerate(powers):
+        masks[p] = masks.get(p, 0) | 1 << c
+    return tuple(masks[p] for p in sorted(masks, reverse=descending))
+
+
 #: by ``state.trump`` (index -1: no trump): card strength, Jesters lowest / kept back
 _POWER = tuple(_powers(t, 0) for t in (0, 1, 2, 3, -1))
 _POWER_KEEP_JESTERS = tuple(_powers(t, 35) for t in (0, 1, 2, 3, -1))
+#: the same as power groups: strongest first, weakest first, weakest first keeping Jesters
+_STRONGEST = tuple(_levels(p, True) for p in _POWER)
+_WEAKEST = tuple(_levels(p, False) for p in _POWER)
+_WEAKEST_KEEP_JESTERS = tuple(_levels(p, False) for p in _POWER_KEEP_JESTERS)
+#: by trump index and card: the cards that, played after it, take the trick from it
+_BEATEN_BY = tuple(tuple(sum(1 << c for c in range(DECK_SIZE) if beats(c, best, t))
+                         for best in range(DECK_SIZE)) for t in (0, 1, 2, 3, -1))
+
+
+def _first(cards: int, levels: tuple[int, ...]) -> int:
+    """The lowest card of the first power group that ``cards`` (a non-empty bitmask) meets."""
+    for level in levels:
+        hit = cards & level
+        if hit:
+            return (hit & -hit).bit_length() - 1
+    raise ValueError("no card")
+
+
+def fast_card(legal: int, best: int, led: bool, trump: int, need: int, last: bool) -> int:
+    """:class:`FastHeuristic`'s card from the ``legal`` cards (a bitmask).
+
+    ``best``: the card winning the trick so far (ignored when the seat
+    leads, ``led`` False); ``need``: the seat's bid minus its tricks won;
+    ``last``: the seat plays the trick's last card.  Bitmasks and power
+    groups, no card lists: one function for the rules-core player and the
+    bitmask play-out (:func:`rollout_playout`), so the two cannot play
+    differently (tests/test_wizard_playout.py checks it against the list
+    form it replaced on every trick position).
+    """
+    if not legal & (legal - 1):
+        return legal.bit_length() - 1
+    if not led:
+        return _first(legal, _STRONGEST[trump] if need > 0 else _WEAKEST_KEEP_JESTERS[trump])
+    beaten_by = _BEATEN_BY[trump][best]
+    if need > 0:  # short of the bid: the cheapest winner, else the cheapest card but a Jester
+        win = legal & beaten_by
+        return _first(win, _WEAKEST[trump]) if win else _first(legal,
+                                                                _WEAKEST_KEEP_JESTERS[trump])
+    lose = legal & ~beaten_by  # at or over the bid: the highest loser
+    if lose:
+        return _first(lose, _STRONGEST[trump])
+    return _first(legal, _STRONGEST[trump] if last else _WEAKEST[trump])
 
 
 class FastHeuristic:
@@ -299,28 +356,11 @@ class FastHeuristic:
     def act(self, decision: Decision) -> int:
         s = decision.state
         if s.phase == PLAY:
-            legal = s.legal_mask()
-            if not legal & (legal - 1):
-                return legal.bit_length() - 1
             seat = s.current_player
-            trump = s.trump
-            pw = _POWER[trump].__getitem__
-            keep = _POWER_KEEP_JESTERS[trump].__getitem__
             cards = s.trick.cards
-            need = s.bids[seat] - s.tricks_won[seat]
-            lst = _bits(legal)
-            if not cards:
-                return max(lst, key=pw) if need > 0 else min(lst, key=keep)
-            best = cards[trick_winner(cards, trump)]
-            if need > 0:
-                win = [c for c in lst if beats(c, best, trump)]
-                return min(win, key=pw) if win else min(lst, key=keep)
-            lose = [c for c in lst if not beats(c, best, trump)]
-            if lose:
-                return max(lose, key=pw)
-            if len(cards) == s.num_players - 1:
-                return max(lst, key=pw)
-            return min(lst, key=pw)
+            best = cards[trick_winner(cards, s.trump)] if cards else -1
+            return fast_card(s.legal_mask(), best, bool(cards), s.trump,
+                             s.bids[seat] - s.tricks_won[seat], len(cards) == s.num_players - 1)
         seat = s.current_player
         if s.phase == BID:
             return self.game.bid0 + heuristic_bid(s, seat)
@@ -401,6 +441,64 @@ class BidInference:
         return self.game.world_of(root, seat, deal, rng)
 
 
+def rollout_playout(state: WizardState, rng: random.Random) -> list[int]:
+    """The scores of the round played out from ``state`` by :class:`FastHeuristic`.
+
+    PIMC's play-out with its rollout player (``PIMCPolicy._play_out``) asks
+    the player for each card through a :class:`Decision` and steps the rules
+    state card by card - with its history, voids and log, and the next round
+    dealt at the end, none of which the round's scores read.  This plays the
+    same cards on bare bitmasks: the player's choice is :func:`fast_card`,
+    the same function the player calls, and the trick rules those of
+    ``WizardState._play`` (the suit to follow set by the first non-Jester,
+    Wizards and Jesters always free, :func:`trick_winner`, ``round_score``).
+    The player draws nothing from ``rng``, so a search using this path
+    chooses exactly what it chose before, only sooner
+    (``tests/test_wizard_playout.py`` checks the scores against the rules
+    core; ``scripts/repro/check_playout.py --game wizard`` on a million
+    cards).  Bids still to make (and a trump to choose) are made through the
+    rules core on a copy first: a few per round.  ``state`` is left as it
+    was; its round must not be over.
+    """
+    s = state
+    if s.phase != PLAY:
+        s = state.clone()
+        player = FastHeuristic(s.game)
+        while s.phase != PLAY:
+            s.apply(player.act(Decision(s.game, s)))
+    hands = s.hands[:]
+    won = s.tricks_won[:]
+    bids, trump, n = s.bids, s.trump, s.num_players
+    trick = s.trick
+    played = len(trick.cards)
+    leader, follow, seat = trick.leader, s.follow, s.current_player
+    winner = trick_winner(trick.cards, trump) if played else 0
+    best = trick.cards[winner] if played else -1
+    beaten_by = _BEATEN_BY[trump]
+    while True:
+        hand = hands[seat]
+        legal = hand
+        if follow >= 0:  # follow suit if you can; Wizards and Jesters are always free
+            same = hand & SUIT_MASK[follow]
+            if same:
+                legal = same | (hand & FREE)
+        card = fast_card(legal, best, played > 0, trump, bids[seat] - won[seat], played == n - 1)
+        hands[seat] = hand ^ (1 << card)
+        if follow == LEAD_NONE and card < JESTER0:  # the first non-Jester sets the suit
+            follow = LEAD_FREE if card >= WIZARD0 else CARD_SUIT[card]
+        if not played or (beaten_by[best] >> card) & 1:  # it takes the trick so far
+            best, winner = card, played
+        played += 1
+        if played < n:
+            seat = seat + 1 if seat + 1 < n else 0
+            continue
+        seat = (leader + winner) % n
+        won[seat] += 1
+        if not hands[seat]:
+            return [round_score(b, t) for b, t in zip(bids, won, strict=True)]
+        leader, played, follow = seat, 0, LEAD_NONE
+
+
 def inference(game, strength: float = 1.0) -> BidInference:
     """PIMC's inference for ``pimc:infer=<strength>``: :class:`BidInference`."""
     return BidInference(game, strength)
@@ -412,6 +510,6 @@ def rollout_policy(game, seed: int | None = None) -> FastHeuristic:
 
 
 __all__ = ["BID_SPREAD", "SEARCH_DEFAULTS", "BidInference", "FastHeuristic", "Heuristic", "beats",
-           "choose_trump", "estimate_tricks", "heuristic_bid", "inference", "power",
-           "rollout_policy",
+           "choose_trump", "estimate_tricks", "fast_card", "heuristic_bid", "inference", "power",
+           "rollout_playout", "rollout_policy",
            "search_value"]

@@ -24,7 +24,9 @@ game="$1"
 generations="${2:-4}"
 ship="${3:-}"
 config="configs/expert/$game.yaml"
-root="runs/${game}_expert"
+root="${ROOT:-runs/${game}_expert}"   # ROOT=<folder>: the generations' folder
+first="${START:-}"   # START=<bot folder>: generation 1 starts from (and is guided by) this bot
+                     # instead of the config's expert.start (a pipeline from nothing)
 iterations=$(.venv/bin/python -c "import sys; from stichzoo.training import config
 print(config.load(sys.argv[1])['expert']['iterations'])" "$config")
 refits="${REFITS:-}"   # REFITS="6": also refit the bids after these generations (a trick bidder)
@@ -50,6 +52,9 @@ for g in $(seq 1 "$generations"); do
     run="$root/gen_$g"
     if [ "$g" = 1 ]; then
         args=()
+        if [ -n "$first" ]; then
+            args=(--set expert.start="$first" --set expert.teacher="pimc:guide=onnx:path=$first")
+        fi
     else
         args=(--set seed=$((g - 1)) --set expert.start="$start"
               --set expert.teacher="pimc:guide=onnx:path=$start")

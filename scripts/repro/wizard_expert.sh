@@ -4,8 +4,9 @@
 # bot with its network guiding the search, the bids refitted by the trick pipeline after
 # generations 6, 8, 10 and 11 (REFITS) and after the last, generations 11 on with PIMC in
 # two seats of half their labelled games (OPPONENT, OPPONENT_FROM) -
-# scripts/repro/expert_generations.sh for Wizard (7-22 minutes a generation, a refit 8-14
-# on 2 cores).
+# scripts/repro/expert_generations.sh for Wizard (about 3 minutes a generation, 3.7-4 with
+# PIMC at the tables, a refit 6-7; 69 minutes in all on a quiet 2-core machine).
+# scripts/repro/wizard_pipeline.sh runs it after the start, from nothing.
 #   bash scripts/repro/wizard_expert.sh [GENERATIONS] [--ship]   (default 12, the shipped bot;
 #   10: the ten-generation bot shipped before it)
 generations=12

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Wizard's whole pipeline in one command (issue 30's two hours; docs/levers.md "Wizard:
+# expert iteration from the learned search"): the start - PPO on configs/wizard.yaml for 5M
+# samples with trick-model bids (scripts/repro/wizard_hour.sh, about 40 minutes) - then
+# twelve generations of expert iteration from the learned search with their bid refits
+# (scripts/repro/wizard_expert.sh, about 70 minutes on a quiet 2-core machine).
+# Without --ship everything lands under runs/wizard_pipeline (the expert generations in
+# runs/wizard_pipeline/expert, the bot in runs/wizard_pipeline/expert/tricks/bot) and the
+# shipped bots stay as they are; --ship puts the start in policies/bots/wizard/start and the
+# last bot in policies/bots/wizard, both stamped.
+#   bash scripts/repro/wizard_pipeline.sh [--ship]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ship="${1:-}"
+SECONDS=0
+if [ "$ship" = --ship ]; then
+    bash scripts/repro/wizard_hour.sh --ship
+    start=policies/bots/wizard/start
+else
+    bash scripts/repro/wizard_hour.sh
+    start=runs/tricks/wizard_hour/bot
+fi
+mkdir -p runs/wizard_pipeline
+echo "$SECONDS" > runs/wizard_pipeline/start_seconds   # the start's share of the time
+ROOT=runs/wizard_pipeline/expert START="$start" bash scripts/repro/wizard_expert.sh 12 $ship
+echo "$SECONDS" > runs/wizard_pipeline/seconds
+echo "the pipeline: $SECONDS s, the start $(cat runs/wizard_pipeline/start_seconds) s of it"

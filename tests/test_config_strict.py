@@ -194,7 +194,12 @@ def test_top_level_config_is_the_shipped_bots_recipe(game):
     bot = root / "policies" / "bots" / game
     shipped = config_mod.load(str(bot / "config.yaml"))
     if shipped["expert"].get("start"):
-        assert shipped == config_mod.load(str(root / "configs" / "expert" / f"{game}.yaml"))
+        committed = config_mod.load(str(root / "configs" / "expert" / f"{game}.yaml"))
+        # the fits' thread count is how fast the recipe runs on a machine, not what it makes
+        # (Wizard's fits took two threads after its bot was shipped with one)
+        for config in (shipped, committed):
+            config["train"].pop("torch_threads")
+        assert shipped == committed
         assert shipped["expert"]["start"] == f"bot:{game}/start"
         bot = bot / "start"
     provenance = json.loads((bot / "manifest.json").read_text())["provenance"]

@@ -25,19 +25,24 @@ def _spy(monkeypatch) -> dict[str, list]:
 
     asked: dict[str, list] = defaultdict(list)
     real = specs.build_policy
+    alive: list = []  # every state asked about, kept: an id is a game only while its state lives
+
+    def seen(decision) -> int:
+        alive.append(decision.state)
+        return id(decision.state)
 
     def build(spec, game, *args, **kwargs):
         policy = real(spec, game, *args, **kwargs)
         act, values = policy.act, getattr(policy, "values", None)
 
         def act_spy(decision):
-            asked[spec].append((id(decision.state), decision.seat))
+            asked[spec].append((seen(decision), decision.seat))
             return act(decision)
 
         policy.act = act_spy
         if values is not None:
             def values_spy(decision):
-                asked[spec].append((id(decision.state), decision.seat))
+                asked[spec].append((seen(decision), decision.seat))
                 return values(decision)
 
             policy.values = values_spy

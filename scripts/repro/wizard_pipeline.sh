@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Wizard's whole pipeline in one command (issue 30's two hours; docs/levers.md "Wizard:
 # expert iteration from the learned search"): the start - PPO on configs/wizard.yaml for 5M
-# samples with trick-model bids (scripts/repro/wizard_hour.sh, about 40 minutes) - then
+# samples with trick-model bids (scripts/repro/wizard_hour.sh, 30.4 minutes) - then
 # twelve generations of expert iteration from the learned search with their bid refits
-# (scripts/repro/wizard_expert.sh, about 70 minutes on a quiet 2-core machine).
+# (scripts/repro/wizard_expert.sh, 69.4 minutes), each timed on a quiet 2-core machine.
 # Without --ship everything lands under runs/wizard_pipeline (the expert generations in
 # runs/wizard_pipeline/expert, the bot in runs/wizard_pipeline/expert/tricks/bot) and the
 # shipped bots stay as they are; --ship puts the start in policies/bots/wizard/start and the

@@ -298,16 +298,18 @@ def _levels(powers: tuple[int, ...], descending: bool) -> tuple[int, ...]:
     return tuple(masks[p] for p in sorted(masks, reverse=descending))
 
 
-#: by ``state.trump`` (index -1: no trump): card strength, Jesters lowest / kept back
-_POWER = tuple(_powers(t, 0) for t in (0, 1, 2, 3, -1))
-_POWER_KEEP_JESTERS = tuple(_powers(t, 35) for t in (0, 1, 2, 3, -1))
+#: the tables below are indexed by ``state.trump``: suits 0-3, index -1 no trump
+_TRUMPS = (0, 1, 2, 3, -1)
+#: card strength, Jesters lowest / kept back
+_POWER = tuple(_powers(t, 0) for t in _TRUMPS)
+_POWER_KEEP_JESTERS = tuple(_powers(t, 35) for t in _TRUMPS)
 #: the same as power groups: strongest first, weakest first, weakest first keeping Jesters
 _STRONGEST = tuple(_levels(p, True) for p in _POWER)
 _WEAKEST = tuple(_levels(p, False) for p in _POWER)
 _WEAKEST_KEEP_JESTERS = tuple(_levels(p, False) for p in _POWER_KEEP_JESTERS)
 #: by trump index and card: the cards that, played after it, take the trick from it
 _BEATEN_BY = tuple(tuple(sum(1 << c for c in range(DECK_SIZE) if beats(c, best, t))
-                         for best in range(DECK_SIZE)) for t in (0, 1, 2, 3, -1))
+                         for best in range(DECK_SIZE)) for t in _TRUMPS)
 
 
 def _first(cards: int, levels: tuple[int, ...]) -> int:
@@ -366,8 +368,7 @@ class FastHeuristic:
         if s.phase == PLAY:
             seat = s.current_player
             cards = s.trick.cards
-            best = cards[trick_winner(cards, s.trump)] if cards else -1
-            return fast_card(s.legal_mask(), best, bool(cards), s.trump,
+            return fast_card(s.legal_mask(), _trick_best(s, s.trump), bool(cards), s.trump,
                              s.bids[seat] - s.tricks_won[seat], len(cards) == s.num_players - 1)
         seat = s.current_player
         if s.phase == BID:

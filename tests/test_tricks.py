@@ -227,6 +227,29 @@ def test_mixed_tables_seat_the_player_once_and_label_only_its_bids():
     assert self_play["stats"]["mixed_games"] == 0 and len(self_play["bid"]) == 4 * 60
 
 
+def test_a_round_split_over_workers_joins_the_shares_in_worker_order():
+    """``collect.workers``: one worker is :func:`collect` itself; two play their shares with the
+    seeds ``seed`` and ``seed + 7919`` and the rows come back in worker order, the second
+    share's game ids after the first's - the same rows as the two shares played alone."""
+    game = WizardGame(WizardOptions(num_players=4))
+    actor = tricks.actor_from_onnx(f"{shipped_bot('wizard')}/model.onnx")
+    player = tricks.TrickBidderForExport(actor, None, game.bid0, 0.1).eval()
+    c = {**tricks.DEFAULTS["collect"], "games": 3, "batch": 2, "explore": 0.5, "mixed": 0.5}
+    one = tricks.collect_shares(player, {"num_players": 4}, {**c, "workers": 1}, 21, game.bid0, 16)
+    alone = tricks.collect(player, {"num_players": 4}, 3, 2, 21, 0.5, 2, game.bid0, 16, 0.5)
+    assert all((one[k] == alone[k]).all() for k in ("observation", "bid", "tricks", "game"))
+    two = tricks.collect_shares(player, {"num_players": 4}, {**c, "workers": 2}, 21, game.bid0, 16)
+    first = tricks.collect(player, {"num_players": 4}, 2, 2, 21, 0.5, 2, game.bid0, 16, 0.5)
+    second = tricks.collect(player, {"num_players": 4}, 1, 2, 21 + 7919, 0.5, 2, game.bid0, 16,
+                            0.5)
+    for key in ("observation", "bid", "tricks"):
+        assert (two[key] == np.concatenate([first[key], second[key]])).all()
+    assert (two["game"] == np.concatenate([first["game"], second["game"] + 2])).all()
+    assert two["stats"]["games"] == 3 and two["stats"]["workers"] == 2
+    assert two["stats"]["bids"] == len(two["bid"])
+    assert two["stats"]["bid_hit_rate"] == pytest.approx(np.mean(two["bid"] == two["tricks"]))
+
+
 def test_the_shipped_bots_actor_and_bids_come_back_as_the_same_bot(tmp_path):
     """Expert iteration's round trip (training/expert.py): the shipped bot's actor loaded into
     a trainable policy (the check leaves out the bids, which are the trick model's), then

@@ -384,7 +384,51 @@ def collect(player: TrickBidderForExport, options: dict, games: int, batch: int,
             "game": np.array(rows_game, np.int64)[keep],
             "stats": {"games": games, "mixed_games": mixed_games, "bids": len(keep),
                       "bid_hit_rate": float(np.mean(bids == rows_tricks)),
-                      "points_per_game": float(np.mean(points))}}
+                      "points_per_game": float(np.mean(points)), "seats": len(points)}}
+
+
+def _collect_share(args: tuple) -> dict[str, Any]:
+    player, options, c, games, seed, bid0, num_bids = args
+    th.set_num_threads(1)
+    return collect(player, options, games, c["batch"], seed, c["explore"], c["explore_width"],
+                   bid0, num_bids, c["mixed"], c["opponent"])
+
+
+def collect_shares(player: TrickBidderForExport, options: dict, c: dict, seed: int, bid0: int,
+                   num_bids: int) -> dict[str, Any]:
+    """One round's games (:func:`collect`), split over ``c["workers"]`` processes.
+
+    Games at tables of a search (``opponent: pimc``) cost about a second each on
+    one core, so they are played in parallel: worker ``k`` plays its share of
+    the games with the seed ``seed + 7919 k``; the shares are joined in worker
+    order (game ids continued), so the rows depend on the seed and the worker
+    count only - one worker is exactly :func:`collect` with ``seed``.
+    """
+    import multiprocessing as mp
+
+    games, workers = c["games"], max(1, min(c["workers"], c["games"]))
+    jobs = [(player, options, c, games // workers + (k < games % workers), seed + 7919 * k,
+             bid0, num_bids) for k in range(workers)]
+    if workers == 1:
+        return collect(player, options, games, c["batch"], seed, c["explore"],
+                       c["explore_width"], bid0, num_bids, c["mixed"], c["opponent"])
+    with mp.get_context("spawn").Pool(workers) as pool:
+        parts = pool.map(_collect_share, jobs)
+    offset, ids = 0, []
+    for (_, _, _, share, *_), part in zip(jobs, parts, strict=True):
+        ids.append(part["game"] + offset)
+        offset += share
+    rows = {key: np.concatenate([p[key] for p in parts])
+            for key in ("observation", "bid", "tricks")}
+    stats = [p["stats"] for p in parts]
+    bids = max(1, sum(s["bids"] for s in stats))
+    return {**rows, "game": np.concatenate(ids),
+            "stats": {"games": games, "mixed_games": sum(s["mixed_games"] for s in stats),
+                      "bids": sum(s["bids"] for s in stats),
+                      "bid_hit_rate": sum(s["bid_hit_rate"] * s["bids"] for s in stats) / bids,
+                      "points_per_game": sum(s["points_per_game"] * s["seats"] for s in stats)
+                      / max(1, sum(s["seats"] for s in stats)),
+                      "seats": sum(s["seats"] for s in stats), "workers": workers}}
 
 
 # -- fitting --------------------------------------------------------------------
@@ -466,8 +510,9 @@ DEFAULTS: dict[str, Any] = {
     # start: who bids in the first round's games - "policy" (the actor's own bid head) or
     # "bids" (the source bot's trick model: a refit of a trick bidder, on the tables it makes)
     # mixed: the share of games at which the bot sits once among ``opponent`` seats
+    # workers: processes that collect a round's games (``collect_shares``)
     "collect": {"games": 4000, "batch": 256, "explore": 0.3, "explore_width": 2,
-                "start": "policy", "mixed": 0.0, "opponent": "heuristic"},
+                "start": "policy", "mixed": 0.0, "opponent": "heuristic", "workers": 1},
     "model": {"hidden": [256, 256]},
     "train": {"epochs": 6, "batch_size": 512, "learning_rate": 0.001, "holdout": 0.1,
               "torch_threads": 1},
@@ -525,9 +570,8 @@ def run(cfg: dict, out_dir: str, progress: bool = True) -> str:
     rounds = []
     for k in range(cfg["rounds"]):
         t0 = time.time()
-        part = collect(player, manifest["options"], c["games"], c["batch"],
-                       cfg["seed"] + k, c["explore"], c["explore_width"], game.bid0,
-                       max_hand + 1, c["mixed"], c["opponent"])
+        part = collect_shares(player, manifest["options"], c, cfg["seed"] + k, game.bid0,
+                              max_hand + 1)
         part["game"] = part["game"] + k * c["games"]  # game ids unique over the rounds
         parts.append(part)
         t1 = time.time()

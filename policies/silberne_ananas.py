@@ -32,6 +32,10 @@ Heuristic decisions (reads only its own hand and public facts):
   legal card and the last player the card best for themself; play the card
   with the best mean taker value.  Ties: the lowest card id.  (The samples
   use the seat's own seeded random generator; nothing hidden is read.)
+* ``heuristic:standing=<model>``: the same bot steering by a learned match
+  standing (``policies/standing.py``) - measured level with the plain one
+  (docs/headroom.md), so the heuristic everything is measured against stays
+  the plain one.
 
 PIMC hooks: ``search_value`` scores a rollout's end (end of the deal) by the
 same value - the win share if the game is over, else ``match_value`` of the
@@ -162,16 +166,18 @@ class Heuristic:
 
     name = "heuristic"
 
-    def __init__(self, game, seed: int | None = None, samples: int = 16):
+    def __init__(self, game, seed: int | None = None, samples: int = 16,
+                 standing: str | None = None):
         self.game = game
         self.samples = samples
         self.rng = random.Random(seed)
+        self.estimate = _estimate(game, standing)
 
     def act(self, decision: Decision) -> int:
         state = decision.state
         seat = decision.seat
         legal = decision.legal_actions
-        w = taker_values(state)
+        w = taker_values(state, self.estimate)
         if state.phase == GIVE:
             return _give(seat, w)
         if len(legal) == 1:
@@ -294,16 +300,25 @@ def search_value(root, end, seat: int) -> float:
     return match_value(end.totals, seat, options.target_score)
 
 
-def standing_hooks(game, seed: int | None, which: str):
-    """``pimc:standing=<model>``: the rollout player and the value with a learned standing
-    (``policies/standing.py``) in place of ``standing.py``'s estimate - everything else as
-    plain PIMC's."""
+def _estimate(game, which: str | None) -> Callable:
+    """The match standing a bot steers by: ``standing.py``'s estimate, or with ``which`` the
+    learned one of ``policies/standing.py`` (``heuristic:standing=silberne_ananas``)."""
+    if which is None:
+        return standing
     from stichzoo.policies.standing import standing_value
 
     opts = game.options
     if not opts.match:
-        raise ValueError("pimc: standing= values a match standing; single deals have none")
-    estimate = standing_value(which, opts.target_score, opts.first_dealer, opts.alone_variant)
+        raise ValueError("standing= values a match standing; single deals have none")
+    return standing_value(which, opts.target_score, opts.first_dealer, opts.alone_variant)
+
+
+def standing_hooks(game, seed: int | None, which: str):
+    """``pimc:standing=<model>``: the rollout player and the value with a learned standing
+    (``policies/standing.py``) in place of ``standing.py``'s estimate - everything else as
+    plain PIMC's."""
+    opts = game.options
+    estimate = _estimate(game, which)
 
     def value(root, end, seat: int) -> float:
         if end.over:

@@ -137,6 +137,27 @@ def test_standing_spec_errors(tmp_path):
                      seed=0)
 
 
+def test_the_heuristic_steers_by_the_learned_standing_when_asked():
+    """``heuristic:standing=silberne_ananas``: the heuristic's taker values come from the learned
+    standing (they differ from the estimate's on a match's late standings), its decisions stay
+    honest and legal, and single deals, which have no standing, are refused."""
+    from stichzoo.envs.silberne_ananas.reading import taker_values
+    from stichzoo.policies.standing import StandingValue
+
+    game = ananas()
+    learned = build_policy("heuristic:standing=silberne_ananas", game, seed=0)
+    plain = build_policy("heuristic", game, seed=0)
+    assert isinstance(learned.estimate, StandingValue)
+    differ = [taker_values(s, learned.estimate) != taker_values(s, plain.estimate)
+              for s in states(game, 29, 40, 12) if max(s.totals) >= 60]  # a late standing
+    assert differ and any(differ)
+    found = list(honest_states(game, "heuristic:standing=silberne_ananas", 5,
+                               random.Random(7), states(game, 31, 3, 12)))
+    assert len(found) >= 5
+    with pytest.raises(ValueError, match="single deals"):
+        build_policy("heuristic:standing=silberne_ananas", ananas(match=False), seed=0)
+
+
 def test_standing_command_writes_the_model(tmp_path, capsys):
     from stichzoo.training.cli import main
 

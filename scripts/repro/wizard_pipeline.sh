@@ -3,7 +3,8 @@
 # expert iteration from the learned search"): the start - PPO on configs/wizard.yaml for 5M
 # samples with trick-model bids (scripts/repro/wizard_hour.sh, 30.4 minutes) - then
 # twelve generations of expert iteration from the learned search with their bid refits
-# (scripts/repro/wizard_expert.sh, 69.4 minutes), each timed on a quiet 2-core machine.
+# (scripts/repro/wizard_expert.sh, 69.4 minutes), each timed on a quiet 2-core machine;
+# in one go 95.0 minutes (2026-12-05: the start 28.4, the generations 66.6).
 # Without --ship everything lands under runs/wizard_pipeline (the expert generations in
 # runs/wizard_pipeline/expert, the bot in runs/wizard_pipeline/expert/tricks/bot) and the
 # shipped bots stay as they are; --ship puts the start in policies/bots/wizard/start and the

@@ -34,8 +34,8 @@ Heuristic decisions (reads only its own hand and public facts):
   use the seat's own seeded random generator; nothing hidden is read.)
 * ``heuristic:standing=<model>``: the same bot steering by a learned match
   standing (``policies/standing.py``) - measured level with the plain one
-  (docs/headroom.md), so the heuristic everything is measured against stays
-  the plain one.
+  (docs site, "a learned match standing"), so the heuristic everything is
+  measured against stays the plain one.
 
 PIMC hooks: ``search_value`` scores a rollout's end (end of the deal) by the
 same value - the win share if the game is over, else ``match_value`` of the

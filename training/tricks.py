@@ -387,11 +387,16 @@ def collect(player: TrickBidderForExport, options: dict, games: int, batch: int,
                       "points_per_game": float(np.mean(points)), "seats": len(points)}}
 
 
-def _collect_share(args: tuple) -> dict[str, Any]:
-    player, options, c, games, seed, bid0, num_bids = args
-    th.set_num_threads(1)
+def _collect_games(player: TrickBidderForExport, options: dict, c: dict, games: int, seed: int,
+                   bid0: int, num_bids: int) -> dict[str, Any]:
+    """:func:`collect` with the ``collect`` section of a config."""
     return collect(player, options, games, c["batch"], seed, c["explore"], c["explore_width"],
                    bid0, num_bids, c["mixed"], c["opponent"])
+
+
+def _collect_share(args: tuple) -> dict[str, Any]:
+    th.set_num_threads(1)  # one core per worker process
+    return _collect_games(*args)
 
 
 def collect_shares(player: TrickBidderForExport, options: dict, c: dict, seed: int, bid0: int,
@@ -407,11 +412,10 @@ def collect_shares(player: TrickBidderForExport, options: dict, c: dict, seed: i
     import multiprocessing as mp
 
     games, workers = c["games"], max(1, min(c["workers"], c["games"]))
+    if workers == 1:
+        return _collect_games(player, options, c, games, seed, bid0, num_bids)
     jobs = [(player, options, c, games // workers + (k < games % workers), seed + 7919 * k,
              bid0, num_bids) for k in range(workers)]
-    if workers == 1:
-        return collect(player, options, games, c["batch"], seed, c["explore"],
-                       c["explore_width"], bid0, num_bids, c["mixed"], c["opponent"])
     with mp.get_context("spawn").Pool(workers) as pool:
         parts = pool.map(_collect_share, jobs)
     offset, ids = 0, []

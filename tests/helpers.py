@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import random
 import warnings
 from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 from pettingzoo.test import seed_test
@@ -13,6 +16,21 @@ from pettingzoo.test import seed_test
 from stichzoo.envs.core.game import GameState
 
 _api = importlib.import_module("pettingzoo.test.api_test")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_script(path: str) -> ModuleType:
+    """The script at ``path`` (from the repository root) as a fresh module.
+
+    The scripts are files run by path, not a package, so a test that calls
+    their functions loads them the same way: by file, named after it.
+    """
+    file = ROOT / path
+    spec = importlib.util.spec_from_file_location(file.stem, file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def strict_api_test(env_fn: Callable, env_name: str, num_cycles: int = 1000) -> None:

@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 
 import pytest
 
 from stichzoo.training.cli import main
-
-ROOT = os.path.join(os.path.dirname(__file__), "..")
+from tests.helpers import load_script
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location(
-        "bid_errors", os.path.join(ROOT, "scripts", "repro", "bid_errors.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/repro/bid_errors.py")
 
 
 def _tournament(tmp_path, game: str = "wizard") -> tuple[str, str]:

@@ -17,7 +17,6 @@ config and docs file a command names must exist.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import random
 import re
@@ -29,6 +28,7 @@ import pytest
 
 from stichzoo import envs
 from stichzoo.envs.registry import env_id
+from tests.helpers import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = {"silberne_ananas": 3}
@@ -39,10 +39,7 @@ _BLOCK = re.compile(r"^([ \t]*)```(\w+)([^\n]*)\n(.*?)^\1```[ \t]*$", re.S | re.
 
 def _generated() -> dict[str, str]:
     """The pages the docs build generates (API reference aside), by path under docs/."""
-    spec = importlib.util.spec_from_file_location("docs_pages", ROOT / "scripts/docs_pages.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.pages(reference=False)
+    return load_script("scripts/docs_pages.py").pages(reference=False)
 
 
 GENERATED = _generated()

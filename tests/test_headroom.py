@@ -3,7 +3,6 @@ deterministic for a seed, and the cheating probe stays out of every policy name.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -12,16 +11,14 @@ from pathlib import Path
 import pytest
 
 from stichzoo.policies.specs import POLICY_NAMES, build_policy, make_policy
+from tests.helpers import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "repro" / "headroom.py"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("headroom", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/repro/headroom.py")
 
 
 def test_headroom_script_prints_and_writes_its_table(tmp_path):
@@ -84,10 +81,7 @@ def test_cheating_probe_lives_only_in_the_script():
 
 def test_pooled_runs_join_their_deals(tmp_path, capsys):
     """scripts/repro/pool_headroom.py: the per-deal differences of two runs are one sample."""
-    spec = importlib.util.spec_from_file_location("pool_headroom",
-                                                  ROOT / "scripts" / "repro" / "pool_headroom.py")
-    pool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(pool)
+    pool = load_script("scripts/repro/pool_headroom.py")
     for i, (seed, diffs) in enumerate(((1, [1.0, 2.0]), (2, [3.0]))):
         report = {"game": "wizard", "measure": "points", "seed": seed,
                   "baseline": {"think_ms": 2.0, "decisions": 10},

@@ -8,6 +8,7 @@ import os
 import pytest
 
 from stichzoo.training import ladder
+from tests.helpers import load_script
 
 
 def _entry(mean: float, lo: float, hi: float, wmean: float = 0.0, wlo: float = -0.1,
@@ -158,15 +159,11 @@ def test_the_cli_prints_the_ladder(capsys):
 def test_the_docs_show_the_committed_ladder():
     """The results page's table is ``stichzoo ladder --markdown`` of policies/ladder.json,
     verbatim: the docs build (scripts/docs_pages.py) puts it where the page's marker is."""
-    import importlib.util
 
     root = os.path.join(os.path.dirname(__file__), "..")
     with open(os.path.join(root, "docs", "results.md")) as f:
         assert "\n<!-- generated: ladder -->\n" in f.read()
-    spec = importlib.util.spec_from_file_location(
-        "docs_pages", os.path.join(root, "scripts", "docs_pages.py"))
-    docs_pages = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(docs_pages)
+    docs_pages = load_script("scripts/docs_pages.py")
     page = docs_pages.pages(reference=False)["results.md"]
     assert "<!-- generated:" not in page
     table = ladder.markdown(ladder.load())

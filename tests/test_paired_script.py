@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import sys
@@ -10,16 +9,11 @@ import sys
 import pytest
 
 from stichzoo.training.cli import main
-
-ROOT = os.path.join(os.path.dirname(__file__), "..")
+from tests.helpers import load_script
 
 
 def _paired():
-    spec = importlib.util.spec_from_file_location(
-        "paired", os.path.join(ROOT, "scripts", "repro", "paired.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/repro/paired.py")
 
 
 def _tournament(tmp_path, bot: str, games: int = 66) -> tuple[str, str]:

@@ -20,6 +20,7 @@ from stichzoo.training.privileged import (
     privileged_size,
 )
 from tests.conftest import tiny_config
+from tests.helpers import load_script
 from tests.test_batch_ppo import _tiny_batch_config
 
 
@@ -178,15 +179,10 @@ def test_a_privileged_run_trains_resumes_and_exports_the_same_actor_interface(tm
     assert config_mod.load(os.path.join(run, "config.yaml"))["train"]["critic"] == "privileged"
     # scripts/repro/value_fit.py reads both runs: the TensorBoard means, the held-out fit
     import contextlib
-    import importlib.util
     import io
     import sys
-    from pathlib import Path
 
-    script = Path(__file__).resolve().parent.parent / "scripts" / "repro" / "value_fit.py"
-    spec = importlib.util.spec_from_file_location("value_fit", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("scripts/repro/value_fit.py")
     out = io.StringIO()
     argv = sys.argv
     try:

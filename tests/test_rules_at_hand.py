@@ -11,7 +11,6 @@ values (``None``, ``True``).
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import random
 import re
@@ -36,6 +35,7 @@ from stichzoo.policies.tables.table import (
     option_value,
 )
 from stichzoo.policies.tables.terminal import HELP, choose, round_summary, rules_panel
+from tests.helpers import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -123,10 +123,7 @@ def test_the_rules_route(monkeypatch):
 
 
 def _docs_pages():
-    spec = importlib.util.spec_from_file_location("docs_pages", ROOT / "scripts/docs_pages.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/docs_pages.py")
 
 
 @pytest.mark.parametrize("game", envs.GAMES)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.helpers import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -83,23 +85,15 @@ def test_bench_search_script():
 
 
 def test_inference_signal_script_measures_agreement():
-    import importlib.util
 
-    spec = importlib.util.spec_from_file_location(
-        "inference_signal", ROOT / "scripts" / "repro" / "inference_signal.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("scripts/repro/inference_signal.py")
     assert module.wizard(deals=1).startswith("wizard: ")
     assert "under the true trumps" in module.geheimtrumpf(games=1)
 
 
 def test_search_regret_script_charges_each_choice_against_the_reference():
-    import importlib.util
 
-    spec = importlib.util.spec_from_file_location(
-        "search_regret", ROOT / "scripts" / "repro" / "search_regret.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("scripts/repro/search_regret.py")
     specs = ["pimc:worlds=1", "pimc:guide=bot:{game},worlds=1"]
     rows = module.measure("geheimtrumpf", specs, count=6, depth=2, seed=5)
     assert [r["spec"] for r in rows] == ["pimc:worlds=1", "pimc:guide=bot:geheimtrumpf,worlds=1"]
@@ -153,17 +147,13 @@ def test_curves_script_measures_saved_policies(tmp_path):
 def test_curve_minutes_chain_the_legs_of_a_resumed_run(tmp_path):
     """One event file per leg: the minutes run on across a resume, not back to 0 (and the
     days between legs are not counted)."""
-    import importlib.util
     import time
 
     from stichzoo.training import config as config_mod
     from stichzoo.training.train import train
     from tests.conftest import tiny_config
 
-    spec = importlib.util.spec_from_file_location("curves",
-                                                  ROOT / "scripts" / "repro" / "curves.py")
-    curves = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(curves)
+    curves = load_script("scripts/repro/curves.py")
     cfg = tiny_config("wizard")
     cfg["algo"] = "batch_ppo"
     cfg["options"]["rounds"] = [1, 2]
@@ -215,14 +205,10 @@ def test_bench_analysis_script():
 def test_stamp_bot_records_the_generations_that_made_a_bot(tmp_path):
     """scripts/repro/stamp_bot.py: each generation's command and minutes, the recipe, and the
     last generation's summary with every generation's time (and a bid refit's) summed."""
-    import importlib.util
 
     from stichzoo.training import config as config_mod
 
-    spec = importlib.util.spec_from_file_location("stamp_bot",
-                                                  ROOT / "scripts" / "repro" / "stamp_bot.py")
-    stamp_bot = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(stamp_bot)
+    stamp_bot = load_script("scripts/repro/stamp_bot.py")
     for g, seconds in ((1, 600), (2, 720), (3, 60)):  # gen_3: a later run's, not this bot's
         run = tmp_path / f"gen_{g}"
         run.mkdir()

@@ -34,6 +34,9 @@ refits="${REFITS:-}"   # REFITS="6": also refit the bids after these generations
 # that policy in two seats, unlabelled (expert.opponent: positions at tables unlike its own)
 opponent="${OPPONENT:-}"
 opponent_from="${OPPONENT_FROM:-1}"
+# GEN_<g>="--set KEY=VALUE ...": more settings for generation g alone, after all the others
+# (so they win); REFIT_LAST=0: the last generation keeps the bids it started with (no refit)
+refit_last="${REFIT_LAST:-1}"
 refit() {   # the trick pipeline on $start's actor into folder $1; a finished refit of the same
             # actor is kept (its `from` file names the actor)
     local out="$1"
@@ -63,6 +66,11 @@ for g in $(seq 1 "$generations"); do
         args+=(--set expert.opponent="$opponent" --set expert.opponent_seats=2
                --set expert.opponent_share=0.5)
     fi
+    own="GEN_$g"
+    if [ -n "${!own:-}" ]; then
+        read -r -a more <<< "${!own}"
+        args+=("${more[@]}")
+    fi
     if [ ! -f "$run/seconds" ]; then
         rm -rf "$run"
         SECONDS=0
@@ -83,7 +91,7 @@ for g in $(seq 1 "$generations"); do
     fi
 done
 last="$start"
-if [ -d "$root/gen_$generations/expert/iteration_$iterations" ]; then   # Wizard's bids
+if [ -d "$root/gen_$generations/expert/iteration_$iterations" ] && [ "$refit_last" != 0 ]; then   # Wizard's bids
     refit "$root/tricks"
     last="$root/tricks/bot"
 fi

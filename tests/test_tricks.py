@@ -20,7 +20,7 @@ import torch as th
 
 from stichzoo.envs.wizard.rules import BID, WizardGame, WizardOptions, round_score
 from stichzoo.policies.base import Decision, encoder_for
-from stichzoo.policies.onnx_bot import OnnxPolicy, shipped_bot, verify_bot
+from stichzoo.policies.onnx_bot import OnnxPolicy, read_manifest, shipped_bot, verify_bot
 from stichzoo.training import tricks
 from stichzoo.training.export import export_module
 
@@ -267,6 +267,8 @@ def test_the_shipped_bots_actor_and_bids_come_back_as_the_same_bot(tmp_path):
     out = tricks.rebid(policy, folder, str(tmp_path / "bot"), game, {"test": True})
     manifest, _, _ = verify_bot(out)
     assert manifest["provenance"]["bids_from"] == folder
+    # the record of how the bids were fitted comes along with them
+    assert manifest["provenance"]["bids"] == read_manifest(folder)["provenance"]["bids"]
     shipped, again = OnnxPolicy.load(folder, game), OnnxPolicy.load(out, game)
     phases = set()
     for state, seat in _positions(game, 120, 9, phase=None):

@@ -152,14 +152,20 @@ def rebid(policy, bids_bot: str, out_dir: str, game, provenance: dict) -> str:
     it will become, which bids with a trick model, not with its policy head.
     The model is the one in ``bids_bot`` (its ``tricks.yaml``'s export scale
     and reach), fitted to that bot's own card play - close to, not exactly,
-    the new actor's.  Returns ``out_dir``.
+    the new actor's.  The manifest names that bot (``bids_from``) and keeps
+    its record of how the bids were fitted (``bids``), so a bot shipped
+    straight from an expert iteration still says where its bids came from.
+    Returns ``out_dir``.
     """
     from stichzoo.policies.onnx_bot import read_manifest
 
-    bidder = bot_bidder(actor_of(policy), bids_bot, read_manifest(bids_bot), game)
+    manifest = read_manifest(bids_bot)
+    bidder = bot_bidder(actor_of(policy), bids_bot, manifest, game)
     from stichzoo.training.export import export_module
 
-    return export_module(bidder, game, out_dir, {**provenance, "bids_from": bids_bot})
+    fitted = manifest.get("provenance", {}).get("bids")
+    return export_module(bidder, game, out_dir, {**provenance, "bids_from": bids_bot,
+                                                 **({"bids": fitted} if fitted else {})})
 
 
 def bot_bidder(actor: Actor, folder: str, manifest: dict, game) -> TrickBidderForExport:

@@ -225,28 +225,3 @@ def test_stamp_bot_records_the_generations_that_made_a_bot(tmp_path):
     assert prov["config"]["game"] == "wizard" and prov["config"]["expert"]["iterations"] == 4
     assert prov["steps"] == 20
     assert prov["training"]["wall_seconds"] == 600 + 720 + 120
-
-
-def test_stamp_bot_adds_one_more_run_to_the_start_bots_provenance(tmp_path):
-    """scripts/repro/stamp_bot.py --after: the start bot's legs and generations kept, the run
-    added as a generation, its summary the training's, the wall time the start's plus its."""
-    from stichzoo.training import config as config_mod
-
-    stamp_bot = load_script("scripts/repro/stamp_bot.py")
-    start = tmp_path / "start"
-    start.mkdir()
-    legs = [{"command": "stichzoo train leg 1", "samples_after": 5, "minutes": 3.0}]
-    (start / "manifest.json").write_text(json.dumps({"provenance": {
-        "legs": legs, "training": {"wall_seconds": 100.0, "steps": 5}, "steps": 5,
-        "evaluation": {"vs_random": {}}, "train_command": "bash old.sh", "env": "x_v4"}}))
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / "command").write_text("stichzoo train more\n")
-    (run / "seconds").write_text("1200")
-    (run / "train_summary.yaml").write_text(config_mod.dump({"steps": 7}))
-    prov = stamp_bot.after(str(start), str(run), {"run": "run", "config": {"seed": 3}})
-    assert prov["legs"] == legs and prov["env"] == "x_v4"
-    assert prov["generations"] == [{"command": "stichzoo train more", "minutes": 20.0}]
-    assert prov["training"]["wall_seconds"] == 1300.0 and prov["steps"] == 7
-    assert prov["config"] == {"seed": 3} and prov["run"] == "run"
-    assert "evaluation" not in prov and "train_command" not in prov

@@ -9,12 +9,6 @@ docs/results.md's table of shipped bots reads them).
 
     python scripts/repro/stamp_bot.py BOT --command "bash scripts/repro/..." \
         [--leg "stichzoo train ..."] [--generations runs/<game>_expert N --config FILE]
-        [--after START_BOT --run RUN]
-
-``--after`` stamps a bot made by one more run (``RUN``, with the ``command``
-and ``seconds`` files its script wrote) on top of the bot in ``START_BOT``:
-the start's legs and generations are kept, the run is added to the
-generations, and the wall time is the start's plus the run's.
 """
 
 from __future__ import annotations
@@ -76,22 +70,6 @@ def generations(root: str, count: int, config: str, prov: dict) -> None:
     prov["steps"] = summary.get("steps", 0)
 
 
-def after(start: str, run: str, prov: dict) -> dict:
-    """The provenance of one more run on top of the bot in ``start`` (``--after``)."""
-    with open(os.path.join(start, "manifest.json")) as f:
-        before = json.load(f)["provenance"]
-    with open(os.path.join(run, "command")) as f, open(os.path.join(run, "seconds")) as s:
-        seconds = int(s.read())
-        step = {"command": f.read().strip(), "minutes": round(seconds / 60, 1)}
-    summary = RunPaths(run).read_summary()
-    kept = {k: v for k, v in before.items() if k not in ("evaluation", "train_command")}
-    return {**kept, "run": prov.get("run"), "config": prov.get("config"),
-            "generations": [*before.get("generations", []), step],
-            "training": {**summary, "algo": "expert iteration (batch_ppo)",
-                         "wall_seconds": before["training"]["wall_seconds"] + seconds},
-            "steps": summary.get("steps", 0)}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("bot", help="the bot folder to stamp (policies/bots/<game>[/start])")
@@ -102,15 +80,10 @@ def main() -> None:
                              "generations made the bot")
     parser.add_argument("--config", help="with --generations: the recipe, also written to "
                                          "the bot's config.yaml")
-    parser.add_argument("--after", metavar="START_BOT",
-                        help="the bot folder this one was made from by one more run (--run)")
-    parser.add_argument("--run", help="with --after: that run's folder")
     args = parser.parse_args()
     path = os.path.join(args.bot, "manifest.json")
     with open(path) as f:
         manifest = json.load(f)
-    if args.after:
-        manifest["provenance"] = after(args.after, args.run, manifest["provenance"])
     prov = manifest["provenance"]
     if args.leg:
         prov["legs"] = [{"command": args.leg, "samples_after": prov["steps"],

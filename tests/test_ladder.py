@@ -159,7 +159,6 @@ def test_the_cli_prints_the_ladder(capsys):
 def test_the_docs_show_the_committed_ladder():
     """The results page's table is ``stichzoo ladder --markdown`` of policies/ladder.json,
     verbatim: the docs build (scripts/docs_pages.py) puts it where the page's marker is."""
-
     root = os.path.join(os.path.dirname(__file__), "..")
     with open(os.path.join(root, "docs", "results.md")) as f:
         assert "\n<!-- generated: ladder -->\n" in f.read()

@@ -85,14 +85,12 @@ def test_bench_search_script():
 
 
 def test_inference_signal_script_measures_agreement():
-
     module = load_script("scripts/repro/inference_signal.py")
     assert module.wizard(deals=1).startswith("wizard: ")
     assert "under the true trumps" in module.geheimtrumpf(games=1)
 
 
 def test_search_regret_script_charges_each_choice_against_the_reference():
-
     module = load_script("scripts/repro/search_regret.py")
     specs = ["pimc:worlds=1", "pimc:guide=bot:{game},worlds=1"]
     rows = module.measure("geheimtrumpf", specs, count=6, depth=2, seed=5)
@@ -205,7 +203,6 @@ def test_bench_analysis_script():
 def test_stamp_bot_records_the_generations_that_made_a_bot(tmp_path):
     """scripts/repro/stamp_bot.py: each generation's command and minutes, the recipe, and the
     last generation's summary with every generation's time (and a bid refit's) summed."""
-
     from stichzoo.training import config as config_mod
 
     stamp_bot = load_script("scripts/repro/stamp_bot.py")

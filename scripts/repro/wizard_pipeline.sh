@@ -4,10 +4,10 @@
 # samples with trick-model bids (scripts/repro/wizard_hour.sh, 30.4 minutes) - then
 # thirteen generations of expert iteration from the learned search with their bid refits
 # (scripts/repro/wizard_expert.sh: twelve in 69.4 minutes, each timed on a quiet 2-core
-# machine, and the thirteenth, at PIMC's tables, 17.8 beside a job). With twelve
-# generations it ran in one go in 95.0 minutes (2026-12-05: the start 28.4, the
-# generations 66.6); the thirteenth (25.9 in a rerun beside a job) makes it about 113-121 -
-# not yet timed in one go.
+# machine, and the thirteenth, at PIMC's tables, 17.8 beside a job). In one go (2026-12-05):
+# 120.6 minutes with thirteen generations (the start 29.4, the generations 91.2 - the
+# thirteenth 18.5 on its one labelling process; niced jobs beside the first hour), 95.0 with
+# twelve (GENERATIONS=12).
 # Without --ship everything lands under runs/wizard_pipeline (the expert generations in
 # runs/wizard_pipeline/expert, the bot in runs/wizard_pipeline/expert/gen_13/expert/iteration_4)
 # and the shipped bots stay as they are; --ship puts the start in policies/bots/wizard/start

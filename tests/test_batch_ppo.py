@@ -195,7 +195,8 @@ def test_a_short_run_trains_exports_and_resumes(tmp_path):
 def test_ppo_learning_rate_decays_over_whichever_budget_is_further_along():
     from stichzoo.training.batch_ppo import ppo_learning_rate
 
-    t = {"learning_rate": 1e-3, "max_minutes": 10, "lr_schedule": "constant"}
+    t = {"learning_rate": 1e-3, "max_minutes": 10, "lr_schedule": "constant",
+         "lr_clock": "budget"}
     assert ppo_learning_rate(t, 9.0, 90, 100) == 1e-3
     t["lr_schedule"] = "linear"
     assert ppo_learning_rate(t, 0.0, 0, 100) == pytest.approx(1e-3)
@@ -205,6 +206,10 @@ def test_ppo_learning_rate_decays_over_whichever_budget_is_further_along():
     t["lr_schedule"] = "cosine"
     assert ppo_learning_rate(t, 5.0, 0, 100) == pytest.approx(5e-4)
     assert ppo_learning_rate(t, 0.0, 25, 100) == pytest.approx(1e-3 * (2 + 2 ** 0.5) / 4)
+    t["lr_clock"] = "samples"  # the wall clock no longer moves the step
+    assert ppo_learning_rate(t, 5.0, 0, 100) == pytest.approx(1e-3)
+    assert ppo_learning_rate(t, 12.0, 25, 100) == pytest.approx(1e-3 * (2 + 2 ** 0.5) / 4)
+    assert ppo_learning_rate(t, 0.0, 130, 100) == 0.0
 
 
 def test_the_logged_rate_decays_and_a_resume_takes_the_configs_rate(tmp_path):
@@ -351,14 +356,19 @@ def test_expert_iteration_needs_the_batch_trainer():
         config_mod.validate(cfg)
 
 
-def test_the_same_config_trains_the_same_network(tmp_path):
+@pytest.mark.parametrize("schedule", ["constant", "linear"])
+def test_the_same_config_trains_the_same_network(tmp_path, schedule):
     """The run's seed fixes the network's first weights too: two runs of one config end with
-    the same weights, byte for byte (the games, the league and the minibatches are seeded)."""
+    the same weights, byte for byte (the games, the league and the minibatches are seeded) -
+    also with a decaying step when its clock is the samples (the wall clock's minutes made
+    two 5M-sample Wizard runs differ: docs/batch.md)."""
     from stichzoo.training.train import train
 
     cfg = _tiny_batch_config()
     cfg["eval"].update(every=0)
     cfg["selfplay"]["snapshot_every"] = 0
+    cfg["train"].update(lr_schedule=schedule, lr_clock="samples")
+    cfg = config_mod.validate(cfg)
     runs = [train(cfg, run_dir=str(tmp_path / f"run{k}"), progress_bar=False, verbose=False)
             for k in range(2)]
     first, second = (th.load(os.path.join(r, "policy.pt"), weights_only=False)["state_dict"]

@@ -27,6 +27,7 @@ NON_DEFAULT = {"train.vec_env": "dummy", "train.target_kl": 0.02, "batch.games":
                "expert.steps": 100, "expert.workers": 1, "expert.games": 4, "expert.epochs": 2,
                "expert.batch_size": 256, "expert.learning_rate": 0.01,
                "expert.lr_schedule": "constant", "train.lr_schedule": "linear",
+               "train.lr_clock": "samples",
                "expert.targets": "values", "expert.temperature": 2.0, "expert.iterations": 2,
                "expert.positions": "learner", "expert.start": "bot:hoch_tief",
                "expert.prior": "start", "expert.phases": ["play"], "train.critic": "privileged",

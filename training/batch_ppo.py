@@ -579,12 +579,19 @@ def ppo_learning_rate(t: dict, minutes: float, done: int, budget: int) -> float:
     further along - because a time-limited run rarely reaches
     ``total_timesteps``, and a decay that never gets low does nothing.  A
     late, small step keeps the last updates from undoing what was learned
-    (constant-rate PPO oscillates around its best policy).
+    (constant-rate PPO oscillates around its best policy).  ``lr_clock:
+    samples`` reads the samples alone: the wall clock differs between two
+    runs of one config (most in the first rollouts, when the warm start's
+    minutes lead), so only then does a run that ends by its samples repeat
+    its weights to the last bit.
     """
     base = float(t["learning_rate"])
     if t["lr_schedule"] == "constant":
         return base
-    progress = min(1.0, max(minutes / float(t["max_minutes"]), done / max(budget, 1)))
+    progress = done / max(budget, 1)
+    if t["lr_clock"] == "budget":
+        progress = max(progress, minutes / float(t["max_minutes"]))
+    progress = min(1.0, progress)
     if t["lr_schedule"] == "linear":
         return base * (1.0 - progress)
     return base * 0.5 * (1.0 + math.cos(math.pi * progress))

@@ -51,6 +51,10 @@ SCHEMA: dict[str, Any] = {
         # algo batch_ppo: constant, or linear / cosine decay to 0 over this invocation's
         # budget (max_minutes or total_timesteps, whichever ends first; a resume decays anew)
         "lr_schedule": (str, "constant"),
+        # what the decay's clock reads: budget (time or samples, whichever is further
+        # along) or samples alone - the one that makes a run that ends by its samples
+        # repeat to the last bit (the wall clock differs from run to run)
+        "lr_clock": (str, "budget"),
         "n_steps": (int, 1024),
         "batch_size": (int, 256),
         "n_epochs": (int, 4),
@@ -146,6 +150,7 @@ CHOICES = {
     "train.heads": ("shared", "phase"),
     "train.critic": ("observation", "privileged"),
     "train.lr_schedule": ("constant", "linear", "cosine"),
+    "train.lr_clock": ("budget", "samples"),
     "pretrain.lr_schedule": ("constant", "cosine"),
     "expert.lr_schedule": ("constant", "cosine"),
     "expert.targets": ("choice", "values", "improve"),

@@ -77,6 +77,7 @@ REFUSED: dict[str, str] = {
                        "not the same thing",
     "train.lr_schedule": "the batch trainer's decay over the time budget; RLlib's PPO decays "
                          "by timesteps (its own `lr` schedule), not the same thing",
+    "train.lr_clock": "the clock of the batch trainer's decay (train.lr_schedule)",
     "expert.teacher": "expert iteration is the batch trainer's (search labels before PPO)",
     "expert.steps": "expert iteration is the batch trainer's (search labels before PPO)",
     "expert.workers": "expert iteration is the batch trainer's (search labels before PPO)",

@@ -54,6 +54,14 @@ def tiny_config(game: str, heads: str = "shared") -> dict:
     return config_mod.validate(cfg)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def sb3_logs_in_the_sessions_folder(tmp_path_factory) -> None:
+    """An SB3 model given no logger makes a folder ``SB3-<date>`` in the system's temp
+    directory for each ``learn`` (the SB3 face's test and docs/batch.md's example left
+    dozens in /tmp); ``SB3_LOGDIR`` puts them in the session's own folder instead."""
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3_logs"))
+
+
 @pytest.fixture(scope="session")
 def tiny_run(tmp_path_factory) -> Callable[..., Path]:
     """``tiny_run(game, heads="shared")``: the folder of a tiny finished training run.

@@ -8,6 +8,7 @@ named views of one buffer, so the order of pieces is stated once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,3 +99,14 @@ def put_bits(out: np.ndarray, base: int, mask: int) -> None:
         low = mask & -mask
         out[base + low.bit_length() - 1] = 1.0
         mask ^= low
+
+
+def put_hands_and_turn(out: np.ndarray, offsets: dict[str, int], hands: Sequence[int],
+                       cards: int, current_player: int) -> None:
+    """The global state's pieces every game has: each seat's hand as bits (``all_hands``,
+    ``cards`` bits a seat) and a one-hot of the seat to act (``to_act``; none once the game
+    is over) - written once here, as the centralized critic reads them alike in all five."""
+    for seat, hand in enumerate(hands):
+        put_bits(out, offsets["all_hands"] + seat * cards, hand)
+    if current_player >= 0:
+        out[offsets["to_act"] + current_player] = 1.0

@@ -16,7 +16,7 @@ from itertools import repeat
 import numpy as np
 
 from stichzoo.envs.core.batch_bits import PAD, check_batch_args, small_ints, trick_pads
-from stichzoo.envs.core.observation import Layout, Piece, put_bits
+from stichzoo.envs.core.observation import Layout, Piece, put_bits, put_hands_and_turn
 from stichzoo.envs.hoch_tief.rules import (
     GAME_OVER,
     HAND_SIZE,
@@ -272,11 +272,7 @@ class HochTiefEncoder:
     def encode_state(self, s: HochTiefState, out: np.ndarray) -> None:
         """Global state: seat 0's view plus every hand and who is to act."""
         self.encode(s, 0, out[: self.layout.size])
-        base = self.state_layout.offsets["all_hands"]
-        for seat, hand in enumerate(s.hands):
-            put_bits(out, base + seat * self.size, hand)
-        if s.current_player >= 0:
-            out[self.state_layout.offsets["to_act"] + s.current_player] = 1.0
+        put_hands_and_turn(out, self.state_layout.offsets, s.hands, self.size, s.current_player)
 
     def render(self, s: HochTiefState, seat: int, show_all: bool = False) -> str:
         """The public table (taken cards face up), plus the acting player's hand or all hands."""

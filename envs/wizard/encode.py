@@ -25,7 +25,7 @@ from stichzoo.envs.core.batch_bits import (
     trick_pads,
     unpack_u64,
 )
-from stichzoo.envs.core.observation import Layout, Piece, put_bits
+from stichzoo.envs.core.observation import Layout, Piece, put_bits, put_hands_and_turn
 from stichzoo.envs.wizard.rules import (
     BID,
     CHOOSE_TRUMP,
@@ -265,11 +265,7 @@ class WizardEncoder:
     def encode_state(self, s: WizardState, out: np.ndarray) -> None:
         """Global state: seat 0's view plus every hand and who is to act."""
         self.encode(s, 0, out[: self.layout.size])
-        base = self.state_layout.offsets["all_hands"]
-        for seat, hand in enumerate(s.hands):
-            put_bits(out, base + seat * DECK_SIZE, hand)
-        if s.current_player >= 0:
-            out[self.state_layout.offsets["to_act"] + s.current_player] = 1.0
+        put_hands_and_turn(out, self.state_layout.offsets, s.hands, DECK_SIZE, s.current_player)
 
     def render(self, s: WizardState, seat: int, show_all: bool = False) -> str:
         """The public table, plus the acting player's hand (or every hand)."""

@@ -30,7 +30,7 @@ from stichzoo.envs.core.batch_bits import (
     trick_pads,
     unpack_u64,
 )
-from stichzoo.envs.core.observation import Layout, Piece, put_bits
+from stichzoo.envs.core.observation import Layout, Piece, put_bits, put_hands_and_turn
 from stichzoo.envs.wunder_punkt.rules import (
     CARD_NUMBER,
     CARD_SUIT,
@@ -287,12 +287,10 @@ class WunderPunktEncoder:
         """Global state: seat 0's view plus every hand, every pick and who is to act."""
         self.encode(s, 0, out[: self.layout.size])
         so = self.state_layout.offsets
+        put_hands_and_turn(out, so, s.hands, DECK_SIZE, s.current_player)
         for p in range(s.num_players):
-            put_bits(out, so["all_hands"] + p * DECK_SIZE, s.hands[p])
             if s.sore_cards[p] >= 0:
                 out[so["all_sore_cards"] + p * DECK_SIZE + s.sore_cards[p]] = 1.0
-        if s.current_player >= 0:
-            out[so["to_act"] + s.current_player] = 1.0
 
     def render(self, s: WunderPunktState, seat: int, show_all: bool = False) -> str:
         """The public table, plus the acting player's hand and pick (or everything)."""

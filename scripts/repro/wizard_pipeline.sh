@@ -6,8 +6,11 @@
 # (scripts/repro/wizard_expert.sh: twelve in 69.4 minutes, each timed on a quiet 2-core
 # machine, and the thirteenth, at PIMC's tables, 17.8 beside a job). In one go (2026-12-05):
 # 120.6 minutes with thirteen generations (the start 29.4, the generations 91.2 - the
-# thirteenth 18.5 on its one labelling process; niced jobs beside the first hour), 95.0 with
-# twelve (GENERATIONS=12).
+# thirteenth 18.5 on its one labelling process; niced jobs beside the first hour; that run's
+# command: GEN_13 as in scripts/repro/wizard_expert.sh, expert.workers=1), 95.0 with twelve
+# (GENERATIONS=12). As committed the thirteenth labels on two processes (about 9 minutes
+# less): not yet timed in one go - a timing on 2026-12-06 was stopped after 59 minutes, the
+# host running 1.2x slower than the day before (docs/levers.md).
 # Without --ship everything lands under runs/wizard_pipeline (the expert generations in
 # runs/wizard_pipeline/expert, the bot in runs/wizard_pipeline/expert/gen_13/expert/iteration_4)
 # and the shipped bots stay as they are; --ship puts the start in policies/bots/wizard/start

@@ -55,7 +55,7 @@ def _run(layout: Path, *args: str, **env: str) -> list[str]:
     """Run wizard_expert.sh in the layout; the stand-in's calls, one line each."""
     clean = {k: v for k, v in os.environ.items()
              if k not in ("REFITS", "OPPONENT", "OPPONENT_FROM", "REFIT_LAST", "GEN_13", "ROOT",
-                          "START")}
+                          "START", "GEN_13_WORKERS")}
     done = subprocess.run(["bash", "scripts/repro/wizard_expert.sh", *args], cwd=layout,
                           env={**clean, **env}, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -82,6 +82,14 @@ def test_the_shipped_recipe_ends_with_a_generation_at_pimc_tables_and_keeps_its_
     for g, call in enumerate(trains[:12], start=1):
         assert "seed=650041" not in call, g
         assert ("expert.opponent=pimc" in call) == (g >= 11), g
+
+
+def test_the_pipeline_labels_the_thirteenth_generation_on_more_processes(layout):
+    """GEN_13_WORKERS (scripts/repro/wizard_pipeline.sh: 2) changes that one setting only."""
+    last = [c for c in _run(layout, GEN_13_WORKERS="2") if c.startswith("train ")][-1].split()
+    assert last[-10:] == ["--set", "seed=650041", "--set", "expert.opponent_seats=3",
+                          "--set", "expert.opponent_share=1.0", "--set", "expert.workers=2",
+                          "--set", "train.torch_threads=1"]
 
 
 def test_twelve_generations_are_the_bot_shipped_before_with_the_last_refit(layout):

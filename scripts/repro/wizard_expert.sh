@@ -17,7 +17,8 @@ export REFITS="${REFITS-6 8 10 11 12}"
 export OPPONENT="${OPPONENT-pimc}"
 export OPPONENT_FROM="${OPPONENT_FROM-11}"
 # generation 13 as it was run and measured: its own seed, one labelling process and one
-# torch thread (the run that made the shipped bot had a job beside it)
-export GEN_13="${GEN_13-"--set seed=650041 --set expert.opponent_seats=3 --set expert.opponent_share=1.0 --set expert.workers=1 --set train.torch_threads=1"}"
+# torch thread (the run that made the shipped bot had a job beside it); GEN_13_WORKERS
+# labels it on more processes (scripts/repro/wizard_pipeline.sh: two)
+export GEN_13="${GEN_13-"--set seed=650041 --set expert.opponent_seats=3 --set expert.opponent_share=1.0 --set expert.workers=${GEN_13_WORKERS:-1} --set train.torch_threads=1"}"
 if [ "$generations" -ge 13 ]; then export REFIT_LAST="${REFIT_LAST-0}"; fi
 exec bash "$(dirname "$0")/expert_generations.sh" wizard "$generations" "$@"

@@ -33,7 +33,7 @@ echo "$SECONDS" > runs/wizard_pipeline/start_seconds   # the start's share of th
 # The thirteenth generation labels on two processes here (the shipped bot's chain used one,
 # with a job beside it: scripts/repro/wizard_expert.sh): 17.5 of the first timing's 120.6
 # minutes were that labelling on one process.
-export GEN_13="${GEN_13-"--set seed=650041 --set expert.opponent_seats=3 --set expert.opponent_share=1.0 --set expert.workers=2 --set train.torch_threads=1"}"
+export GEN_13_WORKERS="${GEN_13_WORKERS:-2}"
 ROOT=runs/wizard_pipeline/expert START="$start" bash scripts/repro/wizard_expert.sh "${GENERATIONS:-13}" $ship
 echo "$SECONDS" > runs/wizard_pipeline/seconds
 echo "the pipeline: $SECONDS s, the start $(cat runs/wizard_pipeline/start_seconds) s of it"

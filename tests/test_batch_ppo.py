@@ -249,6 +249,10 @@ def test_a_decaying_rate_needs_the_batch_trainer():
     cfg["train"]["lr_schedule"] = "step"
     with pytest.raises(ValueError, match=r"train\.lr_schedule"):
         config_mod.validate(cfg)
+    cfg["train"]["lr_schedule"] = "constant"
+    cfg["train"]["lr_clock"] = "samples"  # a clock for a decay SB3 does not run
+    with pytest.raises(ValueError, match=r"train.lr_clock='samples' .* needs algo: batch_ppo"):
+        config_mod.validate(cfg)
 
 
 def test_teacher_data_is_every_seat_of_finished_games_with_their_own_returns():

@@ -395,6 +395,10 @@ def validate(data: dict) -> dict:
     if cfg["train"]["lr_schedule"] != "constant" and cfg["algo"] == "maskable_ppo":
         raise ValueError(f"config: train.lr_schedule={cfg['train']['lr_schedule']!r} (decay over "
                          f"the time budget) needs algo: batch_ppo, not maskable_ppo")
+    if cfg["train"]["lr_clock"] != "budget" and cfg["algo"] == "maskable_ppo":
+        raise ValueError(f"config: train.lr_clock={cfg['train']['lr_clock']!r} (what a decaying "
+                         f"step counts) needs algo: batch_ppo, not maskable_ppo, whose step is "
+                         f"constant")
     if cfg["train"]["critic"] != "observation" and cfg["algo"] == "maskable_ppo":
         raise ValueError(f"config: train.critic={cfg['train']['critic']!r} (a value network that "
                          f"sees the whole deal) needs algo: batch_ppo, not maskable_ppo: SB3's "

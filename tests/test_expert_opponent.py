@@ -80,6 +80,36 @@ def test_the_opponent_seats_are_moved_by_the_opponent_and_never_labelled(monkeyp
         assert np.array_equal(data[key], again[key]), key
 
 
+def test_a_league_seats_one_of_its_opponents_per_game(monkeypatch):
+    """expert.opponent as a list: each game's opponent seats are all moved by one of them,
+    drawn per game, so both play; the teacher labels neither's seats, and a one-spec list is
+    the spec itself (the same data)."""
+    from stichzoo.training.labels import teacher_data
+
+    league = ["random", "heuristic"]
+    cfg = _config(opponent=league, opponent_seats=2)
+    asked = _spy(monkeypatch)
+    data = teacher_data(cfg, 120, seed=5, games=4, teacher="pimc:worlds=2", temperature=0.25,
+                        opponent=league, opponent_seats=2)
+    assert len(data["action"]) == 120 and data["labelled"].all()
+    seats: dict[str, dict[int, set]] = defaultdict(lambda: defaultdict(set))
+    for spec, calls in asked.items():
+        for state, seat in calls:
+            seats[spec][state].add(seat)
+    for spec in league:
+        assert seats[spec], f"{spec} sat at no table"
+        for state, theirs in seats[spec].items():
+            other = league[1 - league.index(spec)]
+            assert state not in seats[other], "two opponents in one game"
+            assert len(theirs) <= 2 and not theirs & seats["pimc:worlds=2"][state]
+    one = teacher_data(cfg, 40, seed=11, games=2, teacher="pimc:worlds=2", temperature=0.25,
+                       opponent=["random"], opponent_seats=2)
+    plain = teacher_data(cfg, 40, seed=11, games=2, teacher="pimc:worlds=2", temperature=0.25,
+                         opponent="random", opponent_seats=2)
+    for key in plain:
+        assert np.array_equal(plain[key], one[key]), key
+
+
 def test_no_opponent_leaves_the_labels_as_they_were():
     """opponent_share 0 seats no opponent: the same data as self-play tables (the seat draw
     does not touch the games' seeds)."""
@@ -100,6 +130,12 @@ def test_bad_opponent_settings_are_refused_by_name():
         _config(opponent="heuristic", opponent_share=1.5)
     with pytest.raises(ValueError):
         _config(opponent="no_such_bot")
+    with pytest.raises(ValueError):
+        _config(opponent=["pimc", "no_such_bot"])
+    for league in (["pimc", 3], ["pimc", ""]):  # ([] is "": self-play tables only)
+        with pytest.raises(ValueError, match=r"expert\.opponent=.*a list of policy specs"):
+            _config(opponent=league)
+    assert _config(opponent=["pimc", "heuristic"])["expert"]["opponent"] == ["pimc", "heuristic"]
 
 
 def test_the_teacher_labels_only_the_games_whose_samples_are_wanted(monkeypatch):

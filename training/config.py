@@ -113,8 +113,9 @@ SCHEMA: dict[str, Any] = {
         "phases": (list, []),
         # a policy spec: a share opponent_share of the labelled games seat it in opponent_seats
         # random seats, whose moves are neither labelled nor fitted - positions against a
-        # table unlike the learner's own (training/labels.py); "": self-play tables only
-        "opponent": (str, ""),
+        # table unlike the learner's own (training/labels.py); "": self-play tables only;
+        # a list of specs: each such game seats one of them, drawn per game (a league)
+        "opponent": ((str, list), ""),
         "opponent_seats": (int, 1),
         "opponent_share": ((int, float), 1.0),
     },
@@ -338,6 +339,19 @@ def _check_opponents(opponents: list) -> None:
                          "(the learner's snapshots exist only once training has run)")
 
 
+def opponent_specs(opponent: str | list) -> list[str]:
+    """``expert.opponent`` as a list of policy specs: one spec, or a league of them.
+
+    A list must name at least one spec, each a string; a league's games each
+    seat one of its specs, drawn per game (training/labels.py).
+    """
+    specs = [opponent] if isinstance(opponent, str) else list(opponent)
+    if not specs or not all(isinstance(x, str) and x for x in specs):
+        raise ValueError(f"config: expert.opponent={opponent!r}: a policy spec, or a list of "
+                         f"policy specs (non-empty strings), e.g. [pimc, bot]")
+    return specs
+
+
 def _check_expert_phases(cfg: dict, phases: list) -> None:
     """``expert.phases``: phases of the config's game, with ``targets: improve`` (the other
     phases' targets are the prior's own policy, which only ``improve`` has)."""
@@ -412,7 +426,8 @@ def validate(data: dict) -> dict:
         if phases:
             _check_expert_phases(cfg, phases)
         if cfg["expert"]["opponent"]:
-            parse_policy_spec(cfg["expert"]["opponent"])
+            for spec in opponent_specs(cfg["expert"]["opponent"]):
+                parse_policy_spec(spec)
             seats = cfg["expert"]["opponent_seats"]
             players = options.num_players
             if seats >= players:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 from stichzoo.policies import Decision
+from stichzoo.training.config import opponent_specs
 from stichzoo.training.distil import NEVER, advantage, soft_target
 
 
 def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                  teacher: str | None = None, temperature: float | None = None,
                  player: str | None = None, privileged: bool = False,
-                 phases: list[str] | None = None, opponent: str | None = None,
+                 phases: list[str] | None = None, opponent: str | list[str] | None = None,
                  opponent_seats: int = 0, opponent_share: float = 1.0
                  ) -> dict[str, np.ndarray]:
     """The warm start's data: the teacher in *every* seat of a batch of games.
@@ -49,6 +50,9 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
     decisions are moves only - no teacher time, no sample - so the samples
     come from positions against a table unlike the player's own (the
     opponent's bids, leads and discards; expert.opponent, training/expert.py).
+    A list of specs is a league: each such game seats one of them, drawn per
+    game, so the samples come from positions against each (a single spec
+    draws exactly as before, so its labels do not change).
     """
     from stichzoo.envs import BatchEnv
     from stichzoo.policies.specs import build_policy
@@ -59,21 +63,24 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
     gamma = float(cfg["train"]["gamma"])
     teacher = build_policy(teacher or cfg["pretrain"]["teacher"], game, seed=seed)
     mover = None if player is None else build_policy(player, game, seed=seed + 1, cache=False)
-    other = None
+    others = []
     if opponent:
         if not 0 < opponent_seats < n:
             raise ValueError(f"opponent_seats={opponent_seats}: a table of {n} needs 1 to "
                              f"{n - 1} opponent seats and at least one sampled seat")
-        other = build_policy(opponent, game, seed=seed + 2, cache=False)
+        others = [build_policy(spec, game, seed=seed + 2 + 1000 * i, cache=False)
+                  for i, spec in enumerate(opponent_specs(opponent))]
     seat_rng = np.random.default_rng(seed + 3)
 
-    def foreign_seats() -> frozenset[int]:
-        """The opponent's seats in one new game (none: a table of the player's own)."""
-        if other is None or seat_rng.random() >= opponent_share:
-            return frozenset()
-        return frozenset(seat_rng.choice(n, size=opponent_seats, replace=False).tolist())
+    def foreign_seats() -> tuple[frozenset[int], int]:
+        """The opponent's seats in one new game (none: a table of the player's own), and
+        which of the league's opponents sits there."""
+        if not others or seat_rng.random() >= opponent_share:
+            return frozenset(), 0
+        seats = frozenset(seat_rng.choice(n, size=opponent_seats, replace=False).tolist())
+        return seats, (int(seat_rng.integers(len(others))) if len(others) > 1 else 0)
 
-    foreign = [foreign_seats() for _ in range(games)]
+    foreign, seated = map(list, zip(*(foreign_seats() for _ in range(games))))
     obs, mask, to_act = engine.reset(seed=seed)
     # per game and seat: the decisions of the running game, [obs, mask, action, reward];
     # finished games are written straight into the output arrays (one copy of each
@@ -108,7 +115,7 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
             if not needed[r]:  # a game whose samples are not wanted: any legal move
                 actions.append(int(idle_rng.choice(np.flatnonzero(mask[r]))))
             elif not sampled[r]:  # an opponent's seat: its move, no sample
-                actions.append(other.act(decision))
+                actions.append(others[seated[r]].act(decision))
             elif temperature is None:
                 actions.append(teacher.act(decision))
             elif phases and s.phase_name not in phases:
@@ -156,7 +163,7 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                         out["privileged"][filled] = item[5]
                     filled += 1
             chains[r] = [[] for _ in range(n)]
-            foreign[r] = foreign_seats()
+            foreign[r], seated[r] = foreign_seats()
         for r in finished:  # the ended games are running no more
             needed[r] = False
         mean = float(np.mean(per_game)) if per_game else 0.0

@@ -222,3 +222,14 @@ def test_stamp_bot_records_the_generations_that_made_a_bot(tmp_path):
     assert prov["config"]["game"] == "wizard" and prov["config"]["expert"]["iterations"] == 4
     assert prov["steps"] == 20
     assert prov["training"]["wall_seconds"] == 600 + 720 + 120
+
+
+def test_phase_swap_script_of_a_bot_against_itself_changes_nothing():
+    """The shipped bot as its own candidate: in every phase and alone, the same decisions,
+    so the same tasks on the same deals (a difference of exactly 0)."""
+    out = run("scripts/repro/phase_swap.py", "geheimtrumpf", "policies/bots/geheimtrumpf",
+              "--deals", "2", "--seed", "5", "--phases", "all", "card_draft")
+    rows = [line.split(" | ") for line in out.splitlines() if line.startswith("| ")]
+    assert [r[0] for r in rows] == ["| all", "| card_draft"]
+    for row in rows:
+        assert row[1].startswith("+0.000 ") and row[3] == "8 |", row

@@ -228,8 +228,18 @@ def test_phase_swap_script_of_a_bot_against_itself_changes_nothing():
     """The shipped bot as its own candidate: in every phase and alone, the same decisions,
     so the same tasks on the same deals (a difference of exactly 0)."""
     out = run("scripts/repro/phase_swap.py", "geheimtrumpf", "policies/bots/geheimtrumpf",
-              "--deals", "2", "--seed", "5", "--phases", "all", "card_draft")
+              "--deals", "2", "--seed", "5", "--phases", "all", "card_draft",
+              "task_choice+play")
     rows = [line.split(" | ") for line in out.splitlines() if line.startswith("| ")]
-    assert [r[0] for r in rows] == ["| all", "| card_draft"]
+    assert [r[0] for r in rows] == ["| all", "| card_draft", "| task_choice+play"]
     for row in rows:
         assert row[1].startswith("+0.000 ") and row[3] == "8 |", row
+
+
+def test_phase_swap_script_names_a_phase_the_game_lacks():
+    out = subprocess.run([sys.executable, "scripts/repro/phase_swap.py", "geheimtrumpf",
+                          "policies/bots/geheimtrumpf", "--deals", "1", "--seed", "5",
+                          "--phases", "bidding"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "no phase bidding; its phases: task_draft, card_draft" in out.stderr

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -222,6 +224,28 @@ def test_stamp_bot_records_the_generations_that_made_a_bot(tmp_path):
     assert prov["config"]["game"] == "wizard" and prov["config"]["expert"]["iterations"] == 4
     assert prov["steps"] == 20
     assert prov["training"]["wall_seconds"] == 600 + 720 + 120
+
+
+def test_stamp_bot_records_the_ppo_legs_after_the_generations(tmp_path):
+    """--after (geheimtrumpf_pipeline.sh): each leg's command and minutes in order, the
+    resumed run's summary as the bot's, its wall time the generations' plus the legs'."""
+    from stichzoo.training import config as config_mod
+
+    stamp_bot = load_script("scripts/repro/stamp_bot.py")
+    run = tmp_path / "ppo"
+    (run / "legs").mkdir(parents=True)
+    (run / "train_summary.yaml").write_text(config_mod.dump({"steps": 1_615_452}))
+    for k, seconds in ((1, 648), (2, 708)):
+        (run / "legs" / f"command_{k}").write_text(f"stichzoo train --resume leg {k}\n")
+        (run / "legs" / f"seconds_{k}").write_text(str(seconds))
+    prov: dict = {"training": {"wall_seconds": 3600}, "steps": 3220}
+    stamp_bot.after(str(run / "legs"), prov)
+    assert prov["legs_after"] == [{"command": "stichzoo train --resume leg 1", "minutes": 10.8},
+                                  {"command": "stichzoo train --resume leg 2", "minutes": 11.8}]
+    assert prov["steps"] == 1_615_452
+    assert prov["training"]["wall_seconds"] == 3600 + (10.8 + 11.8) * 60
+    with pytest.raises(SystemExit, match="no command_1"):
+        stamp_bot.after(str(tmp_path), {})
 
 
 def test_phase_swap_script_of_a_bot_against_itself_changes_nothing():

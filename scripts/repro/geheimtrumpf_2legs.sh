@@ -8,10 +8,11 @@
 # Since the v3 bot with reward margin (docs/levers.md "The margin reward"), leg 1 sets
 # env.reward=margin and the resume keeps it; arguments after RUN_DIR go to leg 1 and win
 # (--set env.reward=score: the recipe of every Geheimtrumpf bot before it).
-# The shipped bot has three more legs since (scripts/repro/geheimtrumpf_legs.sh, which runs
+# The six-leg bot has four more legs (scripts/repro/geheimtrumpf_legs.sh, which runs
 # this script with BOT_OUT set to a folder of the run).
 #   bash scripts/repro/geheimtrumpf_2legs.sh [RUN_DIR [--set KEY=VALUE ...]]
-#   (default runs/geheimtrumpf_2legs; the bot goes to $BOT_OUT, default policies/bots/geheimtrumpf)
+#   (default runs/geheimtrumpf_2legs; the bot goes to $BOT_OUT, default RUN_DIR/bot - the
+#   shipped bots stay as they are)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 run=${1:-runs/geheimtrumpf_2legs}
@@ -21,4 +22,4 @@ shift || true
 .venv/bin/stichzoo train --resume "$run" --set train.lr_schedule=linear \
     --set train.total_timesteps=1612232 --set train.max_minutes=100 \
     --set train.torch_threads=1 --final-eval
-.venv/bin/stichzoo export "$run" --out "${BOT_OUT:-policies/bots/geheimtrumpf}"
+.venv/bin/stichzoo export "$run" --out "${BOT_OUT:-$run/bot}"

@@ -9,6 +9,11 @@ docs/results.md's table of shipped bots reads them).
 
     python scripts/repro/stamp_bot.py BOT --command "bash scripts/repro/..." \
         [--leg "stichzoo train ..."] [--generations runs/<game>_expert N --config FILE]
+        [--after RUN/legs]
+
+``--after`` names the PPO legs that followed the generations
+(geheimtrumpf_pipeline.sh): a folder of ``command_<k>`` and ``seconds_<k>``
+files inside the run they resumed, whose training summary is then the bot's.
 """
 
 from __future__ import annotations
@@ -70,6 +75,25 @@ def generations(root: str, count: int, config: str, prov: dict) -> None:
     prov["steps"] = summary.get("steps", 0)
 
 
+def after(folder: str, prov: dict) -> None:
+    """The PPO legs after the generations: each one's command and minutes; the training
+    summary becomes that of the run they resumed, its wall time the generations' and theirs."""
+    legs, k = [], 1
+    while os.path.isfile(os.path.join(folder, f"command_{k}")):
+        with open(os.path.join(folder, f"command_{k}")) as f, \
+                open(os.path.join(folder, f"seconds_{k}")) as s:
+            legs.append({"command": f.read().strip(), "minutes": round(int(s.read()) / 60, 1)})
+        k += 1
+    if not legs:
+        raise SystemExit(f"--after {folder}: no command_1 there")
+    summary = RunPaths(os.path.dirname(os.path.normpath(folder))).read_summary()
+    before = prov.get("training", {}).get("wall_seconds", 0)
+    prov["legs_after"] = legs
+    prov["training"] = {**summary, "algo": "expert iteration, then PPO (batch_ppo)",
+                        "wall_seconds": before + sum(x["minutes"] for x in legs) * 60}
+    prov["steps"] = summary.get("steps", 0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("bot", help="the bot folder to stamp (policies/bots/<game>[/start])")
@@ -80,6 +104,8 @@ def main() -> None:
                              "generations made the bot")
     parser.add_argument("--config", help="with --generations: the recipe, also written to "
                                          "the bot's config.yaml")
+    parser.add_argument("--after", help="with --generations: the folder of the PPO legs that "
+                                        "followed them (command_<k>, seconds_<k>)")
     args = parser.parse_args()
     path = os.path.join(args.bot, "manifest.json")
     with open(path) as f:
@@ -90,6 +116,8 @@ def main() -> None:
                          "minutes": round(prov["training"]["wall_seconds"] / 60, 1)}]
     if args.generations:
         generations(args.generations[0], int(args.generations[1]), args.config, prov)
+        if args.after:
+            after(args.after, prov)
         with open(os.path.join(args.bot, "config.yaml"), "w") as f:
             f.write(config_mod.dump(prov["config"]))
     prov["train_command"] = args.command

@@ -267,3 +267,13 @@ def test_phase_swap_script_names_a_phase_the_game_lacks():
                          timeout=120)
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert "no phase bidding; its phases: task_draft, card_draft" in out.stderr
+
+
+@pytest.mark.parametrize("script", sorted(p.relative_to(ROOT).as_posix()
+                                          for p in (ROOT / "scripts").rglob("*.sh")))
+def test_shell_script_parses(script):
+    """Every shell script of scripts/ parses (``bash -n``): the long repro pipelines are run
+    by hand, hours at a time, so a syntax slip would show only at the step it breaks."""
+    out = subprocess.run(["bash", "-n", script], cwd=ROOT, capture_output=True, text=True,
+                         timeout=30)
+    assert out.returncode == 0, out.stderr

@@ -8,7 +8,8 @@
 # Since the v3 bot with reward margin (docs/levers.md "The margin reward"), leg 1 sets
 # env.reward=margin and the resume keeps it; arguments after RUN_DIR go to leg 1 and win
 # (--set env.reward=score: the recipe of every Geheimtrumpf bot before it).
-# The six-leg bot has four more legs (scripts/repro/geheimtrumpf_legs.sh, which runs
+# The six-leg bot (policies/bots/geheimtrumpf/start) adds four legs to these two
+# (scripts/repro/geheimtrumpf_legs.sh, which runs
 # this script with BOT_OUT set to a folder of the run).
 #   bash scripts/repro/geheimtrumpf_2legs.sh [RUN_DIR [--set KEY=VALUE ...]]
 #   (default runs/geheimtrumpf_2legs; the bot goes to $BOT_OUT, default RUN_DIR/bot - the

@@ -39,8 +39,8 @@ rm -rf "$ppo/bot" "$ppo/eval"
 leg=806116
 done_samples=$(.venv/bin/python -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))['steps'])" \
     "$ppo/train_summary.yaml")
+mkdir -p "$ppo/legs"
 for k in 1 2; do
-    mkdir -p "$ppo/legs"
     cmd=(.venv/bin/stichzoo train --resume "$ppo" --set train.total_timesteps=$((done_samples + k * leg))
          --set train.learning_rate=0.0001 --set train.lr_schedule=linear --set train.lr_clock=samples
          --set train.clip_range=0.15 --set train.torch_threads=2 --set train.max_minutes=100
@@ -63,4 +63,4 @@ fi
 cp "$root/bot"/{model.onnx,manifest.json} "$bot/"
 .venv/bin/python scripts/repro/stamp_bot.py "$bot" --generations "$root/expert" 2 \
     --config configs/expert/geheimtrumpf.yaml --after "$ppo/legs" \
-    --command "bash scripts/repro/geheimtrumpf_pipeline.sh $root --ship"
+    --command "${START:+START=$START }bash scripts/repro/geheimtrumpf_pipeline.sh $root --ship"

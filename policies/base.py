@@ -18,6 +18,7 @@ player view: any state consistent with the view gives the same action.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -76,6 +77,19 @@ def decision_phases(game: Game) -> list[str]:
     """The names of ``game``'s phases in which a seat decides (``game_over`` left out): what a
     per-phase setting (``mix:<phase>=``, ``pimc:phases=``/``follow=``) may name."""
     return [p for p in type(game.new_game(0)).PHASE_NAMES if p != "game_over"]
+
+
+def check_phases(game: Game, names: Iterable[str], also: str = "", meaning: str = "") -> None:
+    """Refuse by name a phase ``game`` does not have, listing the ones it has (``also``: one
+    more word the caller accepts, e.g. ``else``, and ``meaning`` what it means) - one wording
+    behind ``mix:``, ``pimc:phases=``, ``expert.phases`` and ``scripts/repro/phase_swap.py``;
+    each caller prefixes its own setting."""
+    known = decision_phases(game)
+    unknown = [p for p in names if p not in known and p != also]
+    if unknown:
+        extra = f" (or {' '.join(filter(None, (also, meaning)))})" if also else ""
+        raise ValueError(f"{game.name} has no phase {', '.join(map(repr, unknown))}; "
+                         f"its phases are {', '.join(known)}{extra}")
 
 
 def encoder_for(game: Game):

@@ -13,7 +13,7 @@ as they are.
 
 from __future__ import annotations
 
-from stichzoo.policies.base import Decision, Policy, decision_phases
+from stichzoo.policies.base import Decision, Policy, check_phases, decision_phases
 
 
 class PhaseMix:
@@ -39,11 +39,11 @@ def phase_mix(game, seed: int | None, build, **parts: str) -> PhaseMix:
     ``build(spec, seed)`` builds each part (``specs.build_policy``); a phase
     the game does not have, or a part that is not a plain spec, is refused by name.
     """
+    try:
+        check_phases(game, parts, also="else", meaning="for the rest")
+    except ValueError as e:
+        raise ValueError(f"mix: {e}") from None
     phases = decision_phases(game)
-    unknown = sorted(set(parts) - set(phases) - {"else"})
-    if unknown:
-        raise ValueError(f"mix: {game.name} has no phase {', '.join(map(repr, unknown))}; "
-                         f"its phases are {', '.join(phases)} (and else for the rest)")
     if not set(parts) - {"else"}:
         raise ValueError(f"mix: name at least one phase of {game.name} ({', '.join(phases)})")
     for phase, spec in parts.items():

@@ -46,7 +46,7 @@ from typing import Any, Protocol
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.game import Game, GameState
 from stichzoo.envs.core.rewards import margin  # score_gain's measure; re-exported
-from stichzoo.policies.base import Decision, Policy, decision_phases
+from stichzoo.policies.base import Decision, Policy, check_phases
 
 #: value of a finished rollout for ``seat``: (state at the root, state at the end, seat) -> float
 ValueFn = Callable[[GameState, GameState, int], float]
@@ -165,12 +165,10 @@ def _phases(game: Game, key: str, value, guide) -> tuple[str, ...]:
         return ()
     if guide is None:
         raise ValueError(f"pimc: {key} needs a guide (pimc:guide=bot:<game>,{key}=<phase>)")
-    known = decision_phases(game)
-    unknown = [p for p in named if p not in known]
-    if unknown:
-        raise ValueError(f"pimc: {key}={'+'.join(named)}; {game.name} has no phase "
-                         f"{', '.join(map(repr, unknown))} (its phases: {', '.join(known)}; "
-                         f"join several with +)")
+    try:
+        check_phases(game, named)
+    except ValueError as e:
+        raise ValueError(f"pimc: {key}={'+'.join(named)}; {e} (join several with +)") from None
     return named
 
 

@@ -266,7 +266,8 @@ def test_phase_swap_script_names_a_phase_the_game_lacks():
                           "--phases", "bidding"], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 1 and "Traceback" not in out.stderr
-    assert "no phase bidding; its phases: task_draft, card_draft" in out.stderr
+    assert "no phase 'bidding'; its phases are task_draft, card_draft" in out.stderr
+    assert "(or all for every phase)" in out.stderr
 
 
 @pytest.mark.parametrize("script", sorted(p.relative_to(ROOT).as_posix()

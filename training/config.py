@@ -355,17 +355,16 @@ def opponent_specs(opponent: str | list) -> list[str]:
 def _check_expert_phases(cfg: dict, phases: list) -> None:
     """``expert.phases``: phases of the config's game, with ``targets: improve`` (the other
     phases' targets are the prior's own policy, which only ``improve`` has)."""
-    from stichzoo.policies.base import decision_phases
+    from stichzoo.policies.base import check_phases
 
     if cfg["expert"]["targets"] != "improve":
         raise ValueError(f"config: expert.phases={phases} needs expert.targets: improve (the "
                          f"other phases keep the prior's policy), not "
                          f"{cfg['expert']['targets']!r}")
-    known = decision_phases(game_of(cfg))
-    unknown = [p for p in phases if p not in known]
-    if unknown:
-        raise ValueError(f"config: expert.phases: {cfg['game']} has no phase "
-                         f"{', '.join(map(repr, unknown))}; its phases are {', '.join(known)}")
+    try:
+        check_phases(game_of(cfg), phases)
+    except ValueError as e:
+        raise ValueError(f"config: expert.phases: {e}") from None
 
 
 def validate(data: dict) -> dict:

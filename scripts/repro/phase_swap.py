@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import argparse
 
-from stichzoo.policies.base import decision_phases
+from stichzoo.policies.base import check_phases
 from stichzoo.policies.mix import PhaseMix
 from stichzoo.training import tournament
 
@@ -37,10 +37,7 @@ def swap_policy_builder(candidate: str, reference: str):
         cand = real(f"onnx:path={candidate}", game, seed=seed, cache=False)
         if phases == ["all"]:
             return cand
-        unknown = sorted(set(phases) - set(decision_phases(game)))
-        if unknown:
-            raise ValueError(f"{game.name} has no phase {', '.join(unknown)}; its phases: "
-                             f"{', '.join(decision_phases(game))} (or all)")
+        check_phases(game, phases, also="all", meaning="for every phase")
         return PhaseMix({p: cand for p in phases}, real(reference, game, seed=seed, cache=False))
 
     return build

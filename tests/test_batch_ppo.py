@@ -379,3 +379,61 @@ def test_the_same_config_trains_the_same_network(tmp_path, schedule):
                      for r in runs)
     assert first.keys() == second.keys()
     assert all(th.equal(first[k], second[k]) for k in first)
+
+
+def _weights(run: str) -> dict:
+    return th.load(os.path.join(run, "policy.pt"), weights_only=False)["state_dict"]
+
+
+def _scalar_tags(run: str) -> set[str]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from stichzoo.training.runs import RunPaths
+
+    acc = EventAccumulator(os.path.join(RunPaths(run).tb, "batch_ppo"),
+                           size_guidance={"scalars": 0})
+    acc.Reload()
+    return set(acc.Tags()["scalars"])
+
+
+def test_the_evaluations_do_not_change_the_network(tmp_path):
+    """A run without its periodic evaluations (``eval.every: 0``, no ``eval.opponents``)
+    trains the same weights, byte for byte: the evaluations draw no random number the
+    training draws, so a timed pipeline may leave them out (``NO_EVAL=1`` in
+    scripts/repro) and still make the bot it makes with its curves."""
+    from stichzoo.training.train import train
+
+    cfg = _tiny_batch_config()
+    cfg["train"].update(lr_schedule="linear", lr_clock="samples")
+    measured = config_mod.validate({**cfg, "eval": {**cfg["eval"], "every": 100}})
+    quiet = config_mod.validate({**cfg, "eval": {**cfg["eval"], "every": 0, "opponents": []}})
+    runs = [train(c, run_dir=str(tmp_path / name), progress_bar=False, verbose=False)
+            for name, c in (("measured", measured), ("quiet", quiet))]
+    assert "eval/vs_heuristic/score_diff" in _scalar_tags(runs[0])  # it did evaluate
+    assert not any(tag.startswith("eval/") for tag in _scalar_tags(runs[1]))
+    first, second = (_weights(run) for run in runs)
+    assert first.keys() == second.keys()
+    assert all(th.equal(first[k], second[k]) for k in first)
+
+
+def test_the_expert_iterations_evaluations_do_not_change_the_network(tmp_path):
+    """Expert iteration evaluates every iteration's network against ``eval.opponents``;
+    without them the iterations fit the same networks, byte for byte."""
+    from stichzoo.training.train import train
+
+    cfg = _tiny_batch_config()
+    cfg["expert"].update(teacher="pimc:worlds=2", steps=40, workers=1, games=4, epochs=1,
+                         iterations=2, positions="learner")
+    runs = {}
+    for name, opponents in (("measured", ["heuristic", "random"]), ("quiet", [])):
+        c = config_mod.validate({**cfg, "eval": {**cfg["eval"], "every": 0,
+                                                 "opponents": opponents}})
+        runs[name] = train(c, run_dir=str(tmp_path / name), progress_bar=False, verbose=False)
+    assert "expert_eval/vs_heuristic/score_diff" in _scalar_tags(runs["measured"])
+    assert not any(tag.startswith("expert_eval/") for tag in _scalar_tags(runs["quiet"]))
+    for k in (1, 2):
+        first, second = (th.load(os.path.join(r, "expert", f"iteration_{k}.pt"),
+                                 weights_only=False)["state_dict"] for r in runs.values())
+        assert all(th.equal(first[key], second[key]) for key in first), k
+    assert all(th.equal(a, b) for a, b in zip(_weights(runs["measured"]).values(),
+                                              _weights(runs["quiet"]).values()))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -278,3 +279,22 @@ def test_shell_script_parses(script):
     out = subprocess.run(["bash", "-n", script], cwd=ROOT, capture_output=True, text=True,
                          timeout=30)
     assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize("no_eval, evals, final", [
+    ("", "", "--final-eval"),
+    ("1", "--set eval.every=0 --set eval.opponents=[]", ""),
+])
+def test_no_eval_leaves_out_every_evaluation_of_the_repro_scripts(no_eval, evals, final):
+    """scripts/repro/evals.sh: NO_EVAL=1 turns off the periodic, per-iteration and final
+    evaluations of the scripts that train (the networks stay the same to the bit:
+    tests/test_batch_ppo.py); without it every curve is kept."""
+    out = subprocess.run(["bash", "-c", 'set -euo pipefail; source scripts/repro/evals.sh; '
+                          'echo "${EVALS[*]}|${FINAL_EVAL[*]}"'], cwd=ROOT, capture_output=True,
+                         text=True, env={**os.environ, "NO_EVAL": no_eval}, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == f"{evals}|{final}"
+    users = [p.name for p in (ROOT / "scripts" / "repro").glob("*.sh")
+             if "source scripts/repro/evals.sh" in p.read_text()]
+    assert {"expert_generations.sh", "geheimtrumpf_2legs.sh",
+            "geheimtrumpf_legs.sh"} <= set(users)

@@ -20,6 +20,7 @@
 # the generations' commands, its evaluations against random and the heuristic).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/repro/evals.sh   # NO_EVAL=1: no evaluation of each iteration's network
 game="$1"
 generations="${2:-4}"
 ship="${3:-}"
@@ -66,6 +67,7 @@ for g in $(seq 1 "$generations"); do
         args+=(--set expert.opponent="$opponent" --set expert.opponent_seats=2
                --set expert.opponent_share=0.5)
     fi
+    args+=("${EVALS[@]}")
     own="GEN_$g"
     if [ -n "${!own:-}" ]; then
         read -r -a more <<< "${!own}"

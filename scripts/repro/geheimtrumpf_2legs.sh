@@ -16,11 +16,12 @@
 #   shipped bots stay as they are)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/repro/evals.sh   # NO_EVAL=1: no evaluations beside the training
 run=${1:-runs/geheimtrumpf_2legs}
 shift || true
 .venv/bin/stichzoo train configs/geheimtrumpf.yaml --run-dir "$run" --set env.reward=margin \
-    "$@" --final-eval
+    "${EVALS[@]}" "$@" "${FINAL_EVAL[@]}"
 .venv/bin/stichzoo train --resume "$run" --set train.lr_schedule=linear \
     --set train.total_timesteps=1612232 --set train.max_minutes=100 \
-    --set train.torch_threads=1 --final-eval
+    --set train.torch_threads=1 "${EVALS[@]}" "${FINAL_EVAL[@]}"
 .venv/bin/stichzoo export "$run" --out "${BOT_OUT:-$run/bot}"

@@ -14,6 +14,7 @@
 #   (default runs/geheimtrumpf_legs and the shipped bot's count; --sets go to leg 1)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/repro/evals.sh   # NO_EVAL=1: no evaluations beside the training
 run=${1:-runs/geheimtrumpf_legs}
 selfplay=${2:-4}
 shift $(( $# < 2 ? $# : 2 ))
@@ -23,6 +24,7 @@ for k in $(seq 3 $((selfplay + 2))); do
     .venv/bin/stichzoo train --resume "$run" --set train.lr_schedule=linear \
         --set train.total_timesteps=$((k * leg)) --set train.max_minutes=100 \
         --set train.torch_threads=2 \
-        --set 'opponents=[{policy: learner, weight: 1}, {policy: self, weight: 1}]' --final-eval
+        --set 'opponents=[{policy: learner, weight: 1}, {policy: self, weight: 1}]' \
+        "${EVALS[@]}" "${FINAL_EVAL[@]}"
 done
 .venv/bin/stichzoo export "$run" --out "${LEGS_BOT:-$run/bot}"

@@ -17,6 +17,9 @@
 # hours; the shipped bot's parts ran one at a time, not yet in one go.  START=<bot folder>
 # skips step 1 and begins from that bot (START=policies/bots/geheimtrumpf/start: the chain
 # of the shipped bot, about 83 minutes).  A finished generation is kept (expert_generations.sh).
+# NO_EVAL=1: without the evaluations beside the training (the legs' periodic and final ones,
+# each iteration's; scripts/repro/evals.sh) - the same bot, sooner: issue 30 times labels,
+# training and export.
 #   bash scripts/repro/geheimtrumpf_pipeline.sh [RUN_DIR [--ship]]   (default runs/geheimtrumpf_pipeline)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

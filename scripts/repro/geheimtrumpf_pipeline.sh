@@ -17,6 +17,9 @@
 # hours; the shipped bot's parts ran one at a time, not yet in one go.  START=<bot folder>
 # skips step 1 and begins from that bot (START=policies/bots/geheimtrumpf/start: the chain
 # of the shipped bot, about 83 minutes).  A finished generation is kept (expert_generations.sh).
+# SELFPLAY_LEGS=<k> (default 4) and GEN_1_WORKERS=<w> (default 1, as the shipped bot's first
+# generation was labelled) change the recipe: fewer self-play legs in the start, the first
+# generation on more labelling processes - another bot, to be measured before it ships.
 # NO_EVAL=1: without the evaluations beside the training (the legs' periodic and final ones,
 # each iteration's; scripts/repro/evals.sh) - the same bot, sooner: issue 30 times labels,
 # training and export.
@@ -28,10 +31,10 @@ ship="${2:-}"
 SECONDS=0
 start="${START:-$root/legs/bot}"
 if [ ! -f "$start/model.onnx" ]; then
-    LEGS_BOT="$start" bash scripts/repro/geheimtrumpf_legs.sh "$root/legs" 4
+    LEGS_BOT="$start" bash scripts/repro/geheimtrumpf_legs.sh "$root/legs" "${SELFPLAY_LEGS:-4}"
 fi
 tables="--set expert.opponent=pimc --set expert.opponent_seats=3 --set expert.opponent_share=1.0"
-GEN_1="--set seed=660071 $tables --set expert.workers=1" \
+GEN_1="--set seed=660071 $tables --set expert.workers=${GEN_1_WORKERS:-1}" \
 GEN_2="--set seed=670071 $tables --set expert.workers=2" \
     ROOT="$root/expert" START="$start" bash scripts/repro/expert_generations.sh geheimtrumpf 2
 # the PPO legs resume a copy of the second generation (its bot stays for comparisons)
@@ -66,4 +69,4 @@ fi
 cp "$root/bot"/{model.onnx,manifest.json} "$bot/"
 .venv/bin/python scripts/repro/stamp_bot.py "$bot" --generations "$root/expert" 2 \
     --config configs/expert/geheimtrumpf.yaml --after "$ppo/legs" \
-    --command "${START:+START=$START }bash scripts/repro/geheimtrumpf_pipeline.sh $root --ship"
+    --command "${START:+START=$START }${SELFPLAY_LEGS:+SELFPLAY_LEGS=$SELFPLAY_LEGS }${GEN_1_WORKERS:+GEN_1_WORKERS=$GEN_1_WORKERS }bash scripts/repro/geheimtrumpf_pipeline.sh $root --ship"

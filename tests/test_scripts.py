@@ -296,5 +296,5 @@ def test_no_eval_leaves_out_every_evaluation_of_the_repro_scripts(no_eval, evals
     assert out.stdout.strip() == f"{evals}|{final}"
     users = [p.name for p in (ROOT / "scripts" / "repro").glob("*.sh")
              if "source scripts/repro/evals.sh" in p.read_text()]
-    assert {"expert_generations.sh", "geheimtrumpf_2legs.sh",
-            "geheimtrumpf_legs.sh"} <= set(users)
+    assert {"expert_generations.sh", "geheimtrumpf_2legs.sh", "geheimtrumpf_legs.sh",
+            "wizard_hour.sh"} <= set(users)

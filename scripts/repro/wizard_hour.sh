@@ -13,10 +13,11 @@
 #   bash scripts/repro/wizard_hour.sh [--ship]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/repro/evals.sh   # NO_EVAL=1: no evaluations beside the training
 run=runs/wizard_hour
 train=(stichzoo train configs/wizard.yaml --run-dir "$run" --set train.total_timesteps=5000000
        --set train.max_minutes=75 --set train.lr_schedule=linear --set train.lr_clock=samples
-       --set train.torch_threads=1 --final-eval)
+       --set train.torch_threads=1 "${EVALS[@]}" "${FINAL_EVAL[@]}")
 .venv/bin/"${train[@]}"
 .venv/bin/stichzoo export "$run" --out runs/bots/wizard_hour_head
 .venv/bin/stichzoo tricks wizard --config configs/tricks/wizard.yaml --out runs/tricks/wizard_hour

@@ -36,7 +36,7 @@ fi
 def layout(tmp_path: Path) -> Path:
     """A repository copy with the scripts, the Wizard recipe and the stand-in stichzoo."""
     (tmp_path / "scripts" / "repro").mkdir(parents=True)
-    for name in ("expert_generations.sh", "wizard_expert.sh"):
+    for name in ("expert_generations.sh", "wizard_expert.sh", "evals.sh"):
         shutil.copy(ROOT / "scripts" / "repro" / name, tmp_path / "scripts" / "repro" / name)
     for folder in ("configs/expert", "configs/tricks"):
         (tmp_path / folder).mkdir(parents=True)
@@ -55,7 +55,7 @@ def _run(layout: Path, *args: str, **env: str) -> list[str]:
     """Run wizard_expert.sh in the layout; the stand-in's calls, one line each."""
     clean = {k: v for k, v in os.environ.items()
              if k not in ("REFITS", "OPPONENT", "OPPONENT_FROM", "REFIT_LAST", "GEN_13", "ROOT",
-                          "START", "GEN_13_WORKERS")}
+                          "START", "GEN_13_WORKERS", "NO_EVAL")}
     done = subprocess.run(["bash", "scripts/repro/wizard_expert.sh", *args], cwd=layout,
                           env={**clean, **env}, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -67,6 +67,7 @@ def test_the_shipped_recipe_ends_with_a_generation_at_pimc_tables_and_keeps_its_
     trains = [c for c in calls if c.startswith("train ")]
     refits = [c for c in calls if c.startswith("tricks ")]
     assert len(trains) == 13
+    assert not any("eval." in c for c in trains)   # each iteration is evaluated (NO_EVAL unset)
     # refits after 6, 8, 10, 11 and 12; none after the last generation (REFIT_LAST=0)
     assert [c.split("--out ")[1] for c in refits] == [
         f"runs/wizard_expert/tricks_{g}" for g in (6, 8, 10, 11, 12)]
@@ -90,6 +91,16 @@ def test_the_pipeline_labels_the_thirteenth_generation_on_more_processes(layout)
     assert last[-10:] == ["--set", "seed=650041", "--set", "expert.opponent_seats=3",
                           "--set", "expert.opponent_share=1.0", "--set", "expert.workers=2",
                           "--set", "train.torch_threads=1"]
+
+
+def test_no_eval_turns_off_each_generations_evaluations_before_its_own_settings(layout):
+    """NO_EVAL=1 (scripts/repro/evals.sh): every generation without the evaluation of its
+    iterations' networks, set before GEN_<g>'s own settings (which still win)."""
+    trains = [c.split() for c in _run(layout, NO_EVAL="1") if c.startswith("train ")]
+    assert len(trains) == 13
+    for g, call in enumerate(trains, start=1):
+        assert "eval.opponents=[]" in call and "eval.every=0" in call, g
+    assert trains[-1][-10:-8] == ["--set", "seed=650041"]
 
 
 def test_twelve_generations_are_the_bot_shipped_before_with_the_last_refit(layout):

@@ -8,9 +8,11 @@
 # 120.6 minutes with thirteen generations (the start 29.4, the generations 91.2 - the
 # thirteenth 18.5 on its one labelling process; niced jobs beside the first hour; that run's
 # command: GEN_13 as in scripts/repro/wizard_expert.sh, expert.workers=1), 95.0 with twelve
-# (GENERATIONS=12). As committed the thirteenth labels on two processes (about 9 minutes
-# less): not yet timed in one go - a timing on 2026-12-06 was stopped after 59 minutes, the
-# host running 1.2x slower than the day before (docs/levers.md).
+# (GENERATIONS=12). As committed the thirteenth labels on two processes: 120.55 minutes in one
+# go (2026-12-06: the start 31.9, the twelve generations and five refits 78.4, the thirteenth
+# 10.2; a test suite niced beside the start's first quarter) - 33 seconds over issue 30's two
+# hours again (docs/levers.md). NO_EVAL=1 leaves out the evaluations beside the training
+# (scripts/repro/evals.sh; about 6 minutes of it by one evaluation's time, the same networks): not yet timed.
 # Without --ship everything lands under runs/wizard_pipeline (the expert generations in
 # runs/wizard_pipeline/expert, the bot in runs/wizard_pipeline/expert/gen_13/expert/iteration_4)
 # and the shipped bots stay as they are; --ship puts the start in policies/bots/wizard/start

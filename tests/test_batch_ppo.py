@@ -360,6 +360,11 @@ def test_expert_iteration_needs_the_batch_trainer():
         config_mod.validate(cfg)
 
 
+def _weights(run: str, name: str = "policy.pt") -> dict:
+    """The network weights a run folder saved (``name``: policy.pt, or an expert iteration's)."""
+    return th.load(os.path.join(run, name), weights_only=False)["state_dict"]
+
+
 @pytest.mark.parametrize("schedule", ["constant", "linear"])
 def test_the_same_config_trains_the_same_network(tmp_path, schedule):
     """The run's seed fixes the network's first weights too: two runs of one config end with
@@ -375,14 +380,9 @@ def test_the_same_config_trains_the_same_network(tmp_path, schedule):
     cfg = config_mod.validate(cfg)
     runs = [train(cfg, run_dir=str(tmp_path / f"run{k}"), progress_bar=False, verbose=False)
             for k in range(2)]
-    first, second = (th.load(os.path.join(r, "policy.pt"), weights_only=False)["state_dict"]
-                     for r in runs)
+    first, second = (_weights(r) for r in runs)
     assert first.keys() == second.keys()
     assert all(th.equal(first[k], second[k]) for k in first)
-
-
-def _weights(run: str) -> dict:
-    return th.load(os.path.join(run, "policy.pt"), weights_only=False)["state_dict"]
 
 
 def _scalar_tags(run: str) -> set[str]:
@@ -432,8 +432,8 @@ def test_the_expert_iterations_evaluations_do_not_change_the_network(tmp_path):
     assert "expert_eval/vs_heuristic/score_diff" in _scalar_tags(runs["measured"])
     assert not any(tag.startswith("expert_eval/") for tag in _scalar_tags(runs["quiet"]))
     for k in (1, 2):
-        first, second = (th.load(os.path.join(r, "expert", f"iteration_{k}.pt"),
-                                 weights_only=False)["state_dict"] for r in runs.values())
+        first, second = (_weights(r, os.path.join("expert", f"iteration_{k}.pt"))
+                         for r in runs.values())
         assert all(th.equal(first[key], second[key]) for key in first), k
     assert all(th.equal(a, b) for a, b in zip(_weights(runs["measured"]).values(),
                                               _weights(runs["quiet"]).values()))

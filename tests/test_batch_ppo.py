@@ -437,3 +437,42 @@ def test_the_expert_iterations_evaluations_do_not_change_the_network(tmp_path):
         assert all(th.equal(first[key], second[key]) for key in first), k
     assert all(th.equal(a, b) for a, b in zip(_weights(runs["measured"]).values(),
                                               _weights(runs["quiet"]).values()))
+
+
+def test_a_forward_does_not_depend_on_where_numpy_put_the_rows():
+    """MKL's kernels for a few rows round differently with the input's address (a 2-row
+    forward at 4-60 bytes past a 64-byte boundary); the trainer copies every batch into
+    torch's own memory first (``_aligned``), so what the process allocated before - a
+    periodic evaluation, say - cannot change the rollouts or the network."""
+    from stichzoo.training.batch_ppo import _aligned
+
+    rng = np.random.default_rng(5)
+    net = th.nn.Sequential(th.nn.Linear(700, 256), th.nn.Tanh(), th.nn.Linear(256, 256))
+    for rows in (2, 3, 17):
+        src = rng.standard_normal((rows, 700)).astype(np.float32)
+        outs = []
+        for offset in range(0, 64, 4):
+            raw = np.empty(src.nbytes + 128, np.uint8)
+            start = (-raw.ctypes.data) % 64 + offset
+            x = raw[start:start + src.nbytes].view(np.float32).reshape(src.shape)
+            x[:] = src
+            with th.no_grad():
+                outs.append(net(_aligned(x)))
+        assert all(th.equal(outs[0], o) for o in outs[1:]), rows
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_evaluation_leaves_the_training_random_numbers_alone(tiny_run, workers):
+    """The trainer's snapshot seats sample from torch's global generator; checking an
+    evaluation's lineup loads the policy, whose construction draws from it. The periodic
+    evaluation of the 5M-sample Wizard start moved it, and the run's network parted from
+    the run without evaluations right after the first one (docs/levers.md).
+    ``evaluate_policy_file`` keeps its own copy of the state."""
+    from stichzoo.training.run_eval import evaluate_policy_file
+
+    run = tiny_run("wizard")
+    cfg = config_mod.load(str(run / "config.yaml"))
+    th.manual_seed(3)
+    before = th.random.get_rng_state()
+    evaluate_policy_file(cfg, str(run / "policy.pt"), "heuristic", 4, seed=1, workers=workers)
+    assert th.equal(before, th.random.get_rng_state())

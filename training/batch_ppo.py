@@ -209,12 +209,24 @@ def _masked_log_probs(logits: th.Tensor, mask: th.Tensor) -> th.Tensor:
     return th.log_softmax(logits.masked_fill(~mask, -1e8), dim=1)
 
 
+def _aligned(x: np.ndarray, device: str = "cpu") -> th.Tensor:
+    """``x`` copied into memory torch allocated (64-byte aligned), as a tensor.
+
+    MKL's kernels for a few rows give results that differ in the last bit with the
+    input's address (measured: a 2- or 3-row forward of a Linear layer at 4-60 bytes
+    past a 64-byte boundary), and where numpy puts an array depends on what the
+    process allocated before. A copy into torch's own memory makes the forward depend
+    on the values alone.
+    """
+    return th.tensor(x, device=device)
+
+
 def _act(policy, obs: np.ndarray, mask: np.ndarray, device: str, gen: th.Generator,
          critic=None, privileged: np.ndarray | None = None):
     """Sample one legal action per row (Gumbel-max over the masked logits); log-prob, value."""
     with th.no_grad():
-        priv = None if critic is None else th.as_tensor(privileged, device=device)
-        logits, values = logits_values(policy, th.as_tensor(obs, device=device), critic, priv)
+        priv = None if critic is None else _aligned(privileged, device)
+        logits, values = logits_values(policy, _aligned(obs, device), critic, priv)
         logp = _masked_log_probs(logits, th.as_tensor(mask, device=device))
         u = th.rand(logp.shape, generator=gen, device="cpu").to(device)
         actions = (logp - th.log(-th.log(u.clamp_min(1e-12)))).argmax(dim=1)
@@ -295,7 +307,7 @@ class SelfPlay:
                 actor = league.actors[kind]
                 if getattr(actor, "name", "") == "ppo":  # a snapshot: one batched forward
                     with th.no_grad():
-                        dist = actor.net.get_distribution(th.as_tensor(obs[rows]),
+                        dist = actor.net.get_distribution(_aligned(obs[rows]),
                                                           action_masks=mask[rows].astype(bool))
                         actions[rows] = dist.get_actions().numpy()
                 else:
@@ -609,13 +621,13 @@ def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str,
     adv, ret = buf.advantages(float(t["gamma"]), float(t["gae_lambda"]))
     ready = np.flatnonzero(~buf.pending[:buf.size])  # pending ones train next rollout
     n = len(ready)
-    obs = th.as_tensor(buf.obs[ready], device=device)
-    mask = th.as_tensor(buf.mask[ready], device=device)
-    actions = th.as_tensor(buf.action[ready], device=device)
-    old_logp = th.as_tensor(buf.logp[ready], device=device)
-    adv_t = th.as_tensor(adv[ready], device=device)
-    ret_t = th.as_tensor(ret[ready], device=device)
-    priv = None if critic is None else th.as_tensor(buf.privileged[ready], device=device)
+    obs = _aligned(buf.obs[ready], device)
+    mask = _aligned(buf.mask[ready], device)
+    actions = _aligned(buf.action[ready], device)
+    old_logp = _aligned(buf.logp[ready], device)
+    adv_t = _aligned(adv[ready], device)
+    ret_t = _aligned(ret[ready], device)
+    priv = None if critic is None else _aligned(buf.privileged[ready], device)
     params = [p for group in optimizer.param_groups for p in group["params"]]
     policy.set_training_mode(True)
     gen = np.random.default_rng(int(n))

@@ -21,17 +21,25 @@ def evaluate_policy_file(cfg: dict, policy_path: str, opponent: str, games: int,
                          player: str | None = None) -> dict:
     """Duplicate tournament: the learner in one seat, ``opponent`` in the others;
     ``player``: the learner's spec, if not the policy file itself (an exported bot of it)."""
+    import torch as th
+
     from stichzoo.training.tournament import TournamentConfig, run_tournament, seat_assignments
 
-    n = config_mod.game_of(cfg).num_players
-    lineup = [player or f"ppo:path={policy_path}"] + [opponent] * (n - 1)
-    per_deal = len(seat_assignments(lineup))
-    tcfg = TournamentConfig(game=cfg["game"], players=n, lineup=lineup,
-                            deals=max(1, -(-games // per_deal)), seed=seed,
-                            options={k: v for k, v in cfg["options"].items()
-                                     if k != "num_players"},
-                            baseline=opponent, workers=workers)
-    return run_tournament(tcfg, progress=progress)
+    # Checking the lineup loads the policy, and a network's construction draws from torch's
+    # global generator, which the trainer's snapshot seats sample from (measured: the state
+    # moves, and a run with periodic evaluations ended with other weights than one
+    # without). With its own copy of the state an evaluation during training leaves the
+    # training's games, and its network, as they are.
+    with th.random.fork_rng(devices=[]):
+        n = config_mod.game_of(cfg).num_players
+        lineup = [player or f"ppo:path={policy_path}"] + [opponent] * (n - 1)
+        per_deal = len(seat_assignments(lineup))
+        tcfg = TournamentConfig(game=cfg["game"], players=n, lineup=lineup,
+                                deals=max(1, -(-games // per_deal)), seed=seed,
+                                options={k: v for k, v in cfg["options"].items()
+                                         if k != "num_players"},
+                                baseline=opponent, workers=workers)
+        return run_tournament(tcfg, progress=progress)
 
 
 def periodic_evaluation(cfg: dict, policy_path: str, writer, samples: int,

@@ -12,7 +12,8 @@
 # go (2026-12-06: the start 31.9, the twelve generations and five refits 78.4, the thirteenth
 # 10.2; a test suite niced beside the start's first quarter) - 33 seconds over issue 30's two
 # hours again (docs/levers.md). NO_EVAL=1 leaves out the evaluations beside the training
-# (scripts/repro/evals.sh; about 6 minutes of it by one evaluation's time, the same networks): not yet timed.
+# (scripts/repro/evals.sh): 122.97 minutes in one go (2026-12-06, afternoon) - 3 minutes over;
+# the load moves the time by more than the evaluations take (docs/levers.md).
 # Without --ship everything lands under runs/wizard_pipeline (the expert generations in
 # runs/wizard_pipeline/expert, the bot in runs/wizard_pipeline/expert/gen_13/expert/iteration_4)
 # and the shipped bots stay as they are; --ship puts the start in policies/bots/wizard/start

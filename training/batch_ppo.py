@@ -216,7 +216,8 @@ def _aligned(x: np.ndarray, device: str = "cpu") -> th.Tensor:
     input's address (measured: a 2- or 3-row forward of a Linear layer at 4-60 bytes
     past a 64-byte boundary), and where numpy puts an array depends on what the
     process allocated before. A copy into torch's own memory makes the forward depend
-    on the values alone.
+    on the values alone. (The update's minibatches need none: indexing a tensor
+    already allocates them in torch's memory.)
     """
     return th.tensor(x, device=device)
 
@@ -621,13 +622,13 @@ def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str,
     adv, ret = buf.advantages(float(t["gamma"]), float(t["gae_lambda"]))
     ready = np.flatnonzero(~buf.pending[:buf.size])  # pending ones train next rollout
     n = len(ready)
-    obs = _aligned(buf.obs[ready], device)
-    mask = _aligned(buf.mask[ready], device)
-    actions = _aligned(buf.action[ready], device)
-    old_logp = _aligned(buf.logp[ready], device)
-    adv_t = _aligned(adv[ready], device)
-    ret_t = _aligned(ret[ready], device)
-    priv = None if critic is None else _aligned(buf.privileged[ready], device)
+    obs = th.as_tensor(buf.obs[ready], device=device)
+    mask = th.as_tensor(buf.mask[ready], device=device)
+    actions = th.as_tensor(buf.action[ready], device=device)
+    old_logp = th.as_tensor(buf.logp[ready], device=device)
+    adv_t = th.as_tensor(adv[ready], device=device)
+    ret_t = th.as_tensor(ret[ready], device=device)
+    priv = None if critic is None else th.as_tensor(buf.privileged[ready], device=device)
     params = [p for group in optimizer.param_groups for p in group["params"]]
     policy.set_training_mode(True)
     gen = np.random.default_rng(int(n))

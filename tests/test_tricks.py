@@ -196,6 +196,27 @@ def test_pipeline_end_to_end(tmp_path):
         tricks.load_config(str(tmp_path / "bad.yaml"))
 
 
+def test_the_command_s_sets_override_the_config_file(tmp_path, monkeypatch):
+    """``stichzoo tricks --set collect.workers=2`` changes that key alone; a key the config
+    does not know, or a value where a section belongs, is one clear error line."""
+    from stichzoo.training import cli
+
+    config = tmp_path / "tricks.yaml"
+    config.write_text("bot: bot:wizard\nrounds: 2\ncollect: {games: 6, batch: 4}\n")
+    seen = {}
+    monkeypatch.setattr(tricks, "run", lambda cfg, out, progress: seen.update(cfg) or out)
+    assert cli.main(["tricks", "wizard", "--config", str(config), "--quiet",
+                     "--set", "collect.workers=2", "--set", "train.epochs=1"]) == 0
+    assert seen["collect"] == {**tricks.DEFAULTS["collect"], "games": 6, "batch": 4,
+                               "workers": 2}
+    assert seen["train"]["epochs"] == 1 and seen["rounds"] == 2
+    for bad, message in (("collect.wrokers=2", r"unknown key collect\.'wrokers'"),
+                         ("collect=2", "collect is a section, not 2")):
+        with pytest.raises(ValueError, match=message):
+            cli.cmd_tricks(cli.build_parser().parse_args(
+                ["tricks", "wizard", "--config", str(config), "--set", bad]))
+
+
 def test_collected_labels_are_the_tricks_taken():
     """Without exploration the rows' bids are the policy's and each label is that seat's
     tricks of that round: the rows of a game sum to the round's hand sizes."""

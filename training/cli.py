@@ -395,11 +395,15 @@ def cmd_tricks(args: argparse.Namespace) -> int:
     """Wizard's trick-model bidder (:mod:`stichzoo.training.tricks`): collect, fit, export."""
     from stichzoo.policies.onnx_bot import shipped_bot
     from stichzoo.training import tricks
+    from stichzoo.training.config import apply_override
 
     path = args.config or os.path.join(shipped_bot(args.game), "tricks.yaml")
     if not os.path.isfile(path):
         raise ValueError(f"--config {path}: no such file")
-    bot = tricks.run(tricks.load_config(path), args.out, progress=not args.quiet)
+    overrides: dict = {}
+    for item in args.set:
+        apply_override(overrides, item)
+    bot = tricks.run(tricks.load_config(path, overrides), args.out, progress=not args.quiet)
     print(f"exported {bot} (model.onnx, manifest.json)")
     return 0
 
@@ -671,6 +675,8 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--out", default="runs/tricks/wizard",
                     help="folder for the summary; the bot lands in OUT/bot")
     tr.add_argument("--quiet", action="store_true", help="no progress lines")
+    tr.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a config value, once per flag (--set collect.workers=2)")
     tr.set_defaults(func=cmd_tricks)
     return p
 

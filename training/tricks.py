@@ -531,7 +531,8 @@ DEFAULTS: dict[str, Any] = {
 
 
 def load_config(path: str, overrides: dict | None = None) -> dict:
-    """The config file merged over :data:`DEFAULTS`; a key not there is refused."""
+    """The config file merged over :data:`DEFAULTS`, then ``overrides`` (nested like the
+    file: ``stichzoo tricks --set``) over it; a key not there is refused."""
     with open(path) as f:
         given = yaml.safe_load(f) or {}
 
@@ -540,6 +541,8 @@ def load_config(path: str, overrides: dict | None = None) -> dict:
         for key, value in new.items():
             if key not in base:
                 raise ValueError(f"{path}: unknown key {where}{key!r}")
+            if isinstance(base[key], dict) and not isinstance(value, dict):
+                raise ValueError(f"{path}: {where}{key} is a section, not {value!r}")
             out[key] = merge(base[key], value, f"{where}{key}.") if isinstance(
                 base[key], dict) else value
         return out

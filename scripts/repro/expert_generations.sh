@@ -38,16 +38,20 @@ opponent_from="${OPPONENT_FROM:-1}"
 # GEN_<g>="--set KEY=VALUE ...": more settings for generation g alone, after all the others
 # (so they win); REFIT_LAST=0: the last generation keeps the bids it started with (no refit)
 refit_last="${REFIT_LAST:-1}"
+# REFIT_WORKERS=<w>: each refit collects its games on w processes (collect.workers; default
+# the config's one) - other games, so another bot, to be measured before it ships
+refit_set=()
+if [ -n "${REFIT_WORKERS:-}" ]; then refit_set=(--set "collect.workers=$REFIT_WORKERS"); fi
 refit() {   # the trick pipeline on $start's actor into folder $1; a finished refit of the same
-            # actor is kept (its `from` file names the actor)
-    local out="$1"
-    if [ ! -f "$out/seconds" ] || [ "$(cat "$out/from" 2>/dev/null)" != "$start" ]; then
+            # actor and settings is kept (its `from` file names them)
+    local out="$1" from="$start${refit_set[*]:+ ${refit_set[*]}}"
+    if [ ! -f "$out/seconds" ] || [ "$(cat "$out/from" 2>/dev/null)" != "$from" ]; then
         rm -rf "$out"
         sed "s|^bot: .*|bot: $start|" "configs/tricks/$game.yaml" > "$out.yaml"
         SECONDS=0
-        .venv/bin/stichzoo tricks "$game" --config "$out.yaml" --out "$out"
+        .venv/bin/stichzoo tricks "$game" --config "$out.yaml" --out "$out" "${refit_set[@]}"
         echo "$SECONDS" > "$out/seconds"
-        echo "$start" > "$out/from"
+        echo "$from" > "$out/from"
     fi
 }
 mkdir -p "$root"
@@ -107,4 +111,4 @@ fi
 cp "$last"/{model.onnx,manifest.json} "$bot/"
 if [ -f "$last/tricks.yaml" ]; then cp "$last/tricks.yaml" "$bot/"; fi
 .venv/bin/python scripts/repro/stamp_bot.py "$bot" --generations "$root" "$generations" --config "$config" \
-    --command "bash scripts/repro/expert_generations.sh $game $generations --ship"
+    --command "${REFIT_WORKERS:+REFIT_WORKERS=$REFIT_WORKERS }bash scripts/repro/expert_generations.sh $game $generations --ship"

@@ -20,10 +20,14 @@ train=(stichzoo train configs/wizard.yaml --run-dir "$run" --set train.total_tim
        --set train.torch_threads=1 "${EVALS[@]}" "${FINAL_EVAL[@]}")
 .venv/bin/"${train[@]}"
 .venv/bin/stichzoo export "$run" --out runs/bots/wizard_hour_head
-.venv/bin/stichzoo tricks wizard --config configs/tricks/wizard.yaml --out runs/tricks/wizard_hour
+# REFIT_WORKERS=<w>: the trick pipeline collects on w processes (scripts/repro/expert_generations.sh)
+refit_set=()
+if [ -n "${REFIT_WORKERS:-}" ]; then refit_set=(--set "collect.workers=$REFIT_WORKERS"); fi
+.venv/bin/stichzoo tricks wizard --config configs/tricks/wizard.yaml --out runs/tricks/wizard_hour \
+    "${refit_set[@]}"
 if [ "${1:-}" = --ship ]; then
     bot=policies/bots/wizard/start
     cp runs/tricks/wizard_hour/bot/{model.onnx,manifest.json,config.yaml} "$bot/"
     .venv/bin/python scripts/repro/stamp_bot.py "$bot" --leg "${train[*]}" \
-        --command "bash scripts/repro/wizard_hour.sh --ship"
+        --command "${REFIT_WORKERS:+REFIT_WORKERS=$REFIT_WORKERS }bash scripts/repro/wizard_hour.sh --ship"
 fi

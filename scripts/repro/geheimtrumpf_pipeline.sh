@@ -20,6 +20,10 @@
 # SELFPLAY_LEGS=<k> (default 4) and GEN_1_WORKERS=<w> (default 1, as the shipped bot's first
 # generation was labelled) change the recipe: fewer self-play legs in the start, the first
 # generation on more labelling processes - another bot, to be measured before it ships.
+# NO_EVAL=1 SELFPLAY_LEGS=0 GEN_1_WORKERS=2: 101.35 minutes in one go (2026-12-06, quiet
+# machine; docs/levers.md "Geheimtrumpf's pipeline in two hours"): its bot beats PIMC and the
+# heuristic on fresh seeds, level head to head with the shipped bot, weaker than it against
+# the heuristic - not shipped.
 # NO_EVAL=1: without the evaluations beside the training (the legs' periodic and final ones,
 # each iteration's; scripts/repro/evals.sh) - the same bot, sooner: issue 30 times labels,
 # training and export.

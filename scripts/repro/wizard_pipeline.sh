@@ -14,6 +14,8 @@
 # hours again (docs/levers.md). NO_EVAL=1 leaves out the evaluations beside the training
 # (scripts/repro/evals.sh): 122.97 minutes in one go (2026-12-06, afternoon) - 3 minutes over;
 # the load moves the time by more than the evaluations take (docs/levers.md).
+# REFIT_WORKERS=2: the six bid refits (the start's and five) collect their games on two
+# processes (scripts/repro/expert_generations.sh) - other games, so another bot.
 # Without --ship everything lands under runs/wizard_pipeline (the expert generations in
 # runs/wizard_pipeline/expert, the bot in runs/wizard_pipeline/expert/gen_13/expert/iteration_4)
 # and the shipped bots stay as they are; --ship puts the start in policies/bots/wizard/start

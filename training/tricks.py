@@ -541,10 +541,12 @@ def load_config(path: str, overrides: dict | None = None) -> dict:
         for key, value in new.items():
             if key not in base:
                 raise ValueError(f"{path}: unknown key {where}{key!r}")
-            if isinstance(base[key], dict) and not isinstance(value, dict):
+            if not isinstance(base[key], dict):
+                out[key] = value
+            elif isinstance(value, dict):
+                out[key] = merge(base[key], value, f"{where}{key}.")
+            else:
                 raise ValueError(f"{path}: {where}{key} is a section, not {value!r}")
-            out[key] = merge(base[key], value, f"{where}{key}.") if isinstance(
-                base[key], dict) else value
         return out
 
     return merge(merge(DEFAULTS, given, ""), overrides or {}, "")

@@ -16,6 +16,10 @@
 # the load moves the time by more than the evaluations take (docs/levers.md).
 # REFIT_WORKERS=2: the six bid refits (the start's and five) collect their games on two
 # processes (scripts/repro/expert_generations.sh) - other games, so another bot.
+# NO_EVAL=1 REFIT_WORKERS=2: 107.0 minutes in one go (2026-12-06, evening, quiet machine: the
+# start 30.6, the twelve generations 36.0, the five refits 30.8, the thirteenth 9.5) - inside
+# issue 30's two hours; its bot is level with the shipped one head to head on fresh seeds
+# (docs/levers.md), so the shipped bot stays the 120.6-minute run's.
 # Without --ship everything lands under runs/wizard_pipeline (the expert generations in
 # runs/wizard_pipeline/expert, the bot in runs/wizard_pipeline/expert/gen_13/expert/iteration_4)
 # and the shipped bots stay as they are; --ship puts the start in policies/bots/wizard/start

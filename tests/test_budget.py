@@ -12,6 +12,7 @@ import io
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import yaml
@@ -47,6 +48,21 @@ def test_a_one_minute_run_never_promises_hours():
     bar.update(120)
     bar.close()
     assert "hours" not in out.getvalue() and "left" in out.getvalue()
+
+
+def test_in_a_log_file_the_bar_is_a_line_at_a_time():
+    """Not a terminal (``nohup ... > log``): whole lines, no carriage returns, none in between."""
+    budget = Budget(samples=1000, minutes=10.0, start=time.time())
+    out = io.StringIO()
+    bar = BudgetBar(budget, done=0, file=out)
+    bar.update(10)  # sooner than a line a minute: nothing yet
+    assert out.getvalue() == ""
+    bar._drawn -= BudgetBar.LINE_EVERY
+    bar.update(500)
+    bar.close()
+    lines = out.getvalue().splitlines()
+    assert "\r" not in out.getvalue() and len(lines) == 2
+    assert lines[0].startswith(" 50% 500/1,000 samples") and lines[1].endswith("first)")
 
 
 def test_a_short_run_is_said_in_its_summary_line():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -195,19 +196,27 @@ class BudgetBar:
     time left is the sooner of the two ends (:meth:`Budget.left`) - a
     1-minute run never promises hours.  The rate counts from the bar's start
     (after the warm start), so a resumed run's earlier samples do not inflate it.
+
+    Written to a file that is not a terminal (``nohup ... > log``), the bar
+    becomes a line a minute: a redrawn bar there is one endless line of
+    carriage returns that ``tail`` cannot read.
     """
 
-    REFRESH = 0.5  # seconds between redraws
+    REFRESH = 0.5  # seconds between redraws on a terminal
+    LINE_EVERY = 60.0  # seconds between lines in a file
 
     def __init__(self, budget: Budget, done: int, file: Any = None):
-        from tqdm import tqdm
-
         self.budget, self.done = budget, done
         self._leg = (done, time.time())
         self._drawn = time.time()
-        self.bar = tqdm(total=1000, initial=int(1000 * self.fraction()), desc=self.status(),
-                        bar_format="{percentage:3.0f}%|{bar}| {desc}", dynamic_ncols=True,
-                        file=file)
+        self.file = file if file is not None else sys.stderr
+        self.bar = None
+        if _is_terminal(self.file):
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=1000, initial=int(1000 * self.fraction()),
+                            desc=self.status(), bar_format="{percentage:3.0f}%|{bar}| {desc}",
+                            dynamic_ncols=True, file=self.file)
 
     def status(self, now: float | None = None) -> str:
         """``done/samples samples | elapsed of minutes | left (which ends first)``."""
@@ -226,17 +235,28 @@ class BudgetBar:
     def update(self, done: int) -> None:
         """The run has ``done`` samples now (a total, not an increment)."""
         self.done = done
-        if time.time() - self._drawn >= self.REFRESH:
+        every = self.REFRESH if self.bar is not None else self.LINE_EVERY
+        if time.time() - self._drawn >= every:
             self._draw()
 
     def _draw(self) -> None:
         self._drawn = time.time()
+        if self.bar is None:
+            print(f"{100 * self.fraction():3.0f}% {self.status()}", file=self.file, flush=True)
+            return
         self.bar.n = int(1000 * self.fraction())
         self.bar.set_description_str(self.status(), refresh=True)
 
     def close(self) -> None:
         self._draw()
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _is_terminal(file: Any) -> bool:
+    """Whether ``file`` is a terminal (a bar redraws in place only there)."""
+    isatty = getattr(file, "isatty", None)
+    return bool(isatty and isatty())
 
 
 def budget_bar(enabled: bool, budget: Budget, done: int) -> BudgetBar | None:

@@ -26,6 +26,7 @@ import itertools
 import os
 import random
 import statistics
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
@@ -193,8 +194,9 @@ def play_games(cfg: TournamentConfig, progress: bool = True,
         try:
             from tqdm import tqdm
 
+            # in a log file (not a terminal) a redraw every 30 s, not ten a second
             bar = tqdm(total=len(jobs), desc=f"{cfg.game} {cfg.players}p", unit="game",
-                       dynamic_ncols=True)
+                       dynamic_ncols=True, mininterval=0.1 if sys.stderr.isatty() else 30.0)
         except ImportError:  # pragma: no cover - tqdm is in the eval extra
             bar = None
     if workers == 1:

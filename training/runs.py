@@ -211,7 +211,7 @@ class BudgetBar:
         self._drawn = time.time()
         self.file = file if file is not None else sys.stderr
         self.bar = None
-        if _is_terminal(self.file):
+        if is_terminal(self.file):
             from tqdm import tqdm
 
             self.bar = tqdm(total=1000, initial=int(1000 * self.fraction()),
@@ -253,7 +253,7 @@ class BudgetBar:
             self.bar.close()
 
 
-def _is_terminal(file: Any) -> bool:
+def is_terminal(file: Any) -> bool:
     """Whether ``file`` is a terminal (a bar redraws in place only there)."""
     isatty = getattr(file, "isatty", None)
     return bool(isatty and isatty())
@@ -270,5 +270,5 @@ def budget_bar(enabled: bool, budget: Budget, done: int) -> BudgetBar | None:
     return BudgetBar(budget, done)
 
 
-__all__ = ["Budget", "BudgetBar", "RunPaths", "budget_bar", "config_text", "new_run_dir",
-           "shortfall_of"]
+__all__ = ["Budget", "BudgetBar", "RunPaths", "budget_bar", "config_text", "is_terminal",
+           "new_run_dir", "shortfall_of"]

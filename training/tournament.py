@@ -37,6 +37,7 @@ from stichzoo.envs.core.game import build_options
 from stichzoo.envs.core.record import build_record
 from stichzoo.policies import Decision
 from stichzoo.policies.specs import build_policy
+from stichzoo.training.runs import is_terminal
 from stichzoo.training.stats import (
     METHODS,
     duplicate_ratings,
@@ -196,7 +197,7 @@ def play_games(cfg: TournamentConfig, progress: bool = True,
 
             # in a log file (not a terminal) a redraw every 30 s, not ten a second
             bar = tqdm(total=len(jobs), desc=f"{cfg.game} {cfg.players}p", unit="game",
-                       dynamic_ncols=True, mininterval=0.1 if sys.stderr.isatty() else 30.0)
+                       dynamic_ncols=True, mininterval=0.1 if is_terminal(sys.stderr) else 30.0)
         except ImportError:  # pragma: no cover - tqdm is in the eval extra
             bar = None
     if workers == 1:

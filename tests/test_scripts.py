@@ -103,9 +103,13 @@ def test_search_regret_script_charges_each_choice_against_the_reference():
     assert abs(rows[1]["difference"][0] - (rows[1]["regret"] - rows[0]["regret"])) < 1e-9
     again = module.measure("geheimtrumpf", specs, count=6, depth=2, seed=5)
     assert [r["regret"] for r in again] == [r["regret"] for r in rows]  # seeded: the same
+    for r in rows:  # the split: every position in one kind, the kinds' means average to all
+        by_kind = r["by_kind"].values()
+        assert sum(count for _, _, count in by_kind) == 6
+        assert abs(sum(m * count for m, _, count in by_kind) / 6 - r["regret"]) < 1e-9
     out = run("scripts/repro/search_regret.py", "--games", "wizard", "--positions", "3",
-              "--depth", "1", "--specs", "pimc:worlds=2")
-    assert "| wizard | `pimc:worlds=2` | 3 |" in out
+              "--depth", "1", "--specs", "pimc:worlds=2", "--split")
+    assert "| wizard | `pimc:worlds=2` | 3 |" in out and "| kind of decision |" in out
 
 
 def test_search_agreement_script_counts_alike_choices():

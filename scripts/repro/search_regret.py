@@ -20,7 +20,10 @@ fares at the table.  For a guided spec the probe also reports how often the
 reference's best action is among the guide's ``keep`` candidates.
 
 Each spec's mean regret has a 95% interval over the positions, and every
-spec after the first its paired difference to the first.  Deterministic for
+spec after the first its paired difference to the first.  ``--split`` adds
+each spec's regret per kind of decision (the phase; in play, how many cards
+the trick already holds: 0 is the lead): where a network decides worse than
+the search, the kind of decision says which reading it lacks.  Deterministic for
 a seed; the think times (mean ms per position, the specs taking turns) are
 not.
 """
@@ -57,6 +60,7 @@ def measure(name: str, specs: list[str], count: int, depth: int, seed: int) -> l
                              cache=False)
     specs = [spec.replace("{game}", name) for spec in specs]
     searches = [build_policy(spec, game, seed=seed + 2, cache=False) for spec in specs]
+    kinds = [kind(s) for s in states]
     regret: list[list[float]] = [[] for _ in specs]
     think: list[list[float]] = [[] for _ in specs]
     covered: list[list[bool]] = [[] for _ in specs]
@@ -82,8 +86,35 @@ def measure(name: str, specs: list[str], count: int, depth: int, seed: int) -> l
                "coverage": statistics.fmean(covered[i]) if covered[i] else None}
         if i:
             row["difference"] = _interval([a - b for a, b in zip(regret[i], regret[0])])
+        row["by_kind"] = {}  # kind -> (mean, half-width, positions)
+        for k in sorted(set(kinds)):
+            mean, half = _interval([r for r, kk in zip(regret[i], kinds) if kk == k])
+            row["by_kind"][k] = (mean, half, kinds.count(k))
         rows.append(row)
     return rows
+
+
+def kind(state) -> str:
+    """The kind of decision: the phase, and in play the cards already in the trick."""
+    if state.phase_name == "play":
+        return f"play, {len(state.trick.cards)} in the trick"
+    return state.phase_name
+
+
+def split_markdown(rows: list[dict], depth: int) -> str:
+    """Per kind of decision (rows) and spec (columns): mean regret [95%]."""
+    kinds = list(rows[0]["by_kind"])
+    lines = ["| kind of decision | positions | "
+             + " | ".join(f"`{r['spec']}` regret vs PIMC x{depth}" for r in rows) + " |",
+             "|---|---:|" + "---|" * len(rows)]
+    for k in kinds:
+        cells = []
+        for r in rows:
+            mean, half, _ = r["by_kind"][k]
+            cells.append(f"{mean:.3f}" + ("" if half != half else
+                                          f" [{mean - half:.3f}, {mean + half:.3f}]"))
+        lines.append(f"| {k} | {rows[0]['by_kind'][k][2]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def markdown(rows: list[dict], depth: int) -> str:
@@ -111,12 +142,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--depth", type=int, default=8,
                         help="the reference's worlds, in multiples of plain PIMC's default")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--split", action="store_true",
+                        help="also each spec's regret per kind of decision (phase, trick seat)")
     args = parser.parse_args(argv)
     if args.positions < 2 or args.depth < 1:
         parser.error("--positions must be at least 2 and --depth at least 1")
     rows = []
     for name in args.games:
-        rows += measure(name, args.specs, args.positions, args.depth, args.seed)
+        game_rows = measure(name, args.specs, args.positions, args.depth, args.seed)
+        rows += game_rows
+        if args.split:
+            print(f"{name}:\n{split_markdown(game_rows, args.depth)}\n")
     print(markdown(rows, args.depth))
 
 

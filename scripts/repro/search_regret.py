@@ -31,6 +31,7 @@ not.
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import time
 
@@ -111,7 +112,7 @@ def split_markdown(rows: list[dict], depth: int) -> str:
         cells = []
         for r in rows:
             mean, half, _ = r["by_kind"][k]
-            cells.append(f"{mean:.3f}" + ("" if half != half else
+            cells.append(f"{mean:.3f}" + ("" if math.isnan(half) else  # too few for one
                                           f" [{mean - half:.3f}, {mean + half:.3f}]"))
         lines.append(f"| {k} | {rows[0]['by_kind'][k][2]} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

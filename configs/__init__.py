@@ -11,9 +11,10 @@ top).  The subfolders hold the other variants, one folder per role:
 - ``expert/``: expert iteration from a shipped bot (training/expert.py);
 - ``belief/``: belief models for the search (training/belief.py; not training
   configs of the trainer, read by ``stichzoo belief``);
-- ``tricks/``, ``leaf/``, ``standing/``: the other models the bots and searches
-  read - Wizard's trick model (``stichzoo tricks``), Hoch & Tief's leaf value
-  (``stichzoo leaf``), Silberne Ananas' deal model (``stichzoo standing``).
+- ``tricks/``, ``leaf/``, ``standing/``, ``future/``: the other models the bots and
+  searches read - Wizard's trick model (``stichzoo tricks``), Hoch & Tief's leaf value
+  (``stichzoo leaf``), Silberne Ananas' deal model (``stichzoo standing``) and its tricks
+  to come (``stichzoo future``).
 
 ``stichzoo train wizard`` (or ``sb3/wizard``, ``configs/hour/geheimtrumpf.yaml``)
 trains the packaged file when no file of that name exists, so the commands

@@ -36,6 +36,13 @@ Heuristic decisions (reads only its own hand and public facts):
   standing (``policies/standing.py``) - measured level with the plain one
   (docs site, "a learned match standing"), so the heuristic everything is
   measured against stays the plain one.
+* ``heuristic:future=silberne_ananas_future``: the same bot with the tricks
+  to come split by a learned chance per seat (``policies/future.py``, from
+  the seat's own hand and public facts) instead of uniformly - once per
+  card it could play, since the hand left after it is what the model reads.
+  Measured stronger than the plain one (docs site, "the tricks to come");
+  the heuristic everything is measured against stays the plain one, so
+  that every earlier figure keeps its meaning.
 
 PIMC hooks: ``search_value`` scores a rollout's end (end of the deal) by the
 same value - the win share if the game is over, else ``match_value`` of the
@@ -167,32 +174,59 @@ class Heuristic:
     name = "heuristic"
 
     def __init__(self, game, seed: int | None = None, samples: int = 16,
-                 standing: str | None = None):
+                 standing: str | None = None, future: str | None = None):
         self.game = game
         self.samples = samples
         self.rng = random.Random(seed)
         self.estimate = _estimate(game, standing)
+        self.future = None
+        if future is not None:
+            from stichzoo.policies.future import load_model
+
+            self.future = load_model(future)
+
+    def _values(self, state, seat: int, card: int | None) -> list[list[float]]:
+        """The taker values the seat steers by once it has played ``card`` (None: it has):
+        the uniform tricks to come, or with ``future=`` the learned ones, which read the
+        hand left after the card."""
+        if self.future is None:
+            return taker_values(state, self.estimate)
+        from stichzoo.policies.future import taker_values as future_values
+
+        hand = state.hands[seat]
+        if card is not None:
+            hand &= ~(1 << card)
+        return future_values(state, seat, hand, self.future, self.estimate)
 
     def act(self, decision: Decision) -> int:
         state = decision.state
         seat = decision.seat
         legal = decision.legal_actions
-        w = taker_values(state, self.estimate)
         if state.phase == GIVE:
-            return _give(seat, w)
+            return _give(seat, self._values(state, seat, None))
         if len(legal) == 1:
             return legal[0]
         trick = state.trick
         leader = trick.leader
         cards = trick.cards
-        mine = w[seat]
-        if len(cards) == NUM_PLAYERS - 1:
-            return _best_last(leader, cards, state.legal_mask(), w)
+        if self.future is None:
+            w = taker_values(state, self.estimate)
+            if len(cards) == NUM_PLAYERS - 1:
+                return _best_last(leader, cards, state.legal_mask(), w)
+            per_card = [w] * len(legal)
+        else:
+            per_card = [self._values(state, seat, c) for c in legal]
+            if len(cards) == NUM_PLAYERS - 1:  # exact: each card fixes its taker
+                scores = [wc[seat][_taker(leader, [*cards, c], wc)]
+                          for c, wc in zip(legal, per_card, strict=True)]
+                return legal[scores.index(max(scores))]
         values = [0.0] * len(legal)
         lead = _lead_suit(cards)
         for _ in range(self.samples):
             hands = _sample_hands(state, seat, self.rng)
             for i, c in enumerate(legal):
+                w = per_card[i]
+                mine = w[seat]
                 if c == JOKER:
                     values[i] += max(mine)
                     continue

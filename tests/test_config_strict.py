@@ -158,9 +158,9 @@ def test_committed_configs_pass():
     """Every committed config passes its strict loader: the belief models' configs
     (configs/belief/, ``stichzoo belief``), the trick models' (configs/tricks/,
     ``stichzoo tricks``), the leaf values' (configs/leaf/, ``stichzoo leaf``) and the deal
-    models' (configs/standing/, ``stichzoo standing``) their own, the rest the training
-    configs'."""
-    from stichzoo.training import leaf, standing, tricks
+    models' (configs/standing/, ``stichzoo standing``) and the tricks to come (configs/future/,
+    ``stichzoo future``) their own, the rest the training configs'."""
+    from stichzoo.training import future, leaf, standing, tricks
 
     root = Path(__file__).resolve().parent.parent / "configs"
     beliefs = 0
@@ -174,6 +174,8 @@ def test_committed_configs_pass():
             leaf.load_config(str(path))
         elif path.parent.name == "standing":
             standing.load_config(str(path))
+        elif path.parent.name == "future":
+            future.load_config(str(path))
         else:
             config_mod.load(str(path))
     assert beliefs >= 2

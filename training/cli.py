@@ -16,6 +16,7 @@
     stichzoo belief wizard --config configs/belief/wizard.yaml   (a belief model for PIMC)
     stichzoo leaf hoch_tief   (a learned value in place of PIMC's play-outs)
     stichzoo standing silberne_ananas   (a learned match standing for PIMC)
+    stichzoo future silberne_ananas     (the tricks to come, for heuristic:future=)
 
 ``eval`` plays a duplicate tournament (see :mod:`stichzoo.training.evaluate`) and
 prints per policy the mean score and win rate with 95% intervals, the
@@ -245,6 +246,13 @@ def cmd_standing(args: argparse.Namespace) -> int:
     from stichzoo.training import standing
 
     return _model_command(args, "standing", standing)
+
+
+def cmd_future(args: argparse.Namespace) -> int:
+    """Learn Silberne Ananas' tricks to come and report their held-out quality."""
+    from stichzoo.training import future
+
+    return _model_command(args, "future", future)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -534,7 +542,9 @@ def build_parser() -> argparse.ArgumentParser:
             ("leaf", ["hoch_tief"], "train a leaf value (a whole position's round scores) for "
              "PIMC: pimc:leaf=<game>; docs/inference.md", cmd_leaf),
             ("standing", ["silberne_ananas"], "learn how a deal's tricks fall, for the "
-             "learned match standing: pimc:standing=<model>; docs/results.md", cmd_standing)):
+             "learned match standing: pimc:standing=<model>; docs/results.md", cmd_standing),
+            ("future", ["silberne_ananas"], "learn each seat's share of the tricks to come "
+             "from its own hand: heuristic:future=<model>; docs/levers.md", cmd_future)):
         md = sub.add_parser(kind, help=text)
         md.add_argument("game", choices=games)
         md.add_argument("--config", help=f"the config (default: configs/{kind}/<game>.yaml)")

@@ -20,6 +20,7 @@ import math
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -94,21 +95,23 @@ def play_match(cfg: dict, seed: int) -> dict:
     return {"deals": deals, "share": list(win_share(s.winners(), 3))}
 
 
-def _play(args: tuple[dict, list[int]]) -> list[dict]:
-    cfg, seeds = args
-    return [play_match(cfg, seed) for seed in seeds]
+def _play(args: tuple[dict, list[int], Callable]) -> list:
+    cfg, seeds, play = args
+    return [play(cfg, seed) for seed in seeds]
 
 
-def play_matches(cfg: dict, games: int, seed: int) -> list[dict]:
-    """``games`` matches, the i-th seeded by (seed, i) whatever the number of workers."""
+def play_matches(cfg: dict, games: int, seed: int, play: Callable = play_match) -> list:
+    """``games`` matches, the i-th seeded by (seed, i) whatever the number of workers;
+    ``play(cfg, seed)`` plays one and returns what is kept of it (a module-level function,
+    so that the workers can be handed it)."""
     seeds = [random.Random(seed * 1_000_003 + i).getrandbits(31) for i in range(games)]
     workers = min(cfg["workers"], games)
     if workers == 1:
-        return _play((cfg, seeds))
+        return _play((cfg, seeds, play))
     chunks = [seeds[w::workers] for w in range(workers)]
     with ProcessPoolExecutor(workers) as pool:
-        parts = list(pool.map(_play, [(cfg, c) for c in chunks]))
-    out: list[dict] = [{}] * games
+        parts = list(pool.map(_play, [(cfg, c, play) for c in chunks]))
+    out: list = [None] * games
     for w, part in enumerate(parts):
         out[w::workers] = part
     return out

@@ -52,7 +52,10 @@ FULL = (1 << DECK_SIZE) - 1
 #: the feature layout: hand cards, own and unseen suit lengths, the Joker unseen, tricks
 #: taken (self, left, right), who leads next (one-hot, relative), tricks left (one-hot)
 FEATURES = DECK_SIZE + 2 * NUM_SUITS + 1 + NUM_PLAYERS + NUM_PLAYERS + HAND_SIZE
-_SUIT_CARDS = DECK_SIZE // NUM_SUITS  # 8 cards a suit (the Joker is card 32)
+_SUIT_CARDS = JOKER // NUM_SUITS  # 8 cards a suit (the Joker is card 32)
+_CARDS = np.arange(DECK_SIZE, dtype=np.int64)
+#: card -> its suit, one-hot (the Joker has none)
+_SUIT_OF = np.eye(NUM_SUITS, dtype=np.float32)[[CARD_SUIT[c] for c in range(JOKER)]]
 
 #: per number of tricks left, every split (a, b, c) with its multinomial coefficient
 COEFFICIENTS = [[(a, b, c, math.factorial(r) / (math.factorial(a) * math.factorial(b)
@@ -68,14 +71,11 @@ def features(hand: int, unseen: int, tricks: list[int], leader: int, left: int) 
     (1..11).  ``hand`` and ``unseen`` are card masks (``unseen``: neither played nor own).
     """
     x = np.zeros(FEATURES, np.float32)
+    mine = (hand >> _CARDS) & 1
+    x[:DECK_SIZE] = mine
     o = DECK_SIZE
-    for c in range(DECK_SIZE):
-        if hand >> c & 1:
-            x[c] = 1.0
-            if c != JOKER:
-                x[o + CARD_SUIT[c]] += 1.0 / _SUIT_CARDS
-        elif unseen >> c & 1 and c != JOKER:
-            x[o + NUM_SUITS + CARD_SUIT[c]] += 1.0 / _SUIT_CARDS
+    x[o:o + NUM_SUITS] = mine[:JOKER] @ _SUIT_OF / _SUIT_CARDS
+    x[o + NUM_SUITS:o + 2 * NUM_SUITS] = ((unseen >> _CARDS[:JOKER]) & 1) @ _SUIT_OF / _SUIT_CARDS
     o += 2 * NUM_SUITS
     x[o] = float(unseen >> JOKER & 1)
     o += 1

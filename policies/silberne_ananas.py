@@ -85,6 +85,10 @@ from stichzoo.policies.base import Decision
 #: ``world_cost``: a sampled world costs a fifth of a play-out by the rollout player
 #: (profiled: 0.8 ms against 4.0 ms), so a guided search buys its extra worlds at that price
 SEARCH_DEFAULTS = {"worlds": 16, "rollouts": 1, "horizon": "round", "world_cost": 0.2}
+#: the learned search (the ``search`` spec): PIMC guided by the network it was measured with,
+#: the bot shipped before the tricks to come (``policies/bots/silberne_ananas/start``; the
+#: ladder's rows are its games) - a guide from today's bot is not measured yet
+LEARNED_SEARCH = "pimc:guide=bot:silberne_ananas/start"
 
 
 def _legal(hand: int, lead_suit: int, leading: bool) -> int:
@@ -362,5 +366,5 @@ def standing_hooks(game, seed: int | None, which: str):
     return FastRollout(game, seed, estimate=estimate), value
 
 
-__all__ = ["SEARCH_DEFAULTS", "FastRollout", "Heuristic", "match_value",
+__all__ = ["LEARNED_SEARCH", "SEARCH_DEFAULTS", "FastRollout", "Heuristic", "match_value",
            "rollout_policy", "search_value", "standing_hooks", "taker_values"]

@@ -46,8 +46,8 @@ from stichzoo.envs.silberne_ananas.rules import (
     NUM_SUITS,
 )
 from stichzoo.envs.silberne_ananas.standing import standing
+from stichzoo.policies.standing import model_path
 
-FOLDER = Path(__file__).parent / "leaves"
 FULL = (1 << DECK_SIZE) - 1
 #: the feature layout: hand cards, own and unseen suit lengths, the Joker unseen, tricks
 #: taken (self, left, right), who leads next (one-hot, relative), tricks left (one-hot)
@@ -136,23 +136,10 @@ class FutureModel:
         return cls(layers, meta)
 
 
-def model_path(which: str) -> Path:
-    """A shipped name (``policies/leaves/<name>.npz``) or a path to a model file."""
-    path = Path(which)
-    if path.suffix == ".npz" and path.is_file():
-        return path
-    shipped = FOLDER / f"{which}.npz"
-    if not shipped.is_file():
-        names = sorted(p.stem for p in FOLDER.glob("*_future.npz"))
-        raise ValueError(f"future={which!r}: no such model of the tricks to come (shipped: "
-                         f"{', '.join(names) or 'none'}; or a path to a .npz file)")
-    return shipped
-
-
 @cache
 def load_model(which: str) -> FutureModel:
     """One model per name per process."""
-    return FutureModel.load(model_path(which))
+    return FutureModel.load(model_path(which, ".npz", "future", "model of the tricks to come"))
 
 
 def taker_values(state, seat: int, hand: int, model: FutureModel,

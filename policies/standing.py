@@ -140,16 +140,18 @@ def load_splits(path: str | Path) -> dict[Split, float]:
     return probs  # type: ignore[return-value]
 
 
-def model_path(which: str) -> Path:
-    """A shipped name (``policies/leaves/<name>.json``) or a path to a model file."""
+def model_path(which: str, suffix: str = ".json", option: str = "standing",
+               what: str = "deal model") -> Path:
+    """A shipped name (``policies/leaves/<name><suffix>``) or a path to a model file; a
+    ValueError names the spec's ``option`` and the shipped ones (``future.py`` shares it)."""
     path = Path(which)
-    if path.suffix == ".json" and path.is_file():
+    if path.suffix == suffix and path.is_file():
         return path
-    shipped = FOLDER / f"{which}.json"
+    shipped = FOLDER / f"{which}{suffix}"
     if not shipped.is_file():
-        names = sorted(p.stem for p in FOLDER.glob("*.json"))
-        raise ValueError(f"standing={which!r}: no such deal model (shipped: "
-                         f"{', '.join(names) or 'none'}; or a path to a .json file)")
+        names = sorted(p.stem for p in FOLDER.glob(f"*{suffix}"))
+        raise ValueError(f"{option}={which!r}: no such {what} (shipped: "
+                         f"{', '.join(names) or 'none'}; or a path to a {suffix} file)")
     return shipped
 
 

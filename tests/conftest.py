@@ -22,7 +22,7 @@ PLAYERS = {"silberne_ananas": 3}
 #: configs/ subfolders read by their own loaders, not the training config's: the belief
 #: models' (stichzoo belief), the trick models' (stichzoo tricks), the leaf values'
 #: (stichzoo leaf) and the deal models' (stichzoo standing); test_config_strict
-MODEL_CONFIG_DIRS = ("belief", "leaf", "standing", "tricks")
+MODEL_CONFIG_DIRS = ("belief", "future", "leaf", "standing", "tricks")
 
 
 def training_configs() -> list[Path]:

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from stichzoo.envs.silberne_ananas.reading import deal_end_values, multinomial
+from stichzoo.envs.silberne_ananas.reading import FULL, expected_end, multinomial
 from stichzoo.envs.silberne_ananas.rules import (
     CARD_SUIT,
     DECK_SIZE,
@@ -49,7 +49,6 @@ from stichzoo.envs.silberne_ananas.rules import (
 from stichzoo.envs.silberne_ananas.standing import standing
 from stichzoo.policies.standing import model_path
 
-FULL = (1 << DECK_SIZE) - 1
 #: the feature layout: hand cards, own and unseen suit lengths, the Joker unseen, tricks
 #: taken (self, left, right), who leads next (one-hot, relative), tricks left (one-hot)
 FEATURES = DECK_SIZE + 2 * NUM_SUITS + 1 + NUM_PLAYERS + NUM_PLAYERS + HAND_SIZE
@@ -172,18 +171,10 @@ def taker_values(state, seat: int, hand: int, model: FutureModel,
         chance = [0.0] * NUM_PLAYERS
         for j in range(NUM_PLAYERS):
             chance[(seat + j) % NUM_PLAYERS] = q[taker][j]
-        b0, b1, b2 = taken
-        b = [b0 + (taker == 0), b1 + (taker == 1), b2 + (taker == 2)]
         q0, q1, q2 = chance
-        acc = [0.0, 0.0, 0.0]
-        for a, bb, c, coef in COEFFICIENTS[left]:
-            p = coef * q0 ** a * q1 ** bb * q2 ** c
-            if p == 0.0:
-                continue
-            v = deal_end_values(options, totals, (b[0] + a, b[1] + bb, b[2] + c), estimate)
-            acc[0] += p * v[0]
-            acc[1] += p * v[1]
-            acc[2] += p * v[2]
+        splits = [(a, b, c, coef * q0 ** a * q1 ** b * q2 ** c)
+                  for a, b, c, coef in COEFFICIENTS[left]]
+        acc = expected_end(options, totals, taken, taker, splits, estimate)
         for s in range(NUM_PLAYERS):
             w[s][taker] = acc[s]
     return w

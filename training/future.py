@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from stichzoo.envs.silberne_ananas.rules import DECK_SIZE, NUM_PLAYERS, PLAY
+from stichzoo.envs.silberne_ananas.rules import NUM_PLAYERS, PLAY
 from stichzoo.policies.base import Decision
-from stichzoo.policies.future import FEATURES, FutureModel, features
+from stichzoo.policies.future import FEATURES, FULL, FutureModel, features
 from stichzoo.policies.specs import build_policy
 from stichzoo.training.config import load_flat
 from stichzoo.training.standing import make_game, play_matches
@@ -45,8 +45,6 @@ SCHEMA: dict[str, tuple[Any, Any]] = {
     "workers": (int, 1),
     "out": (str, None),
 }
-
-FULL = (1 << DECK_SIZE) - 1
 
 
 def load_config(path: str, overrides: dict | None = None) -> dict:

@@ -116,6 +116,24 @@ def deal_end_values(options, totals: tuple, tricks: tuple,
     return v
 
 
+def expected_end(options, totals: tuple, tricks, taker: int, splits,
+                 estimate: Callable = standing) -> list[float]:
+    """Per seat, the deal-end value expected when ``taker`` takes the trick in progress and
+    the tricks after it fall as ``splits`` ((a, b, c, probability) per split) - the uniform
+    ones here, a learned chance per seat in ``policies/future.py``."""
+    t0, t1, t2 = tricks
+    b0 = t0 + (taker == 0)
+    b1 = t1 + (taker == 1)
+    b2 = t2 + (taker == 2)
+    acc = [0.0, 0.0, 0.0]
+    for a, b, c, p in splits:
+        v = deal_end_values(options, totals, (b0 + a, b1 + b, b2 + c), estimate)
+        acc[0] += p * v[0]
+        acc[1] += p * v[1]
+        acc[2] += p * v[2]
+    return acc
+
+
 def taker_values(state, estimate: Callable = standing) -> list[list[float]]:
     """``W[seat][taker]``: expected deal-end value for ``seat`` if ``taker`` takes this trick.
 
@@ -129,20 +147,10 @@ def taker_values(state, estimate: Callable = standing) -> list[list[float]]:
     w = _TAKER_CACHE.get(key)
     if w is not None:
         return w
-    rest = HAND_SIZE - sum(tricks) - 1
-    splits = _SPLITS[rest]
+    splits = _SPLITS[HAND_SIZE - sum(tricks) - 1]
     w = [[0.0] * NUM_PLAYERS for _ in range(NUM_PLAYERS)]
-    t0, t1, t2 = tricks
     for taker in range(NUM_PLAYERS):
-        b0 = t0 + (taker == 0)
-        b1 = t1 + (taker == 1)
-        b2 = t2 + (taker == 2)
-        acc = [0.0, 0.0, 0.0]
-        for a, b, c, p in splits:
-            v = deal_end_values(options, totals, (b0 + a, b1 + b, b2 + c), estimate)
-            acc[0] += p * v[0]
-            acc[1] += p * v[1]
-            acc[2] += p * v[2]
+        acc = expected_end(options, totals, tricks, taker, splits, estimate)
         for s in range(NUM_PLAYERS):
             w[s][taker] = acc[s]
     if len(_TAKER_CACHE) > 100_000:

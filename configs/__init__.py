@@ -8,8 +8,8 @@ top).  The subfolders hold the other variants, one folder per role:
 - ``batch/``: the batch trainer's 15-minute recipe, where it is not the shipped one;
 - ``hour/``: the batch trainer given the whole hour;
 - ``quick/``: the main job's short run (scripts/main.sh);
-- ``expert/``: expert iteration from a shipped bot (training/expert.py);
-- ``belief/``: belief models for the search (training/belief.py; not training
+- ``expert/``: expert iteration from a shipped bot (training/trainers/expert.py);
+- ``belief/``: belief models for the search (training/lab/belief.py; not training
   configs of the trainer, read by ``stichzoo belief``);
 - ``tricks/``, ``leaf/``, ``standing/``, ``future/``: the other models the bots and
   searches read - Wizard's trick model (``stichzoo tricks``), Hoch & Tief's leaf value

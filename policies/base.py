@@ -82,7 +82,7 @@ def decision_phases(game: Game) -> list[str]:
 def check_phases(game: Game, names: Iterable[str], also: str = "", meaning: str = "") -> None:
     """Refuse by name a phase ``game`` does not have, listing the ones it has (``also``: one
     more word the caller accepts, e.g. ``else``, and ``meaning`` what it means) - one wording
-    behind ``mix:``, ``pimc:phases=``, ``expert.phases`` and ``scripts/repro/phase_swap.py``;
+    behind ``mix:``, ``pimc:phases=``, ``expert.phases`` and ``scripts/probes/phase_swap.py``;
     each caller prefixes its own setting."""
     known = decision_phases(game)
     unknown = [p for p in names if p not in known and p != also]

@@ -56,12 +56,13 @@ ValueFn = Callable[[GameState, GameState, int], float]
 #: judge a cheaper draft: ``draft(root, seat, rng) -> (draft, chance)`` and
 #: ``finish(root, seat, draft, rng) -> world`` for the draft the sampler keeps; or draw all of a
 #: decision's worlds at once: ``sample(root, seat, rng, count) -> worlds`` (``pimc:policy=``,
-#: importance resampling, ``policies/policy_inference.py``).
+#: importance resampling, ``policies/lab/policy_inference.py``).
 Inference = Callable[[GameState, int], float]
 
 
 class LeafHook(Protocol):
-    """A learned value at the leaves (``pimc:leaf=``, ``policies/leaf.py``), in place of the
+    """A learned value at the leaves (``pimc:leaf=``, ``policies/runtimes/leaf_value.py``), in
+    place of the
     play-outs: each searched action's margin in each sampled world, one batch per decision."""
 
     def values(self, worlds: list[GameState], actions: list[int], seat: int,

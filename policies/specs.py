@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from stichzoo.policies.base import Policy, RandomPolicy
-from stichzoo.policies.belief import BeliefInference
+from stichzoo.policies.lab.belief import BeliefInference
 
 #: ``pimc:rollout=random``: marks PIMC's own uniform play-out (no rollout player)
 _UNIFORM = object()
@@ -30,7 +30,7 @@ POLICY_NAMES = ("random", "heuristic", "pimc", "search", "ppo", "onnx", "bot", "
 def game_policy_module(game_name: str):
     """``policies.<game>``: the game's heuristic and search hints."""
     try:
-        return importlib.import_module(f"stichzoo.policies.{game_name}")
+        return importlib.import_module(f"stichzoo.policies.games.{game_name}")
     except ModuleNotFoundError as e:
         raise ValueError(f"no policies for game {game_name!r}") from e
 
@@ -101,7 +101,7 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
                 raise ValueError("pimc: choose one of infer=, belief= and policy=")
             if game.name != "wizard":
                 raise ValueError(f"pimc: {game.name} has no policy inference (policy=) yet")
-            from stichzoo.policies.policy_inference import PolicyInference
+            from stichzoo.policies.lab.policy_inference import PolicyInference
 
             kwargs["infer"] = PolicyInference(game, by_policy, candidates,
                                               0 if plays is None else plays)
@@ -116,7 +116,7 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
             kwargs["infer"] = module.inference(game, float(infer))
         leaf = kwargs.pop("leaf", None)
         if leaf is not None:  # pimc:leaf=hoch_tief - a learned value in place of the play-outs
-            from stichzoo.policies.leaf import LeafValue
+            from stichzoo.policies.runtimes.leaf_value import LeafValue
 
             if rollout is not None:
                 raise ValueError("pimc: leaf= values the position after the action; it takes "
@@ -147,11 +147,11 @@ def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Poli
                              f"try {hint}")
         if not os.path.isfile(path):
             raise ValueError(f"policy 'ppo': no policy file {path}")
-        from stichzoo.policies.learned import TorchPolicy
+        from stichzoo.policies.runtimes.torch_policy import TorchPolicy
 
         return TorchPolicy.load(path, game, seed=seed, **kwargs)
     if name in ("onnx", "bot"):
-        from stichzoo.policies.onnx_bot import OnnxPolicy, shipped_bot
+        from stichzoo.policies.runtimes.onnx_policy import OnnxPolicy, shipped_bot
 
         if name == "bot":
             which = kwargs.pop("of", None) or game.name

@@ -4,7 +4,7 @@
     python scripts/bot_checksum.py --check policies/bots/*  # exit 1 unless every one matches
 
 The checksum covers the manifest's game, rule options, players and layouts
-and the model file's SHA-256 (``stichzoo.policies.onnx_bot.CHECKSUM_KEYS``),
+and the model file's SHA-256 (``stichzoo.policies.runtimes.onnx_policy.CHECKSUM_KEYS``),
 so a bot whose rule options are edited afterwards is refused.  Stamp only a
 manifest you trust as exported: the folder must load (every other check
 passes) before it is stamped - also a stamp that does not match is refused
@@ -20,7 +20,7 @@ import logging
 import os
 import sys
 
-from stichzoo.policies.onnx_bot import manifest_checksum, read_manifest, verify_bot
+from stichzoo.policies.runtimes.onnx_policy import manifest_checksum, read_manifest, verify_bot
 
 
 def stamp(bot_dir: str) -> str:

@@ -130,7 +130,7 @@ def _ci(stat: dict, digits: int) -> str:
 def shipped_bots_table() -> str:
     """One row per shipped bot, from its manifest: training and the recorded evaluations."""
     from stichzoo import envs
-    from stichzoo.policies.onnx_bot import shipped_bot
+    from stichzoo.policies.runtimes.onnx_policy import shipped_bot
 
     rows = ["| game (players) | trainer | training wall time | samples | samples/s | "
             "vs random: score diff / win-rate diff [95% CI] | "
@@ -159,7 +159,7 @@ def shipped_bots_table() -> str:
 
 def ladder_table() -> str:
     """``stichzoo ladder --markdown``: policies/ladder.json with the baselines and manifests."""
-    from stichzoo.training import ladder
+    from stichzoo.training.evaluation import ladder
 
     return ladder.markdown(ladder.load())
 

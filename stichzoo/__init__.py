@@ -14,7 +14,7 @@ holds only the package root.
 Importing ``stichzoo`` registers every game with PettingZoo's registry
 (``pettingzoo.make("aec", "stichzoo/wizard-v0")``) and its single-seat view
 with Gymnasium's (``gymnasium.make("stichzoo/Wizard-v0")``, see
-``stichzoo.training.gym_registry``); it loads numpy, gymnasium and
+``stichzoo.training.gym.registry``); it loads numpy, gymnasium and
 pettingzoo only - the games, the bots and training load on first use.
 """
 
@@ -29,7 +29,7 @@ from pkgutil import extend_path
 __path__ = extend_path(__path__, __name__)
 
 from stichzoo import envs
-from stichzoo.training.gym_registry import register_with_gymnasium
+from stichzoo.training.gym.registry import register_with_gymnasium
 
 register_with_gymnasium()
 

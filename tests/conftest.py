@@ -19,10 +19,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = {"silberne_ananas": 3}
-#: configs/ subfolders read by their own loaders, not the training config's: the belief
-#: models' (stichzoo belief), the trick models' (stichzoo tricks), the leaf values'
-#: (stichzoo leaf) and the deal models' (stichzoo standing); test_config_strict
-MODEL_CONFIG_DIRS = ("belief", "future", "leaf", "standing", "tricks")
+#: configs/ subfolders read by the model fitters' loaders, not the training config's: the
+#: Wizard bid model, the leaf value and the tricks to come (stichzoo fit), and the lab's
+#: belief and standing models; test_config_strict
+MODEL_CONFIG_DIRS = ("bid_model", "leaf_value", "tricks_to_come", "belief", "standing")
 
 
 def training_configs() -> list[Path]:

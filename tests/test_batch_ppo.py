@@ -14,7 +14,7 @@ import torch as th
 
 from stichzoo.envs import BatchEnv
 from stichzoo.training import config as config_mod
-from stichzoo.training.batch_ppo import LEARNER, League, Rollout, SelfPlay
+from stichzoo.training.trainers.ppo import LEARNER, League, Rollout, SelfPlay
 from tests.conftest import tiny_config
 
 
@@ -138,7 +138,7 @@ def test_a_short_run_trains_exports_and_resumes(tmp_path):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     from stichzoo.policies import Decision
-    from stichzoo.policies.onnx_bot import OnnxPolicy
+    from stichzoo.policies.runtimes.onnx_policy import OnnxPolicy
     from stichzoo.training.config import game_of
     from stichzoo.training.export import export_run
     from stichzoo.training.runs import RunPaths
@@ -193,7 +193,7 @@ def test_a_short_run_trains_exports_and_resumes(tmp_path):
 
 
 def test_ppo_learning_rate_decays_over_whichever_budget_is_further_along():
-    from stichzoo.training.batch_ppo import ppo_learning_rate
+    from stichzoo.training.trainers.ppo import ppo_learning_rate
 
     t = {"learning_rate": 1e-3, "max_minutes": 10, "lr_schedule": "constant",
          "lr_clock": "budget"}
@@ -258,7 +258,7 @@ def test_a_decaying_rate_needs_the_batch_trainer():
 def test_teacher_data_is_every_seat_of_finished_games_with_their_own_returns():
     """A one-round, one-card Wizard game pays each seat only at its end, so every decision's
     return-to-go is its seat's round score, scaled: 20 or 30 for a hit, -10 for a miss."""
-    from stichzoo.training.labels import teacher_data
+    from stichzoo.training.trainers.labels import teacher_data
 
     cfg = tiny_config("wizard")
     cfg["options"]["rounds"] = [1]
@@ -277,8 +277,8 @@ def test_an_exported_bot_names_the_commands_that_reproduce_it(tmp_path, capsys):
     import shlex
 
     from stichzoo.training import cli
+    from stichzoo.training.evaluation.run_eval import final_evaluation
     from stichzoo.training.export import export_run
-    from stichzoo.training.run_eval import final_evaluation
     from stichzoo.training.train import train
 
     cfg = _tiny_batch_config()
@@ -303,7 +303,7 @@ def test_an_exported_bot_names_the_commands_that_reproduce_it(tmp_path, capsys):
 
 def test_search_labels_split_over_workers_are_the_seeded_teachers_own_games():
     """Expert iteration's labels: two processes, each its own seed; the same labels again."""
-    from stichzoo.training.labels import search_labels, teacher_data
+    from stichzoo.training.trainers.labels import search_labels, teacher_data
 
     cfg = tiny_config("wizard")
     cfg["options"]["rounds"] = [1]
@@ -444,7 +444,7 @@ def test_a_forward_does_not_depend_on_where_numpy_put_the_rows():
     forward at 4-60 bytes past a 64-byte boundary); the trainer copies every batch into
     torch's own memory first (``_aligned``), so what the process allocated before - a
     periodic evaluation, say - cannot change the rollouts or the network."""
-    from stichzoo.training.batch_ppo import _aligned
+    from stichzoo.training.trainers.ppo import _aligned
 
     rng = np.random.default_rng(5)
     net = th.nn.Sequential(th.nn.Linear(700, 256), th.nn.Tanh(), th.nn.Linear(256, 256))
@@ -468,7 +468,7 @@ def test_an_evaluation_leaves_the_training_random_numbers_alone(tiny_run, worker
     evaluation of the 5M-sample Wizard start moved it, and the run's network parted from
     the run without evaluations right after the first one (docs/levers.md).
     ``evaluate_policy_file`` keeps its own copy of the state."""
-    from stichzoo.training.run_eval import evaluate_policy_file
+    from stichzoo.training.evaluation.run_eval import evaluate_policy_file
 
     run = tiny_run("wizard")
     cfg = config_mod.load(str(run / "config.yaml"))

@@ -24,7 +24,7 @@ import yaml
 from stichzoo.envs.registry import game_class
 from stichzoo.envs.wizard.rules import DECK_SIZE, SUIT_MASK
 from stichzoo.policies.base import Decision
-from stichzoo.policies.belief import (
+from stichzoo.policies.lab.belief import (
     BeliefInference,
     BeliefModel,
     Hidden,
@@ -36,7 +36,7 @@ from stichzoo.policies.belief import (
 )
 from stichzoo.policies.search import PIMCPolicy
 from stichzoo.policies.specs import build_policy
-from stichzoo.training import belief as training
+from stichzoo.training.lab import belief as training
 
 from .test_search_honesty import redeal, replay, snapshot, states
 
@@ -194,7 +194,7 @@ def test_silberne_ananas_worlds_keep_every_constraint_and_the_search_is_honest()
             assert_honest(game, model, side, s, seat, rng)
         checks += 1
     assert checks >= 30 and voids > 0 and jokers > 0
-    s = game.new_game(5)  # the bundled model (configs/belief/silberne_ananas.yaml) plays
+    s = game.new_game(5)  # the bundled model (configs/lab/belief/silberne_ananas.yaml) plays
     assert build_policy("pimc:belief=silberne_ananas,worlds=2", game,
                         seed=0).act(Decision(game, s)) in s.legal_actions()
 
@@ -231,7 +231,7 @@ def test_wunder_punkt_worlds_keep_every_constraint_and_the_search_is_honest():
             assert_honest(game, model, side, s, seat, rng)
         checks += 1
     assert checks >= 30 and pending > 0
-    s = game.new_game(6)  # the bundled model (configs/belief/wunder_punkt.yaml) plays
+    s = game.new_game(6)  # the bundled model (configs/lab/belief/wunder_punkt.yaml) plays
     assert build_policy("pimc:belief=wunder_punkt,worlds=2", game,
                         seed=0).act(Decision(game, s)) in s.legal_actions()
 

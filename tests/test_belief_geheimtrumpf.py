@@ -28,8 +28,8 @@ from stichzoo.envs.geheimtrumpf.reading import draw_index
 from stichzoo.envs.geheimtrumpf.rules import NUM_TASKS, consistent_trumps
 from stichzoo.policies import make_policy
 from stichzoo.policies.base import Decision, encoder_for
-from stichzoo.policies.belief import BeliefInference, adapter
-from stichzoo.policies.belief_secrets import (
+from stichzoo.policies.lab.belief import BeliefInference, adapter
+from stichzoo.policies.lab.belief_secrets import (
     DRAW_FEATURES,
     DRAWS,
     TASK_FEATURES,
@@ -41,7 +41,7 @@ from stichzoo.policies.belief_secrets import (
 )
 from stichzoo.policies.search import PIMCPolicy
 from stichzoo.policies.specs import build_policy
-from stichzoo.training import belief as training
+from stichzoo.training.lab import belief as training
 
 from .test_belief import assert_repeatable
 from .test_search_honesty import game_of, observe, redeal, replay, snapshot, states

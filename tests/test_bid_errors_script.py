@@ -1,4 +1,4 @@
-"""scripts/repro/bid_errors.py: where a Wizard bot misses its bids, from a tournament's records."""
+"""scripts/probes/bid_errors.py: where a Wizard bot misses its bids, from a tournament's records."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from tests.helpers import load_script
 
 
 def _script():
-    return load_script("scripts/repro/bid_errors.py")
+    return load_script("scripts/probes/bid_errors.py")
 
 
 def _tournament(tmp_path, game: str = "wizard") -> tuple[str, str]:

@@ -22,7 +22,7 @@ pytest.importorskip("onnxruntime")
 
 from stichzoo import envs
 from stichzoo.policies import Decision
-from stichzoo.policies.onnx_bot import (
+from stichzoo.policies.runtimes.onnx_policy import (
     InferenceError,
     OnnxPolicy,
     file_sha256,
@@ -268,7 +268,7 @@ def test_answers_stay_inside_the_mask(wizard_bot):
 
 @pytest.mark.parametrize("game", list(envs.GAMES))
 def test_shipped_manifests_carry_their_checksum(game):
-    from stichzoo.policies.onnx_bot import manifest_checksum, read_manifest
+    from stichzoo.policies.runtimes.onnx_policy import manifest_checksum, read_manifest
 
     manifest = read_manifest(shipped_bot(game))
     assert manifest["manifest_sha256"] == manifest_checksum(manifest)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from stichzoo.training import ladder
+from stichzoo.training.evaluation import ladder
 from stichzoo.training.runs import Budget, BudgetBar, shortfall_of
 
 ROOT = Path(__file__).resolve().parent.parent

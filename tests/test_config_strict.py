@@ -18,9 +18,9 @@ pytest.importorskip("yaml")
 
 import itertools
 
-from stichzoo.training import belief
 from stichzoo.training import config as config_mod
 from stichzoo.training.cli import main
+from stichzoo.training.lab import belief
 
 BASE = {"game": "hoch_tief"}
 
@@ -156,11 +156,15 @@ def test_file_errors_are_one_line(tmp_path):
 
 def test_committed_configs_pass():
     """Every committed config passes its strict loader: the belief models' configs
-    (configs/belief/, ``stichzoo belief``), the trick models' (configs/tricks/,
-    ``stichzoo tricks``), the leaf values' (configs/leaf/, ``stichzoo leaf``) and the deal
-    models' (configs/standing/, ``stichzoo standing``) and the tricks to come (configs/future/,
+    (configs/lab/belief/, ``stichzoo belief``), the trick models' (configs/bid_model/,
+    ``stichzoo tricks``), the leaf values' (configs/leaf_value/, ``stichzoo leaf``) and the deal
+    models' (configs/lab/standing/, ``stichzoo standing``) and the tricks to come
+    (configs/tricks_to_come/,
     ``stichzoo future``) their own, the rest the training configs'."""
-    from stichzoo.training import future, leaf, standing, tricks
+    from stichzoo.training.fit import bid_model as tricks
+    from stichzoo.training.fit import leaf_value as leaf
+    from stichzoo.training.fit import tricks_to_come as future
+    from stichzoo.training.lab import standing
 
     root = Path(__file__).resolve().parent.parent / "configs"
     beliefs = 0
@@ -168,13 +172,13 @@ def test_committed_configs_pass():
         if path.parent.name == "belief":
             belief.load_config(str(path))
             beliefs += 1
-        elif path.parent.name == "tricks":
+        elif path.parent.name == "bid_model":
             tricks.load_config(str(path))
-        elif path.parent.name == "leaf":
+        elif path.parent.name == "leaf_value":
             leaf.load_config(str(path))
         elif path.parent.name == "standing":
             standing.load_config(str(path))
-        elif path.parent.name == "future":
+        elif path.parent.name == "tricks_to_come":
             future.load_config(str(path))
         else:
             config_mod.load(str(path))
@@ -292,7 +296,7 @@ def test_cosine_warm_start_decays_the_rate_to_zero():
     import numpy as np
     import torch as th
 
-    from stichzoo.training.pretrain import behaviour_clone
+    from stichzoo.training.trainers.pretrain import behaviour_clone
 
     class Tiny(th.nn.Module):
         """Just enough of an SB3 policy for behaviour_clone: evaluate_actions and a distribution."""

@@ -1,4 +1,4 @@
-"""Datasets (envs/core/dataset.py, training/dataset.py, ``stichzoo dataset``).
+"""Datasets (envs/core/dataset.py, training/evaluation/dataset.py, ``stichzoo dataset``).
 
 The arrays made from a game's record must be what the env itself showed and paid
 during that game: every observation and mask re-encoded against ``observe()``,
@@ -17,8 +17,8 @@ from stichzoo.envs import GAMES, env_module
 from stichzoo.envs.core import dataset
 from stichzoo.envs.core.record import RecordError, dealt_state, replay, replay_steps
 from stichzoo.training.cli import main
-from stichzoo.training.dataset import play_dataset
-from stichzoo.training.tournament import TournamentConfig
+from stichzoo.training.evaluation.dataset import play_dataset
+from stichzoo.training.evaluation.tournament import TournamentConfig
 
 
 def _play_env(game: str, seed: int, reward: str) -> tuple[dict, dict[str, list]]:

@@ -1,4 +1,4 @@
-"""Soft targets for expert iteration (training/distil.py): the search's values, not its choice."""
+"""Soft targets for expert iteration (trainers/distil.py): the search's values, not its choice."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ pytest.importorskip("sb3_contrib")
 
 from stichzoo.policies.search import ActionValue, SearchValues
 from stichzoo.training import config as config_mod
-from stichzoo.training.distil import decision_noise, soft_target
+from stichzoo.training.trainers.distil import decision_noise, soft_target
 from tests.conftest import tiny_config
 
 
@@ -60,7 +60,7 @@ def test_choice_forced_moves_and_unsearched_actions_are_one_hot_or_empty():
 def test_soft_labels_are_the_same_games_with_the_searchs_values_as_targets():
     """The targets ride along: the same decisions and actions as the choice labels; each
     target is a distribution over legal actions whose largest weight is the search's choice."""
-    from stichzoo.training.labels import teacher_data
+    from stichzoo.training.trainers.labels import teacher_data
 
     cfg = tiny_config("wizard")
     cfg["options"]["rounds"] = [3]
@@ -81,8 +81,8 @@ def test_behaviour_clone_fits_soft_targets_not_the_choice():
     fitting the choice would drive it towards 1."""
     import torch as th
 
-    from stichzoo.training.batch_ppo import build_network
-    from stichzoo.training.pretrain import behaviour_clone
+    from stichzoo.training.trainers.ppo import build_network
+    from stichzoo.training.trainers.pretrain import behaviour_clone
 
     cfg = config_mod.validate({**tiny_config("wizard"), "algo": "batch_ppo"})
     game = config_mod.game_of(cfg)
@@ -135,8 +135,8 @@ def _spy_players(monkeypatch, expert) -> list:
 def test_later_iterations_label_the_learners_own_games(monkeypatch, tmp_path):
     """positions: learner - each iteration's games are the network's as it stands (its saved
     file plays, the teacher labels), and the labels add up."""
-    from stichzoo.training import expert
     from stichzoo.training.runs import RunPaths
+    from stichzoo.training.trainers import expert
     from tests.test_batch_ppo import _tiny_batch_config
 
     cfg = _tiny_batch_config()
@@ -146,7 +146,7 @@ def test_later_iterations_label_the_learners_own_games(monkeypatch, tmp_path):
     cfg = config_mod.validate(cfg)
     game = config_mod.game_of(cfg)
     players = _spy_players(monkeypatch, expert)
-    from stichzoo.training.batch_ppo import build_network
+    from stichzoo.training.trainers.ppo import build_network
 
     policy = build_network(cfg, game, "cpu")
     rows = []
@@ -164,9 +164,9 @@ def test_later_iterations_label_the_learners_own_games(monkeypatch, tmp_path):
 def test_a_run_starts_from_a_shipped_bots_network():
     """The bot's actor loaded into its own recipe's policy plays exactly as the bot; another
     architecture is refused by name."""
-    from stichzoo.training.batch_ppo import build_network
     from stichzoo.training.config import load
-    from stichzoo.training.from_bot import load_bot_actor
+    from stichzoo.training.trainers.from_bot import load_bot_actor
+    from stichzoo.training.trainers.ppo import build_network
 
     cfg = load("policies/bots/hoch_tief/config.yaml")
     game = config_mod.game_of(cfg)
@@ -182,7 +182,7 @@ def test_a_run_starts_from_a_shipped_bots_network():
 def test_the_improved_target_keeps_the_networks_preference_among_near_ties():
     """softmax(log pi + advantage / T): ties keep the network's odds, an action measured one
     standard error worse loses e**-1/T of its weight, an action without a value gets none."""
-    from stichzoo.training.distil import NEVER, advantage, improved_targets
+    from stichzoo.training.trainers.distil import NEVER, advantage, improved_targets
 
     values = _values([(0, 5.0, None), (1, 5.0, 2.0), (2, 3.0, 2.0)], chosen=0)
     adv = advantage(values, 4)
@@ -204,9 +204,9 @@ def test_the_improve_prior_is_the_network_or_the_fixed_start(monkeypatch, tmp_pa
     start every iteration, whose weights never move."""
     import torch as th
 
-    from stichzoo.training import expert
-    from stichzoo.training.batch_ppo import build_network
     from stichzoo.training.runs import RunPaths
+    from stichzoo.training.trainers import expert
+    from stichzoo.training.trainers.ppo import build_network
     from tests.test_batch_ppo import _tiny_batch_config
 
     cfg = _tiny_batch_config()
@@ -239,11 +239,11 @@ def test_a_trick_bidding_start_keeps_its_bids(monkeypatch, tmp_path):
     """expert.start: bot:wizard (bids from a trick model) - the learner's games are played,
     and each iteration is exported, as a bot with the start's trick-model bids
     (``expert/iteration_<k>/``), not by the policy file's own bid head."""
-    from stichzoo.policies.onnx_bot import verify_bot
-    from stichzoo.training import expert
-    from stichzoo.training.batch_ppo import build_network
-    from stichzoo.training.from_bot import load_bot_actor
+    from stichzoo.policies.runtimes.onnx_policy import verify_bot
     from stichzoo.training.runs import RunPaths
+    from stichzoo.training.trainers import expert
+    from stichzoo.training.trainers.from_bot import load_bot_actor
+    from stichzoo.training.trainers.ppo import build_network
 
     cfg = config_mod.load("configs/expert/wizard.yaml")
     cfg["expert"].update(teacher="pimc:worlds=2", steps=20, workers=1, games=1, epochs=1,
@@ -266,8 +266,8 @@ def test_phase_labels_teach_one_phase_and_keep_the_prior_elsewhere():
     choice, the one finite advantage); every other decision keeps advantage 0 on each legal
     action - its improve target is the prior's own policy.  The games are the teacher's own,
     exactly as without phases; with a player every label is the move the player made."""
-    from stichzoo.training.distil import NEVER
-    from stichzoo.training.labels import teacher_data
+    from stichzoo.training.trainers.distil import NEVER
+    from stichzoo.training.trainers.labels import teacher_data
 
     cfg = tiny_config("wizard")
     cfg["options"]["rounds"] = [3]
@@ -307,7 +307,7 @@ def test_expert_phases_are_the_games_own_and_need_improve():
 
 
 def test_fidelity_counts_the_teachers_decisions_only():
-    from stichzoo.training.expert import fidelity
+    from stichzoo.training.trainers.expert import fidelity
 
     class Sure:  # plays action 0 everywhere
         def get_distribution(self, obs, action_masks):

@@ -187,7 +187,7 @@ def test_the_readme_headlines_are_the_recorded_figures(game_name):
     """Each game's README row quotes the ladder's recorded figures on the game's objective:
     the shipped bot vs the heuristic, and PIMC vs the heuristic (policies/ladder.json and
     the figures it reads from the manifests and the baselines)."""
-    from stichzoo.training import ladder
+    from stichzoo.training.evaluation import ladder
 
     matches = ladder.rungs(ladder.load(), game_name)
     rows = [line for line in PAGES["README.md"].splitlines()

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from stichzoo.policies.base import Decision
-from stichzoo.policies.onnx_bot import OnnxPolicy, shipped_bot
+from stichzoo.policies.runtimes.onnx_policy import OnnxPolicy, shipped_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted((ROOT / "docs" / "views").glob("*.md"))

@@ -9,8 +9,8 @@ import pytest
 from stichzoo import envs
 from stichzoo.policies.specs import parse_policy_spec
 from stichzoo.training.cli import main as cli_main
-from stichzoo.training.report import format_report, write_outputs
-from stichzoo.training.stats import (
+from stichzoo.training.evaluation.report import format_report, write_outputs
+from stichzoo.training.evaluation.stats import (
     deal_means,
     duplicate_ratings,
     mean_ci,
@@ -18,7 +18,7 @@ from stichzoo.training.stats import (
     paired_test,
     wilson_interval,
 )
-from stichzoo.training.tournament import (
+from stichzoo.training.evaluation.tournament import (
     TournamentConfig,
     default_lineup,
     run_tournament,
@@ -71,7 +71,7 @@ def test_exported_bots_are_policy_specs():
 
 
 def test_exported_bot_as_training_opponent():
-    from stichzoo.training.single_seat import SingleSeatEnv
+    from stichzoo.training.gym.single_seat import SingleSeatEnv
 
     env = SingleSeatEnv("hoch_tief", options={"num_players": 4}, opponents=["bot:hoch_tief"])
     env.reset(seed=3)
@@ -337,9 +337,10 @@ def test_cli_runs(capsys):
 
 
 def test_evaluate_stays_the_public_face_of_the_split_modules():
-    """``from stichzoo.training.evaluate import ...`` keeps working after the split into
+    """``from stichzoo.training.evaluation import ...`` keeps working after the split into
     tournament, stats and report."""
-    from stichzoo.training import evaluate, report, stats, tournament
+    from stichzoo.training import evaluation as evaluate
+    from stichzoo.training.evaluation import report, stats, tournament
 
     for name in evaluate.__all__:
         homes = [m for m in (tournament, stats, report) if hasattr(m, name)]

@@ -1,4 +1,4 @@
-"""scripts/repro/expert_generations.sh and wizard_expert.sh: which commands the recipe runs.
+"""scripts/recipes/expert_generations.sh and wizard_expert.sh: which commands the recipe runs.
 
 The generations take an hour and more, so the scripts run here in a copy of
 the repository's layout whose ``.venv/bin/stichzoo`` is a stand-in that logs
@@ -35,10 +35,10 @@ fi
 @pytest.fixture
 def layout(tmp_path: Path) -> Path:
     """A repository copy with the scripts, the Wizard recipe and the stand-in stichzoo."""
-    (tmp_path / "scripts" / "repro").mkdir(parents=True)
+    (tmp_path / "scripts" / "recipes").mkdir(parents=True)
     for name in ("expert_generations.sh", "wizard_expert.sh", "evals.sh"):
-        shutil.copy(ROOT / "scripts" / "repro" / name, tmp_path / "scripts" / "repro" / name)
-    for folder in ("configs/expert", "configs/tricks"):
+        shutil.copy(ROOT / "scripts" / "recipes" / name, tmp_path / "scripts" / "recipes" / name)
+    for folder in ("configs/expert", "configs/bid_model"):
         (tmp_path / folder).mkdir(parents=True)
         shutil.copy(ROOT / folder / "wizard.yaml", tmp_path / folder / "wizard.yaml")
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
@@ -56,7 +56,7 @@ def _run(layout: Path, *args: str, **env: str) -> list[str]:
     clean = {k: v for k, v in os.environ.items()
              if k not in ("REFITS", "OPPONENT", "OPPONENT_FROM", "REFIT_LAST", "GEN_13", "ROOT",
                           "START", "GEN_13_WORKERS", "NO_EVAL")}
-    done = subprocess.run(["bash", "scripts/repro/wizard_expert.sh", *args], cwd=layout,
+    done = subprocess.run(["bash", "scripts/recipes/wizard_expert.sh", *args], cwd=layout,
                           env={**clean, **env}, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return (layout / "calls.log").read_text().splitlines()
@@ -86,7 +86,7 @@ def test_the_shipped_recipe_ends_with_a_generation_at_pimc_tables_and_keeps_its_
 
 
 def test_the_pipeline_labels_the_thirteenth_generation_on_more_processes(layout):
-    """GEN_13_WORKERS (scripts/repro/wizard_pipeline.sh: 2) changes that one setting only."""
+    """GEN_13_WORKERS (scripts/recipes/wizard_pipeline.sh: 2) changes that one setting only."""
     last = [c for c in _run(layout, GEN_13_WORKERS="2") if c.startswith("train ")][-1].split()
     assert last[-10:] == ["--set", "seed=650041", "--set", "expert.opponent_seats=3",
                           "--set", "expert.opponent_share=1.0", "--set", "expert.workers=2",
@@ -94,7 +94,7 @@ def test_the_pipeline_labels_the_thirteenth_generation_on_more_processes(layout)
 
 
 def test_no_eval_turns_off_each_generations_evaluations_before_its_own_settings(layout):
-    """NO_EVAL=1 (scripts/repro/evals.sh): every generation without the evaluation of its
+    """NO_EVAL=1 (scripts/recipes/evals.sh): every generation without the evaluation of its
     iterations' networks, set before GEN_<g>'s own settings (which still win)."""
     trains = [c.split() for c in _run(layout, NO_EVAL="1") if c.startswith("train ")]
     assert len(trains) == 13

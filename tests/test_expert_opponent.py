@@ -1,4 +1,4 @@
-"""expert.opponent: labelled games at tables unlike the learner's own (training/labels.py)."""
+"""expert.opponent: labelled games at tables unlike the learner's own (trainers/labels.py)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def _spy(monkeypatch) -> dict[str, list]:
 def test_the_opponent_seats_are_moved_by_the_opponent_and_never_labelled(monkeypatch):
     """Per game, the opponent plays its opponent_seats seats and the teacher labels the others
     only: no teacher time on the opponent's decisions, and fewer samples per game."""
-    from stichzoo.training.labels import teacher_data
+    from stichzoo.training.trainers.labels import teacher_data
 
     cfg = _config(opponent="random", opponent_seats=2)
     asked = _spy(monkeypatch)
@@ -84,7 +84,7 @@ def test_a_league_seats_one_of_its_opponents_per_game(monkeypatch):
     """expert.opponent as a list: each game's opponent seats are all moved by one of them,
     drawn per game, so both play; the teacher labels neither's seats, and a one-spec list is
     the spec itself (the same data)."""
-    from stichzoo.training.labels import teacher_data
+    from stichzoo.training.trainers.labels import teacher_data
 
     league = ["random", "heuristic"]
     cfg = _config(opponent=league, opponent_seats=2)
@@ -113,7 +113,7 @@ def test_a_league_seats_one_of_its_opponents_per_game(monkeypatch):
 def test_no_opponent_leaves_the_labels_as_they_were():
     """opponent_share 0 seats no opponent: the same data as self-play tables (the seat draw
     does not touch the games' seeds)."""
-    from stichzoo.training.labels import teacher_data
+    from stichzoo.training.trainers.labels import teacher_data
 
     cfg = _config()
     plain = teacher_data(cfg, 30, seed=4, games=2, teacher="pimc:worlds=2", temperature=0.25)
@@ -143,7 +143,7 @@ def test_the_teacher_labels_only_the_games_whose_samples_are_wanted(monkeypatch)
     new games run on unlabelled, so the teacher labels about one game more than the samples
     asked for, not a whole batch more (the games of a batch of 4 end together: 4 games of
     about 16 decisions each; 100 samples need 7 games)."""
-    from stichzoo.training.labels import teacher_data
+    from stichzoo.training.trainers.labels import teacher_data
 
     cfg = _config()
     asked = _spy(monkeypatch)

@@ -57,8 +57,8 @@ def _random_states(game, count: int, seed: int):
 
 @pytest.mark.parametrize("name", list(envs.GAMES))
 def test_onnx_matches_torch_on_1000_observations(bots, name):
-    from stichzoo.policies.learned import TorchPolicy
-    from stichzoo.policies.onnx_bot import OnnxPolicy
+    from stichzoo.policies.runtimes.onnx_policy import OnnxPolicy
+    from stichzoo.policies.runtimes.torch_policy import TorchPolicy
 
     root, runs = bots
     game = _game(name)
@@ -89,7 +89,7 @@ def test_manifest_describes_the_bot(bots):
 
 
 def test_bot_refuses_another_table(bots):
-    from stichzoo.policies.onnx_bot import OnnxPolicy
+    from stichzoo.policies.runtimes.onnx_policy import OnnxPolicy
 
     root, _ = bots
     cls = envs.game_class("wizard")
@@ -154,7 +154,7 @@ def test_server_lists_and_describes(server):
 def test_server_answers_like_the_bot(server, bots, name):
     import httpx
 
-    from stichzoo.policies.onnx_bot import OnnxPolicy
+    from stichzoo.policies.runtimes.onnx_policy import OnnxPolicy
 
     root, _ = bots
     game = _game(name)
@@ -241,7 +241,7 @@ def test_stdio_mode(bots):
 @pytest.mark.parametrize("name", list(envs.GAMES))
 def test_shipped_bot_plays_its_game(name):
     """One trained bot per game ships in policies/bots and plays a full game, torch-free."""
-    from stichzoo.policies.onnx_bot import OnnxPolicy, read_manifest, shipped_bot
+    from stichzoo.policies.runtimes.onnx_policy import OnnxPolicy, read_manifest, shipped_bot
 
     path = shipped_bot(name)
     assert os.path.samefile(path, os.path.join(os.path.dirname(__file__), "..", "policies",
@@ -257,7 +257,7 @@ def test_shipped_bot_plays_its_game(name):
 
 
 def test_unknown_shipped_bot_is_named():
-    from stichzoo.policies.onnx_bot import shipped_bot
+    from stichzoo.policies.runtimes.onnx_policy import shipped_bot
 
     with pytest.raises(ValueError, match=r"no shipped bot for 'chess'; shipped bots: geheimtrumpf"):
         shipped_bot("chess")

@@ -22,7 +22,7 @@ from stichzoo.envs.registry import game_class
 from stichzoo.envs.silberne_ananas.reading import taker_values as uniform_values
 from stichzoo.envs.silberne_ananas.rules import GIVE, HAND_SIZE, JOKER
 from stichzoo.policies.base import Decision
-from stichzoo.policies.future import (
+from stichzoo.policies.runtimes.tricks_to_come import (
     FEATURES,
     FULL,
     FutureModel,
@@ -31,7 +31,7 @@ from stichzoo.policies.future import (
     taker_values,
 )
 from stichzoo.policies.specs import build_policy
-from stichzoo.training import future as training
+from stichzoo.training.fit import tricks_to_come as training
 
 from .test_search_honesty import honest_states, redeal, states
 

@@ -25,7 +25,7 @@ from stichzoo.envs.geheimtrumpf.rules import (
 )
 from stichzoo.policies import make_policy
 from stichzoo.policies.base import Decision, RandomPolicy
-from stichzoo.policies.geheimtrumpf import Heuristic, Rollout
+from stichzoo.policies.games.geheimtrumpf import Heuristic, Rollout
 
 
 def game_of(n: int, **opts) -> GeheimtrumpfGame:

@@ -37,7 +37,7 @@ from stichzoo.envs.geheimtrumpf.rules import (
     trick_winner,
 )
 from stichzoo.policies.base import Decision
-from stichzoo.policies.geheimtrumpf import Heuristic
+from stichzoo.policies.games.geheimtrumpf import Heuristic
 
 
 def _views(n: int, seed: int):

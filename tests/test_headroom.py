@@ -1,4 +1,4 @@
-"""scripts/repro/headroom.py: the headroom probes run (tiny size), write their table, are
+"""scripts/probes/headroom.py: the headroom probes run (tiny size), write their table, are
 deterministic for a seed, and the cheating probe stays out of every policy name."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from stichzoo.policies.specs import POLICY_NAMES, build_policy, make_policy
 from tests.helpers import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "scripts" / "repro" / "headroom.py"
+SCRIPT = ROOT / "scripts" / "probes" / "headroom.py"
 
 
 def _script():
-    return load_script("scripts/repro/headroom.py")
+    return load_script("scripts/probes/headroom.py")
 
 
 def test_headroom_script_prints_and_writes_its_table(tmp_path):
@@ -80,8 +80,8 @@ def test_cheating_probe_lives_only_in_the_script():
 
 
 def test_pooled_runs_join_their_deals(tmp_path, capsys):
-    """scripts/repro/pool_headroom.py: the per-deal differences of two runs are one sample."""
-    pool = load_script("scripts/repro/pool_headroom.py")
+    """scripts/probes/pool_headroom.py: the per-deal differences of two runs are one sample."""
+    pool = load_script("scripts/probes/pool_headroom.py")
     for i, (seed, diffs) in enumerate(((1, [1.0, 2.0]), (2, [3.0]))):
         report = {"game": "wizard", "measure": "points", "seed": seed,
                   "baseline": {"think_ms": 2.0, "decisions": 10},

@@ -15,7 +15,7 @@ from stichzoo.envs.hoch_tief.metrics import METRIC_NAMES, seat_metrics
 from stichzoo.envs.hoch_tief.rules import HochTiefGame, HochTiefOptions
 from stichzoo.policies import make_policy
 from stichzoo.policies.base import Decision, RandomPolicy
-from stichzoo.policies.hoch_tief import SEARCH_DEFAULTS, Heuristic, search_value
+from stichzoo.policies.games.hoch_tief import SEARCH_DEFAULTS, Heuristic, search_value
 
 
 def _game(n, rounds=None):

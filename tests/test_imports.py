@@ -20,7 +20,7 @@ inside a function, class or ``try``:
   literal start names.  A name
   computed some other way cannot be read from the source; the one such import
   that reaches across layers - a policy file names its network class, which
-  ``stichzoo.policies.learned`` imports - is checked at run time instead
+  ``stichzoo.policies.runtimes.torch_policy`` imports - is checked at run time instead
   (:func:`test_loading_an_old_policy_file_imports_no_training_module`);
 - importing ``a.b.c`` also runs ``a`` and ``a.b``'s ``__init__``; those parent
   edges are left out, or every package whose ``__init__`` imports a submodule
@@ -277,10 +277,10 @@ _PROBE = textwrap.dedent("""
     import builtins, importlib, json, sys, torch
     from gymnasium import spaces
     from stichzoo.envs.registry import game_class
-    from stichzoo.policies.learned import TorchPolicy, save_policy
+    from stichzoo.policies.runtimes.torch_policy import TorchPolicy, save_policy
     from stichzoo.policies.base import encoder_for
     try:  # the class old files name
-        from stichzoo.training.networks import PhaseTrunkPolicy
+        from stichzoo.policies.runtimes.networks import PhaseTrunkPolicy
     except ImportError:  # moved below the policies, and no shim left: find it there
         import pkgutil, stichzoo.policies as P
         for info in pkgutil.walk_packages(P.__path__, "stichzoo.policies."):
@@ -322,7 +322,7 @@ _PROBE = textwrap.dedent("""
 
 def test_loading_an_old_policy_file_imports_no_training_module(tmp_path):
     """A policy file names its network class (``stichzoo.training.networks.PhaseTrunkPolicy``
-    in files written so far); loading it must not reach up into training."""
+    in files written before 0.2.0); loading it must not reach up into training."""
     pytest.importorskip("torch")
     pytest.importorskip("sb3_contrib")
     out = subprocess.run([sys.executable, "-c", _PROBE, str(tmp_path / "old.pt")],

@@ -1,4 +1,4 @@
-"""The ladder (training/ladder.py): measured matches, their verdicts, and what is printed."""
+"""The ladder (evaluation/ladder.py): measured matches, their verdicts, and what is printed."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from stichzoo.training import ladder
+from stichzoo.training.evaluation import ladder
 from tests.helpers import load_script
 
 

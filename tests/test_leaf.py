@@ -20,9 +20,9 @@ import yaml
 
 from stichzoo.envs.registry import game_class
 from stichzoo.policies.base import Decision
-from stichzoo.policies.leaf import LeafModel, LeafValue, over, play, position, scores
+from stichzoo.policies.runtimes.leaf_value import LeafModel, LeafValue, over, play, position, scores
 from stichzoo.policies.specs import build_policy
-from stichzoo.training import leaf as training
+from stichzoo.training.fit import leaf_value as training
 
 from .test_search_honesty import honest_states, states
 
@@ -55,7 +55,7 @@ def test_play_is_the_rules_core(players):
 def test_advance_is_the_rules_cores_uniform_play():
     """``leaf.advance`` draws what PIMC's own uniform play-out draws, card for card."""
     from stichzoo.envs.core.cards import bit_list
-    from stichzoo.policies.leaf import advance
+    from stichzoo.policies.runtimes.leaf_value import advance
 
     game = hoch_tief()
     checked = 0
@@ -164,9 +164,9 @@ def test_leaf_command_trains_with_overrides(tmp_path, capsys):
 def test_hoch_tief_search_spec_is_the_leaf_search():
     """``search`` (the served "hard" level, the ladder's learned-search rungs) builds Hoch &
     Tief's ``LEARNED_SEARCH`` with the bundled model; the other games keep the guided one."""
-    from stichzoo.policies.hoch_tief import LEARNED_SEARCH
+    from stichzoo.policies.games.hoch_tief import LEARNED_SEARCH
     from stichzoo.policies.specs import learned_search
-    from stichzoo.training.ladder import MATCHES
+    from stichzoo.training.evaluation.ladder import MATCHES
 
     game = hoch_tief()
     search = build_policy("search", game, seed=0, cache=False)

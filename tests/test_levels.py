@@ -21,7 +21,7 @@ pytest.importorskip("onnxruntime")
 
 from stichzoo import envs
 from stichzoo.policies import Decision, game_policy_module, make_policy
-from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+from stichzoo.policies.runtimes.onnx_policy import SHIPPED_BOTS
 from stichzoo.policies.serve.levels import BASELINES
 from stichzoo.policies.serve.registry import BotError, BotRegistry
 from tests.helpers import decision_views
@@ -49,7 +49,7 @@ def test_levels_are_listed_with_kind_level_and_strength(registry):
             assert bot["num_players"] is None  # any table of the game
         heuristic = listed[f"{game}-heuristic"]["strength"]
         assert heuristic[0]["opponent"] == "random"
-        assert "scripts/repro/baselines.sh" in heuristic[0]["source"]
+        assert "scripts/figures/baselines.sh" in heuristic[0]["source"]
         assert heuristic[0]["score_difference"]["mean"] == BASELINES[game][0][2][0]
         # pimc was measured at its default budget only (Geheimtrumpf's is 3 worlds)
         default = game_policy_module(game).SEARCH_DEFAULTS["worlds"]

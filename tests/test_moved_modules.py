@@ -20,7 +20,7 @@ def test_a_moved_module_names_its_new_path(old, new):
 
 
 def test_the_kept_paths_still_import():
-    from stichzoo.policies.onnx_bot import shipped_bot
+    from stichzoo.policies.runtimes.onnx_policy import shipped_bot
     from stichzoo.policies.serve import (  # the names the module serve.py had
         DEFAULT_KEEP_ALIVE,
         DEFAULT_LIMIT_CONCURRENCY,

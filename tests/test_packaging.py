@@ -39,15 +39,19 @@ def _setuptools_config() -> dict:
 
 
 def test_pyproject_lists_every_package_folder():
-    """The explicit package list (needed for the mapping) misses no folder and names no other."""
+    """The explicit package list (needed for the mapping) misses no product folder and names
+    no other: the lab wings (``policies/lab``, ``training/lab``) are left out on purpose, so
+    the wheel ships the product only."""
     cfg = _setuptools_config()
     assert cfg["package-dir"] == {v: k for k, v in FOLDERS.items()}
     found = {"stichzoo"}
     for folder, package in FOLDERS.items():
         for init in (ROOT / folder).rglob("__init__.py"):
             rel = init.parent.relative_to(ROOT / folder).parts
-            found.add(".".join((package, *rel)))
+            if "lab" not in rel:
+                found.add(".".join((package, *rel)))
     assert set(cfg["packages"]) == found
+    assert not [p for p in cfg["packages"] if ".lab" in p]
 
 
 def _run(args, cwd, **kw) -> subprocess.CompletedProcess:
@@ -81,7 +85,10 @@ def test_wheel_has_one_top_level_package_with_the_bots(wheel):
     assert "stichzoo/__init__.py" in names and "stichzoo/training/cli.py" in names
     assert "stichzoo/policies/ladder.json" in names  # the learned search's measured strength
     assert "stichzoo/py.typed" in names  # PEP 561: type checkers read the package's hints
-    recipes = sorted((ROOT / "configs").rglob("*.yaml"))
+    assert not [n for n in names if "/lab/" in n], "the lab is not installed"
+    assert not [n for n in names if "beliefs" in n], "models measured at no gain stay out"
+    recipes = sorted(p for p in (ROOT / "configs").rglob("*.yaml")
+                     if "lab" not in p.relative_to(ROOT / "configs").parts)
     assert len(recipes) > len(envs.GAMES) and "stichzoo/configs/__init__.py" in names
     for path in recipes:  # every training recipe, the variants' subfolders included
         assert f"stichzoo/configs/{path.relative_to(ROOT / 'configs').as_posix()}" in names
@@ -136,7 +143,7 @@ def test_installed_wheel_works_without_the_checkout(fresh_venv, tmp_path):
         from stichzoo.envs import wizard_v0
         wizard_v0.env(num_players=4).reset(seed=2)
         from stichzoo.policies import Decision
-        from stichzoo.policies.onnx_bot import OnnxPolicy, shipped_bot
+        from stichzoo.policies.runtimes.onnx_policy import OnnxPolicy, shipped_bot
         for name in stichzoo.envs.GAMES:
             bot = OnnxPolicy.load(shipped_bot(name))
             assert bot.source.startswith(os.path.dirname(stichzoo.__file__)), bot.source

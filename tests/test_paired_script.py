@@ -1,4 +1,4 @@
-"""scripts/repro/paired.py: two bots against one baseline on the same deals, paired per deal."""
+"""scripts/figures/paired.py: two bots against one baseline on the same deals, paired per deal."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tests.helpers import load_script
 
 
 def _paired():
-    return load_script("scripts/repro/paired.py")
+    return load_script("scripts/figures/paired.py")
 
 
 def _tournament(tmp_path, bot: str, games: int = 66) -> tuple[str, str]:

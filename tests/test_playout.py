@@ -9,7 +9,7 @@ import pytest
 from stichzoo import envs
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.policies.base import Decision
-from stichzoo.policies.hoch_tief import uniform_playout
+from stichzoo.policies.games.hoch_tief import uniform_playout
 from stichzoo.policies.specs import build_policy
 
 

@@ -2,7 +2,8 @@
 
 A file names its network class by path: ``training.networks.X`` (before the
 packages were namespaced), ``stichzoo.training.networks.X`` (before the
-classes moved to :mod:`stichzoo.policies.networks`) and the path of today.
+classes moved to policies), ``stichzoo.policies.networks.X`` (before 0.2.0 put them in
+:mod:`stichzoo.policies.runtimes.networks`) and the path of today.
 Each loads, plays a legal move, and loading does not go through training's alias.
 """
 
@@ -27,14 +28,16 @@ LOAD = """
 import sys
 from stichzoo import envs
 from stichzoo.policies import Decision
-from stichzoo.policies.learned import TorchPolicy
+from stichzoo.policies.runtimes.torch_policy import TorchPolicy
 g = envs.game_class("wizard")
 game = g(g.Options(rounds=(1, 2)))
 bot = TorchPolicy.load(sys.argv[1], game)
 state = game.new_game(seed=1)
 assert bot.act(Decision(game, state)) in state.legal_actions()
-# ``import stichzoo`` registers the Gymnasium ids (training.gym_registry); nothing else
-assert "stichzoo.training.networks" not in sys.modules, "read through training"
+# ``import stichzoo`` registers the Gymnasium ids (training.gym.registry); nothing else
+assert not [m for m in sys.modules if m.startswith("stichzoo.training.")
+            and m not in ("stichzoo.training.gym", "stichzoo.training.gym.registry")], \
+    "read through training"
 print(type(bot.net).__module__)
 """
 
@@ -49,7 +52,7 @@ def _phase_policy(game):
     import numpy as np
 
     from stichzoo.policies.base import encoder_for
-    from stichzoo.policies.networks import policy_setup
+    from stichzoo.policies.runtimes.networks import policy_setup
 
     layout = encoder_for(game).layout
     cls, kwargs = policy_setup("phase", [16], layout)
@@ -59,13 +62,14 @@ def _phase_policy(game):
 
 @pytest.mark.parametrize("class_path", OLD_PATHS)
 def test_a_policy_file_naming_an_old_class_path_loads(class_path, tmp_path):
-    from stichzoo.policies.learned import TorchPolicy, save_policy
+    from stichzoo.policies.runtimes.torch_policy import TorchPolicy, save_policy
 
     game = _game()
     path = tmp_path / "policy.pt"
     save_policy(_phase_policy(game), game, str(path))
     saved = th.load(path, weights_only=False)
-    assert saved["stichzoo"]["policy_class"] == "stichzoo.policies.networks.PhaseTrunkPolicy"
+    assert (saved["stichzoo"]["policy_class"]
+            == "stichzoo.policies.runtimes.networks.PhaseTrunkPolicy")
     saved["stichzoo"]["policy_class"] = class_path
     th.save(saved, path)
     bot = TorchPolicy.load(str(path), game)
@@ -74,13 +78,4 @@ def test_a_policy_file_naming_an_old_class_path_loads(class_path, tmp_path):
     # a fresh process: the class comes from policies, not through training's alias
     out = subprocess.run([sys.executable, "-c", LOAD, str(path)], capture_output=True,
                          text=True, check=True)
-    assert out.stdout.strip() == "stichzoo.policies.networks"
-
-
-def test_the_old_module_path_is_an_alias():
-    """SB3 checkpoints pickle the class as stichzoo.training.networks.X: the same class."""
-    from stichzoo.policies import networks
-    from stichzoo.training import networks as old
-
-    assert old.PhaseTrunkPolicy is networks.PhaseTrunkPolicy
-    assert old.policy_setup is networks.policy_setup
+    assert out.stdout.strip() == "stichzoo.policies.runtimes.networks"

@@ -27,7 +27,7 @@ from stichzoo.envs.registry import game_class
 from stichzoo.envs.wizard.rules import JESTER0, PLAY, WIZARD0
 from stichzoo.policies import make_policy
 from stichzoo.policies.base import Decision, encoder_for
-from stichzoo.policies.policy_inference import FLOOR, PolicyInference
+from stichzoo.policies.lab.policy_inference import FLOOR, PolicyInference
 from stichzoo.policies.specs import build_policy
 
 from .test_search_honesty import observe, redeal, snapshot

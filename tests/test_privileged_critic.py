@@ -14,7 +14,7 @@ import torch as th
 
 from stichzoo.envs import BatchEnv
 from stichzoo.training import config as config_mod
-from stichzoo.training.privileged import (
+from stichzoo.training.lab.privileged import (
     PrivilegedCritic,
     privileged_features,
     privileged_size,
@@ -66,7 +66,7 @@ def test_the_privileged_input_is_the_other_hands_in_relative_seat_order(game, op
 def test_the_actor_reads_no_hidden_card_the_critic_does():
     """Re-deal what the seat cannot see: its observation, and so the actor's logits, stay
     identical; the privileged input changes, and with it the critic's value."""
-    from stichzoo.training.batch_ppo import build_network, logits_values
+    from stichzoo.training.trainers.ppo import build_network, logits_values
 
     cfg = config_mod.validate({"game": "hoch_tief", "algo": "batch_ppo",
                                "options": {"num_players": 4},
@@ -101,7 +101,7 @@ def test_the_actor_reads_no_hidden_card_the_critic_does():
 
 
 def test_the_warm_start_data_is_the_same_with_the_hidden_deal_beside_it():
-    from stichzoo.training.labels import teacher_data
+    from stichzoo.training.trainers.labels import teacher_data
 
     cfg = config_mod.validate({**_tiny_batch_config(), "game": "hoch_tief",
                                "options": {"num_players": 4}})
@@ -131,7 +131,7 @@ def _onnx_interface(path: str) -> dict:
 
 def test_a_privileged_run_trains_resumes_and_exports_the_same_actor_interface(tmp_path):
     from stichzoo.policies import Decision
-    from stichzoo.policies.onnx_bot import OnnxPolicy
+    from stichzoo.policies.runtimes.onnx_policy import OnnxPolicy
     from stichzoo.training.export import export_run
     from stichzoo.training.runs import RunPaths
     from stichzoo.training.train import train
@@ -177,12 +177,12 @@ def test_a_privileged_run_trains_resumes_and_exports_the_same_actor_interface(tm
     with pytest.raises(ValueError, match=r"trained with train\.critic=privileged"):
         train(cfg, run_dir=run, resume=True, progress_bar=False, verbose=False)
     assert config_mod.load(os.path.join(run, "config.yaml"))["train"]["critic"] == "privileged"
-    # scripts/repro/value_fit.py reads both runs: the TensorBoard means, the held-out fit
+    # scripts/probes/value_fit.py reads both runs: the TensorBoard means, the held-out fit
     import contextlib
     import io
     import sys
 
-    module = load_script("scripts/repro/value_fit.py")
+    module = load_script("scripts/probes/value_fit.py")
     out = io.StringIO()
     argv = sys.argv
     try:

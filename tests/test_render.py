@@ -14,7 +14,7 @@ from stichzoo import envs
 from stichzoo.envs.core import picture
 from stichzoo.envs.core.picture import frame_size, table_picture
 from stichzoo.envs.registry import display_of
-from stichzoo.training.single_seat import SingleSeatEnv
+from stichzoo.training.gym.single_seat import SingleSeatEnv
 
 GAMES = list(envs.GAMES)
 

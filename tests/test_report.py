@@ -7,8 +7,8 @@ import copy
 
 import pytest
 
-from stichzoo.training.report import format_interval, plot_report, report_figure
-from stichzoo.training.tournament import TournamentConfig, run_tournament
+from stichzoo.training.evaluation.report import format_interval, plot_report, report_figure
+from stichzoo.training.evaluation.tournament import TournamentConfig, run_tournament
 
 pytest.importorskip("matplotlib")
 from matplotlib.backends.backend_agg import FigureCanvasAgg

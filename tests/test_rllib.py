@@ -251,7 +251,7 @@ def test_module_is_the_policy_file_network(tmp_path):
     import torch
     from ray.rllib.core.columns import Columns
 
-    from stichzoo.policies.learned import TorchPolicy, save_policy
+    from stichzoo.policies.runtimes.torch_policy import TorchPolicy, save_policy
     from stichzoo.training.config import game_of
     from stichzoo.training.rllib.algo import module_spec
     from stichzoo.training.rllib.env import StichzooMultiAgentEnv, env_config
@@ -373,8 +373,8 @@ def test_snapshots_stay_frozen(run):
 def test_export_eval_and_serve(run, tmp_path):
     from fastapi.testclient import TestClient
 
-    from stichzoo.policies.learned import TorchPolicy
-    from stichzoo.policies.onnx_bot import OnnxPolicy
+    from stichzoo.policies.runtimes.onnx_policy import OnnxPolicy
+    from stichzoo.policies.runtimes.torch_policy import TorchPolicy
     from stichzoo.policies.serve import create_app
     from stichzoo.training.config import game_of
 

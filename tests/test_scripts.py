@@ -88,13 +88,13 @@ def test_bench_search_script():
 
 
 def test_inference_signal_script_measures_agreement():
-    module = load_script("scripts/repro/inference_signal.py")
+    module = load_script("scripts/probes/inference_signal.py")
     assert module.wizard(deals=1).startswith("wizard: ")
     assert "under the true trumps" in module.geheimtrumpf(games=1)
 
 
 def test_search_regret_script_charges_each_choice_against_the_reference():
-    module = load_script("scripts/repro/search_regret.py")
+    module = load_script("scripts/probes/search_regret.py")
     specs = ["pimc:worlds=1", "pimc:guide=bot:{game},worlds=1"]
     rows = module.measure("geheimtrumpf", specs, count=6, depth=2, seed=5)
     assert [r["spec"] for r in rows] == ["pimc:worlds=1", "pimc:guide=bot:geheimtrumpf,worlds=1"]
@@ -107,14 +107,14 @@ def test_search_regret_script_charges_each_choice_against_the_reference():
         by_kind = r["by_kind"].values()
         assert sum(count for _, _, count in by_kind) == 6
         assert abs(sum(m * count for m, _, count in by_kind) / 6 - r["regret"]) < 1e-9
-    out = run("scripts/repro/search_regret.py", "--games", "wizard", "--positions", "3",
+    out = run("scripts/probes/search_regret.py", "--games", "wizard", "--positions", "3",
               "--depth", "1", "--specs", "pimc:worlds=2", "--split")
     assert "| wizard | `pimc:worlds=2` | 3 |" in out and "| kind of decision |" in out
 
 
 def test_search_agreement_script_counts_alike_choices():
     """A search agrees with itself on the same worlds; the rates are printed."""
-    out = run("scripts/repro/search_agreement.py", "--game", "silberne_ananas", "--positions",
+    out = run("scripts/probes/search_agreement.py", "--game", "silberne_ananas", "--positions",
               "4", "--specs", "pimc:worlds=2", "pimc:worlds=2")
     assert "plays 'pimc:worlds=2''s action in 1.000" in out and "4 positions" in out
 
@@ -137,14 +137,14 @@ def test_curves_script_measures_saved_policies(tmp_path):
     run_dir = train(config_mod.validate(cfg), run_dir=str(tmp_path / "run"), progress_bar=False,
                     verbose=False)
     png = tmp_path / "curve.png"
-    out = run("scripts/repro/curves.py", run_dir, "--opponents", "random", "--games", "8",
+    out = run("scripts/figures/curves.py", run_dir, "--opponents", "random", "--games", "8",
               "--points", "0", "--workers", "1", "--out", str(png))
     assert png.stat().st_size > 1000 and "wrote" in out
     cache = json.loads((Path(run_dir) / "eval" / "curve.json").read_text())
     steps = yaml.safe_load((Path(run_dir) / "train_summary.yaml").read_text())["steps"]
     assert {v["samples"] for v in cache.values()} >= {steps}
     assert all("curve/vs_random/score_diff" in v["scalars"] for v in cache.values())
-    again = run("scripts/repro/curves.py", run_dir, "--opponents", "random", "--games", "8",
+    again = run("scripts/figures/curves.py", run_dir, "--opponents", "random", "--games", "8",
                 "--points", "0", "--workers", "1", "--out", str(png))
     assert "score diff" not in again  # measured points are not measured again
 
@@ -158,7 +158,7 @@ def test_curve_minutes_chain_the_legs_of_a_resumed_run(tmp_path):
     from stichzoo.training.train import train
     from tests.conftest import tiny_config
 
-    curves = load_script("scripts/repro/curves.py")
+    curves = load_script("scripts/figures/curves.py")
     cfg = tiny_config("wizard")
     cfg["algo"] = "batch_ppo"
     cfg["options"]["rounds"] = [1, 2]
@@ -183,7 +183,7 @@ def test_curve_minutes_chain_the_legs_of_a_resumed_run(tmp_path):
 
 
 def test_probe_imitation_script_measures_fidelity_pieces_and_search_labels(tmp_path):
-    out = run("scripts/repro/probe_imitation.py", "configs/batch/hoch_tief.yaml", "--samples",
+    out = run("scripts/probes/probe_imitation.py", "configs/batch/hoch_tief.yaml", "--samples",
               "1500", "--arch", "16", "--epochs", "1", "--feature", "suit_state", "--distil",
               "pimc:worlds=2", "--labels", "40", "--games", "8", "--threads", "1",
               "--out", str(tmp_path))
@@ -194,7 +194,7 @@ def test_probe_imitation_script_measures_fidelity_pieces_and_search_labels(tmp_p
 
 
 def test_probe_imitation_refuses_another_games_piece():
-    out = subprocess.run([sys.executable, "scripts/repro/probe_imitation.py",
+    out = subprocess.run([sys.executable, "scripts/probes/probe_imitation.py",
                           "configs/quick/wizard.yaml", "--feature", "suit_state"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "is a hoch_tief piece" in out.stderr
@@ -208,11 +208,11 @@ def test_bench_analysis_script():
 
 
 def test_stamp_bot_records_the_generations_that_made_a_bot(tmp_path):
-    """scripts/repro/stamp_bot.py: each generation's command and minutes, the recipe, and the
+    """scripts/recipes/stamp_bot.py: each generation's command and minutes, the recipe, and the
     last generation's summary with every generation's time (and a bid refit's) summed."""
     from stichzoo.training import config as config_mod
 
-    stamp_bot = load_script("scripts/repro/stamp_bot.py")
+    stamp_bot = load_script("scripts/recipes/stamp_bot.py")
     for g, seconds in ((1, 600), (2, 720), (3, 60)):  # gen_3: a later run's, not this bot's
         run = tmp_path / f"gen_{g}"
         run.mkdir()
@@ -236,7 +236,7 @@ def test_stamp_bot_records_the_ppo_legs_after_the_generations(tmp_path):
     resumed run's summary as the bot's, its wall time the generations' plus the legs'."""
     from stichzoo.training import config as config_mod
 
-    stamp_bot = load_script("scripts/repro/stamp_bot.py")
+    stamp_bot = load_script("scripts/recipes/stamp_bot.py")
     run = tmp_path / "ppo"
     (run / "legs").mkdir(parents=True)
     (run / "train_summary.yaml").write_text(config_mod.dump({"steps": 1_615_452}))
@@ -256,7 +256,7 @@ def test_stamp_bot_records_the_ppo_legs_after_the_generations(tmp_path):
 def test_phase_swap_script_of_a_bot_against_itself_changes_nothing():
     """The shipped bot as its own candidate: in every phase and alone, the same decisions,
     so the same tasks on the same deals (a difference of exactly 0)."""
-    out = run("scripts/repro/phase_swap.py", "geheimtrumpf", "policies/bots/geheimtrumpf",
+    out = run("scripts/probes/phase_swap.py", "geheimtrumpf", "policies/bots/geheimtrumpf",
               "--deals", "2", "--seed", "5", "--phases", "all", "card_draft",
               "task_choice+play")
     rows = [line.split(" | ") for line in out.splitlines() if line.startswith("| ")]
@@ -266,7 +266,7 @@ def test_phase_swap_script_of_a_bot_against_itself_changes_nothing():
 
 
 def test_phase_swap_script_names_a_phase_the_game_lacks():
-    out = subprocess.run([sys.executable, "scripts/repro/phase_swap.py", "geheimtrumpf",
+    out = subprocess.run([sys.executable, "scripts/probes/phase_swap.py", "geheimtrumpf",
                           "policies/bots/geheimtrumpf", "--deals", "1", "--seed", "5",
                           "--phases", "bidding"], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
@@ -290,15 +290,15 @@ def test_shell_script_parses(script):
     ("1", "--set eval.every=0 --set eval.opponents=[]", ""),
 ])
 def test_no_eval_leaves_out_every_evaluation_of_the_repro_scripts(no_eval, evals, final):
-    """scripts/repro/evals.sh: NO_EVAL=1 turns off the periodic, per-iteration and final
+    """scripts/recipes/evals.sh: NO_EVAL=1 turns off the periodic, per-iteration and final
     evaluations of the scripts that train (the networks stay the same to the bit:
     tests/test_batch_ppo.py); without it every curve is kept."""
-    out = subprocess.run(["bash", "-c", 'set -euo pipefail; source scripts/repro/evals.sh; '
+    out = subprocess.run(["bash", "-c", 'set -euo pipefail; source scripts/recipes/evals.sh; '
                           'echo "${EVALS[*]}|${FINAL_EVAL[*]}"'], cwd=ROOT, capture_output=True,
                          text=True, env={**os.environ, "NO_EVAL": no_eval}, timeout=30)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == f"{evals}|{final}"
-    users = [p.name for p in (ROOT / "scripts" / "repro").glob("*.sh")
-             if "source scripts/repro/evals.sh" in p.read_text()]
+    users = [p.name for p in (ROOT / "scripts" / "recipes").glob("*.sh")
+             if "source scripts/recipes/evals.sh" in p.read_text()]
     assert {"expert_generations.sh", "geheimtrumpf_2legs.sh", "geheimtrumpf_legs.sh",
             "wizard_hour.sh"} <= set(users)

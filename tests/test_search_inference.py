@@ -24,9 +24,9 @@ from stichzoo.envs.registry import game_class
 from stichzoo.envs.wizard.rules import BID, DECK, PLAY
 from stichzoo.policies import make_policy
 from stichzoo.policies.base import Decision
+from stichzoo.policies.games.wizard import estimate_tricks, inference
 from stichzoo.policies.search import PIMCPolicy
 from stichzoo.policies.specs import build_policy
-from stichzoo.policies.wizard import estimate_tricks, inference
 
 from .test_search_honesty import redeal, states
 
@@ -176,7 +176,7 @@ def test_determinize_is_its_two_steps():
 def test_the_rollout_player_is_a_spec_argument():
     """``pimc:rollout=random`` plays worlds out uniformly (as the headroom probes' variant),
     ``rollout=heuristic`` with the game's full heuristic; anything else is refused by name."""
-    from stichzoo.policies.wizard import FastHeuristic, Heuristic
+    from stichzoo.policies.games.wizard import FastHeuristic, Heuristic
 
     game = wizard(rounds=[3])
     assert isinstance(build_policy("pimc", game, seed=0).rollout, FastHeuristic)

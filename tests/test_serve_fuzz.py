@@ -26,7 +26,7 @@ pytest.importorskip("onnxruntime")
 from fastapi.testclient import TestClient
 
 from stichzoo import envs
-from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+from stichzoo.policies.runtimes.onnx_policy import SHIPPED_BOTS
 from stichzoo.policies.serve import create_app, serve_stdio
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -21,7 +21,7 @@ pytest.importorskip("fastapi")
 
 from fastapi.testclient import TestClient
 
-from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+from stichzoo.policies.runtimes.onnx_policy import SHIPPED_BOTS
 from stichzoo.policies.serve import create_app
 from stichzoo.policies.serve.guard import host_allowed, served_hosts
 

@@ -27,7 +27,7 @@ pytest.importorskip("onnxruntime")
 from fastapi.testclient import TestClient
 
 from stichzoo import envs
-from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+from stichzoo.policies.runtimes.onnx_policy import SHIPPED_BOTS
 from stichzoo.policies.serve import create_app, serve_stdio, server_config
 from tests.helpers import decision_views, where_called
 

@@ -24,7 +24,7 @@ from fastapi.testclient import TestClient
 
 from stichzoo import envs
 from stichzoo.envs.wizard.view import to_view
-from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+from stichzoo.policies.runtimes.onnx_policy import SHIPPED_BOTS
 from stichzoo.policies.serve import create_app, serve_stdio
 from tests.helpers import decision_views, where_called
 

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 from schemathesis.config import SchemathesisConfig  # noqa: E402
 
 from stichzoo import envs  # noqa: E402
-from stichzoo.policies.onnx_bot import SHIPPED_BOTS  # noqa: E402
+from stichzoo.policies.runtimes.onnx_policy import SHIPPED_BOTS  # noqa: E402
 from stichzoo.policies.serve import create_app  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -21,7 +21,7 @@ from stichzoo.envs.silberne_ananas.rules import (
 )
 from stichzoo.policies import make_policy
 from stichzoo.policies.base import Decision
-from stichzoo.policies.silberne_ananas import (
+from stichzoo.policies.games.silberne_ananas import (
     FastRollout,
     Heuristic,
     _sample_hands,

@@ -14,8 +14,8 @@ from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 
 from stichzoo import envs
 from stichzoo.envs.core.game import IllegalActionError
-from stichzoo.training.gym_registry import GYM_IDS
-from stichzoo.training.single_seat import ILLEGAL_REWARD, SingleSeatEnv
+from stichzoo.training.gym.registry import GYM_IDS
+from stichzoo.training.gym.single_seat import ILLEGAL_REWARD, SingleSeatEnv
 
 GAMES = list(envs.GAMES)
 # built directly (no spec), the checker says it cannot try the other render modes: expected

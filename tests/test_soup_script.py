@@ -1,4 +1,4 @@
-"""scripts/repro/soup.py: the parameter-wise mean of policy files, playable like any policy."""
+"""scripts/probes/soup.py: the parameter-wise mean of policy files, playable like any policy."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from tests.helpers import load_script
 def _policy_file(tmp_path, name: str, seed: int, arch=(32, 32)) -> str:
     import torch as th
 
-    from stichzoo.policies.learned import save_policy
-    from stichzoo.training.batch_ppo import build_network
+    from stichzoo.policies.runtimes.torch_policy import save_policy
+    from stichzoo.training.trainers.ppo import build_network
 
     cfg = config_mod.validate({**tiny_config("wizard"), "algo": "batch_ppo"})
     cfg["train"]["net_arch"] = list(arch)
@@ -32,7 +32,7 @@ def test_the_soup_is_the_mean_and_plays(tmp_path):
     from stichzoo.policies.base import Decision
     from stichzoo.policies.specs import build_policy
 
-    script = load_script("scripts/repro/soup.py")
+    script = load_script("scripts/probes/soup.py")
     a, b = _policy_file(tmp_path, "a", 1), _policy_file(tmp_path, "b", 2)
     out = str(tmp_path / "soup" / "policy.pt")
     script.main([a, b, "--out", out])
@@ -50,7 +50,7 @@ def test_the_soup_is_the_mean_and_plays(tmp_path):
 
 
 def test_networks_of_other_shapes_are_refused(tmp_path):
-    script = load_script("scripts/repro/soup.py")
+    script = load_script("scripts/probes/soup.py")
     a, b = _policy_file(tmp_path, "a", 1), _policy_file(tmp_path, "b", 1, arch=(16, 16))
     with pytest.raises(SystemExit, match="not the network of"):
         script.soup([a, b])

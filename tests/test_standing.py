@@ -17,15 +17,15 @@ import pytest
 import yaml
 
 from stichzoo.envs.registry import game_class
-from stichzoo.policies.specs import build_policy
-from stichzoo.policies.standing import (
+from stichzoo.policies.lab.standing import (
     StandingValue,
     deal_result,
     load_splits,
     split_of,
     splits,
 )
-from stichzoo.training import standing as training
+from stichzoo.policies.specs import build_policy
+from stichzoo.training.lab import standing as training
 
 from .test_search_honesty import honest_states, states
 
@@ -142,7 +142,7 @@ def test_the_heuristic_steers_by_the_learned_standing_when_asked():
     standing (they differ from the estimate's on a match's late standings), its decisions stay
     honest and legal, and single deals, which have no standing, are refused."""
     from stichzoo.envs.silberne_ananas.reading import taker_values
-    from stichzoo.policies.standing import StandingValue
+    from stichzoo.policies.lab.standing import StandingValue
 
     game = ananas()
     learned = build_policy("heuristic:standing=silberne_ananas", game, seed=0)

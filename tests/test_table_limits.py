@@ -14,7 +14,7 @@ import gc
 
 import pytest
 
-from stichzoo.policies.onnx_bot import OnnxPolicy, loaded_models, shipped_bot
+from stichzoo.policies.runtimes.onnx_policy import OnnxPolicy, loaded_models, shipped_bot
 from stichzoo.policies.tables.table import Table, TableError, TableStore, resident_mb
 
 #: a table with the trained Geheimtrumpf bot in every bot seat (its own game: 4 players)

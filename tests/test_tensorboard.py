@@ -43,7 +43,7 @@ def _config(algo: str) -> dict:
 
 
 def _run(algo: str, folder: Path) -> Path:
-    from stichzoo.training.run_eval import final_evaluation
+    from stichzoo.training.evaluation.run_eval import final_evaluation
     from stichzoo.training.train import train
 
     run = train(_config(algo), run_dir=str(folder / "run"), progress_bar=False, verbose=False)

@@ -12,7 +12,7 @@ pytest.importorskip("sb3_contrib")
 from stichzoo import envs
 from stichzoo.policies import Decision
 from stichzoo.training import config as config_mod
-from stichzoo.training.single_seat import OpponentPool, SingleSeatEnv
+from stichzoo.training.gym.single_seat import OpponentPool, SingleSeatEnv
 from tests.conftest import copy_run, tiny_config, training_configs
 
 
@@ -132,10 +132,10 @@ def test_warm_start_imitates_the_teacher():
     from sb3_contrib import MaskablePPO
 
     from stichzoo.policies.base import encoder_for
-    from stichzoo.policies.networks import policy_setup
+    from stichzoo.policies.runtimes.networks import policy_setup
     from stichzoo.training.config import game_of
-    from stichzoo.training.pretrain import collect, warm_start
-    from stichzoo.training.sb3 import build_vec_env
+    from stichzoo.training.trainers.pretrain import collect, warm_start
+    from stichzoo.training.trainers.sb3 import build_vec_env
 
     cfg = tiny_config("wizard")
     cfg["pretrain"].update(steps=3000, epochs=10)
@@ -174,7 +174,7 @@ def test_phase_heads_and_resume(tiny_run, tmp_path):
 
 
 def test_policy_file_refuses_another_table(tiny_run):
-    from stichzoo.policies.learned import TorchPolicy
+    from stichzoo.policies.runtimes.torch_policy import TorchPolicy
 
     policy = str(tiny_run("hoch_tief") / "policy.pt")
     g = envs.game_class("hoch_tief")
@@ -193,7 +193,7 @@ def test_numpy_inference_matches_torch(heads, tiny_run):
     import torch as th
 
     from stichzoo.policies import Decision
-    from stichzoo.policies.learned import TorchPolicy
+    from stichzoo.policies.runtimes.torch_policy import TorchPolicy
 
     run = tiny_run("wizard", heads)
     g = envs.game_class("wizard")
@@ -219,11 +219,11 @@ def test_policy_file_from_before_the_namespace_loads(tiny_run, tmp_path):
     """Policy files name their network class; ones saved as ``training.networks...`` still load."""
     import torch as th
 
-    from stichzoo.policies.learned import TorchPolicy
+    from stichzoo.policies.runtimes.torch_policy import TorchPolicy
 
     saved = th.load(tiny_run("wizard", "phase") / "policy.pt", weights_only=False)
     cls = saved["stichzoo"]["policy_class"]
-    assert cls == "stichzoo.policies.networks.PhaseTrunkPolicy"
+    assert cls == "stichzoo.policies.runtimes.networks.PhaseTrunkPolicy"
     saved["stichzoo"]["policy_class"] = "training.networks.PhaseTrunkPolicy"
     th.save(saved, tmp_path / "old.pt")
     g = envs.game_class("wizard")

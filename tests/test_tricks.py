@@ -1,4 +1,4 @@
-"""Wizard bids from a predicted trick distribution (stichzoo.training.tricks).
+"""Wizard bids from a predicted trick distribution (stichzoo.training.fit.bid_model).
 
 - the expected score of a bid is the game's own scoring weighted by the
   distribution (against a brute-force sum on hand-made distributions);
@@ -20,9 +20,14 @@ import torch as th
 
 from stichzoo.envs.wizard.rules import BID, WizardGame, WizardOptions, round_score
 from stichzoo.policies.base import Decision, encoder_for
-from stichzoo.policies.onnx_bot import OnnxPolicy, read_manifest, shipped_bot, verify_bot
-from stichzoo.training import tricks
+from stichzoo.policies.runtimes.onnx_policy import (
+    OnnxPolicy,
+    read_manifest,
+    shipped_bot,
+    verify_bot,
+)
 from stichzoo.training.export import export_module
+from stichzoo.training.fit import bid_model as tricks
 
 HAND_SIZE_OFFSET = 130  # the hand_size piece of the 4-player layout (checked below)
 
@@ -272,13 +277,14 @@ def test_a_round_split_over_workers_joins_the_shares_in_worker_order():
 
 
 def test_the_shipped_bots_actor_and_bids_come_back_as_the_same_bot(tmp_path):
-    """Expert iteration's round trip (training/expert.py): the shipped bot's actor loaded into
+    """Expert iteration's round trip (training/trainers/expert.py): the shipped bot's actor loaded
+    into
     a trainable policy (the check leaves out the bids, which are the trick model's), then
     exported with the bot's own trick model (``rebid``), plays exactly as the shipped bot -
     bids and cards."""
     from stichzoo.training import config as config_mod
-    from stichzoo.training.batch_ppo import build_network
-    from stichzoo.training.from_bot import has_trick_bids, load_bot_actor
+    from stichzoo.training.trainers.from_bot import has_trick_bids, load_bot_actor
+    from stichzoo.training.trainers.ppo import build_network
 
     folder = shipped_bot("wizard")
     assert has_trick_bids(folder) and not has_trick_bids(shipped_bot("hoch_tief"))

@@ -1,4 +1,4 @@
-"""The vector envs over the batch engine (training/vector.py, training/vector_sb3.py).
+"""The vector envs over the batch engine (training/gym/vector.py, training/gym/vector_sb3.py).
 
 Gymnasium 1.4 has no checker for a ``VectorEnv`` (``gymnasium.utils.env_checker``
 checks single envs), so the vector checks here use its vector tools: the spaces
@@ -26,8 +26,8 @@ from stichzoo import envs
 from stichzoo.envs import BatchEnv
 from stichzoo.envs.core.batch import episode_seed
 from stichzoo.envs.core.game import IllegalActionError
-from stichzoo.training.single_seat import SingleSeatEnv
-from stichzoo.training.vector import SeatChains, SeatVectorEnv
+from stichzoo.training.gym.single_seat import SingleSeatEnv
+from stichzoo.training.gym.vector import SeatChains, SeatVectorEnv
 
 SHORT_WIZARD = {"num_players": 4, "rounds": [1, 2]}
 
@@ -304,7 +304,7 @@ def test_maskable_ppo_trains_on_the_sb3_face():
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from stichzoo.training.vector_sb3 import SeatVecEnv
+    from stichzoo.training.gym.vector_sb3 import SeatVecEnv
 
     venv = SeatVecEnv(SeatVectorEnv("wizard", 4, options=SHORT_WIZARD, opponents=["random"]))
     venv.seed(0)
@@ -322,7 +322,7 @@ def test_maskable_ppo_trains_on_the_sb3_face():
 
 
 def test_the_gymnasium_face_needs_no_torch():
-    code = ("import sys; from stichzoo.training.vector import SeatVectorEnv; "
+    code = ("import sys; from stichzoo.training.gym.vector import SeatVectorEnv; "
             "v = SeatVectorEnv('wizard', 2, opponents=['heuristic']); v.reset(seed=0); "
             "assert 'torch' not in sys.modules, 'torch was imported'")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -416,7 +416,7 @@ def test_table_options_reads_the_shipped_bots_only(tmp_path):
 
 def test_mounts_beside_the_bot_server():
     """create_app mounts the table: both APIs and the page in one app (`stichzoo serve`)."""
-    from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+    from stichzoo.policies.runtimes.onnx_policy import SHIPPED_BOTS
     from stichzoo.policies.serve import create_app
 
     app = create_app(SHIPPED_BOTS)
@@ -520,7 +520,7 @@ def test_racing_moves_at_one_table_never_break_it(live_server):
 
 def test_bodies_that_are_not_json_are_refused_alike_by_both_apis():
     """One reader of request bodies (policies/serve/requests.py) for the bots and the tables."""
-    from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+    from stichzoo.policies.runtimes.onnx_policy import SHIPPED_BOTS
     from stichzoo.policies.serve import create_app
 
     app = create_app(SHIPPED_BOTS, levels=("random",))

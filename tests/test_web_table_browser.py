@@ -429,7 +429,7 @@ def test_play_a_whole_game_by_clicking(server, page, game):
 def test_a_gone_table_says_so_and_offers_a_new_one(browser):
     """The bot server's app with the table mounted: a table that expires (or a server that
     restarts) under the page gets the message and a button, not a wrong-move error."""
-    from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+    from stichzoo.policies.runtimes.onnx_policy import SHIPPED_BOTS
     from stichzoo.policies.serve import create_app
 
     app = create_app(SHIPPED_BOTS)
@@ -495,7 +495,7 @@ def test_a_stale_tab_plays_nothing(browser):
     """Two tabs on one table, behind stichzoo serve's checks (Host, Origin, JSON): a move in
     the tab that fell behind is refused (409), nothing is played twice, and that tab shows
     the table as it is now with the reason."""
-    from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+    from stichzoo.policies.runtimes.onnx_policy import SHIPPED_BOTS
     from stichzoo.policies.serve import create_app
     from stichzoo.policies.serve.guard import served_hosts
 

@@ -18,8 +18,8 @@ import pytest
 from stichzoo import envs
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.wizard.rules import BID, CHOOSE_TRUMP, JESTER0, PLAY, trick_winner
-from stichzoo.policies import wizard as W
 from stichzoo.policies.base import Decision
+from stichzoo.policies.games import wizard as W
 from stichzoo.policies.specs import build_policy
 
 

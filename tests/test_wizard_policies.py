@@ -21,7 +21,7 @@ from stichzoo.envs.wizard.rules import (
 )
 from stichzoo.policies import make_policy
 from stichzoo.policies.base import Decision, encoder_for
-from stichzoo.policies.wizard import FastHeuristic, Heuristic, choose_trump
+from stichzoo.policies.games.wizard import FastHeuristic, Heuristic, choose_trump
 
 
 def _game(n=4, **kw):

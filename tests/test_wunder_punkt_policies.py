@@ -18,7 +18,7 @@ from stichzoo.envs.wunder_punkt.rules import (
 )
 from stichzoo.policies import make_policy
 from stichzoo.policies.base import Decision, RandomPolicy
-from stichzoo.policies.wunder_punkt import Heuristic
+from stichzoo.policies.games.wunder_punkt import Heuristic
 
 CONFIGS = [dict(num_players=n) for n in (3, 4, 5, 6)] + [dict(num_players=3, larger_hands=True)]
 IDS = ["3p", "4p", "5p", "6p", "3p-larger"]

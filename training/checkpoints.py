@@ -28,9 +28,9 @@ def is_checkpoint(path: str) -> bool:
 def checkpoint_policy(checkpoint: str, policy_path: str) -> int:
     """Write the policy file of ``checkpoint`` as its run would have saved it at that point;
     returns its samples.  The run's ``config.yaml`` (two folders up) builds the network."""
-    from stichzoo.policies.learned import save_policy
+    from stichzoo.policies.runtimes.torch_policy import save_policy
     from stichzoo.training import config as config_mod
-    from stichzoo.training.batch_ppo import build_network
+    from stichzoo.training.trainers.ppo import build_network
 
     run_dir = os.path.dirname(os.path.dirname(os.path.abspath(checkpoint)))
     cfg_path = os.path.join(run_dir, "config.yaml")

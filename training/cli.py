@@ -13,12 +13,12 @@
     stichzoo serve --port 8000                    (the shipped bots; or --bots DIR, --stdio)
     stichzoo ladder [--run runs/<run>] [--markdown]   (where every bot stands)
     stichzoo tricks wizard --out runs/tricks/wizard   (Wizard bids from predicted tricks)
-    stichzoo belief wizard --config configs/belief/wizard.yaml   (a belief model for PIMC)
+    stichzoo belief wizard --config configs/lab/belief/wizard.yaml   (a belief model for PIMC)
     stichzoo leaf hoch_tief   (a learned value in place of PIMC's play-outs)
     stichzoo standing silberne_ananas   (a learned match standing for PIMC)
     stichzoo future silberne_ananas     (the tricks to come, for heuristic:future=)
 
-``eval`` plays a duplicate tournament (see :mod:`stichzoo.training.evaluate`) and
+``eval`` plays a duplicate tournament (see :mod:`stichzoo.training.evaluation`) and
 prints per policy the mean score and win rate with 95% intervals, the
 difference to the baseline with its test, ratings by the game's objective
 (duplicate and openskill; docs/evaluation.md) and per-game metrics;
@@ -92,8 +92,8 @@ def _options(items: list[str]) -> dict:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from stichzoo.training.report import format_report, write_outputs
-    from stichzoo.training.tournament import (
+    from stichzoo.training.evaluation.report import format_report, write_outputs
+    from stichzoo.training.evaluation.tournament import (
         TournamentConfig,
         default_lineup,
         run_tournament,
@@ -158,8 +158,8 @@ def cmd_dataset(args: argparse.Namespace) -> int:
         if not args.game:
             raise ValueError("name a game to play (stichzoo dataset wizard --policies heuristic) "
                              "or record files to convert (--records FILE.jsonl)")
-        from stichzoo.training.dataset import play_dataset
-        from stichzoo.training.tournament import (
+        from stichzoo.training.evaluation.dataset import play_dataset
+        from stichzoo.training.evaluation.tournament import (
             TournamentConfig,
             default_lineup,
             seat_assignments,
@@ -200,7 +200,7 @@ def model_config(kind: str, game: str, config: str | None) -> str:
 
 def cmd_belief(args: argparse.Namespace) -> int:
     """Train a belief model from a config and report its held-out quality (docs/inference.md)."""
-    from stichzoo.training import belief
+    from stichzoo.training.lab import belief
 
     config = model_config("belief", args.game, args.config)
     cfg = belief.load_config(config, {"game": args.game} if args.game else None)
@@ -236,21 +236,21 @@ def _model_command(args: argparse.Namespace, kind: str, module) -> int:
 
 def cmd_leaf(args: argparse.Namespace) -> int:
     """Train a leaf value for PIMC from a config and report its held-out quality."""
-    from stichzoo.training import leaf
+    from stichzoo.training.fit import leaf_value as leaf
 
     return _model_command(args, "leaf", leaf)
 
 
 def cmd_standing(args: argparse.Namespace) -> int:
     """Learn a deal model for the learned match standing and report its held-out quality."""
-    from stichzoo.training import standing
+    from stichzoo.training.lab import standing
 
     return _model_command(args, "standing", standing)
 
 
 def cmd_future(args: argparse.Namespace) -> int:
     """Learn Silberne Ananas' tricks to come and report their held-out quality."""
-    from stichzoo.training import future
+    from stichzoo.training.fit import tricks_to_come as future
 
     return _model_command(args, "future", future)
 
@@ -351,7 +351,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         if args.run_dir and os.path.exists(args.run_dir):
             raise ValueError(f"--run-dir {args.run_dir} exists; use --resume to continue it")
     _check_backend(args, cfg)
-    from stichzoo.training.run_eval import final_evaluation
+    from stichzoo.training.evaluation.run_eval import final_evaluation
     from stichzoo.training.runs import RunPaths, shortfall_of
     from stichzoo.training.train import train
 
@@ -388,8 +388,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
-    """The ladder (:mod:`stichzoo.training.ladder`): print it, or measure its matches."""
-    from stichzoo.training import ladder
+    """The ladder (:mod:`stichzoo.training.evaluation.ladder`): print it, or measure its matches."""
+    from stichzoo.training.evaluation import ladder
 
     if args.measure:
         ladder.measure(args.games or list(ladder.PLAYERS), args.only, args.workers,
@@ -400,10 +400,10 @@ def cmd_ladder(args: argparse.Namespace) -> int:
 
 
 def cmd_tricks(args: argparse.Namespace) -> int:
-    """Wizard's trick-model bidder (:mod:`stichzoo.training.tricks`): collect, fit, export."""
-    from stichzoo.policies.onnx_bot import shipped_bot
-    from stichzoo.training import tricks
+    """The Wizard bid model (:mod:`stichzoo.training.fit.bid_model`): collect, fit, export."""
+    from stichzoo.policies.runtimes.onnx_policy import shipped_bot
     from stichzoo.training.config import apply_override
+    from stichzoo.training.fit import bid_model as tricks
 
     path = args.config or os.path.join(shipped_bot(args.game), "tricks.yaml")
     if not os.path.isfile(path):
@@ -525,7 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     bl = sub.add_parser("belief", help="train a belief model (where each unseen card lies) "
                                        "from self-play; docs/inference.md")
     bl.add_argument("game", choices=list(envs.GAMES))
-    bl.add_argument("--config", help="the config (default: configs/belief/<game>.yaml)")
+    bl.add_argument("--config", help="the config (default: configs/lab/belief/<game>.yaml)")
     bl.add_argument("--out", help="the model file to write (default: the config's out)")
     bl.add_argument("--report", metavar="FILE.json", help="also write the report here")
     bl.add_argument("--data", metavar="FILE.npz",
@@ -607,7 +607,7 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--out", required=True, help="bot directory to write")
     x.set_defaults(func=cmd_export)
     v = sub.add_parser("serve", help="serve exported bots over HTTP or JSON lines")
-    from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+    from stichzoo.policies.runtimes.onnx_policy import SHIPPED_BOTS
 
     v.add_argument("--bots", default=SHIPPED_BOTS,
                    help="folder of bot directories (default: the bots shipped with stichzoo)")

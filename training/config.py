@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from stichzoo.envs.core.rewards import REWARD_MODES
-from stichzoo.policies.onnx_bot import bot_folder
+from stichzoo.policies.runtimes.onnx_policy import bot_folder
 from stichzoo.training.rllib.keys import REFUSED, RESERVED_RESOURCES, batch_per_learner
 
 SEED_MAX = 2**31 - 1  # numpy and SB3 seed with 32-bit integers; evaluation adds offsets
@@ -68,12 +68,12 @@ SCHEMA: dict[str, Any] = {
         "net_arch": (list, [256, 256]),
         "heads": (str, "shared"),  # shared | phase (one policy trunk per game phase)
         # algo batch_ppo: what the value network reads - the seat's observation, or also the
-        # hidden part of the deal (privileged: training/privileged.py); the actor never does
+        # hidden part of the deal (privileged: training/lab/privileged.py); the actor never does
         "critic": (str, "observation"),
         "torch_threads": (int, 1),
         "checkpoint_every": (int, 50_000),
     },
-    "pretrain": {  # imitate a teacher before PPO (training/pretrain.py); steps 0: off
+    "pretrain": {  # imitate a teacher before PPO (training/trainers/pretrain.py); steps 0: off
         "teacher": (str, "heuristic"),
         "steps": (int, 0),
         "epochs": (int, 3),
@@ -95,14 +95,15 @@ SCHEMA: dict[str, Any] = {
         "lr_schedule": (str, "cosine"),
         # choice: the search's action one-hot; values: a soft target from its action values,
         # exp((v - best) / (temperature * the decision's standard error)); improve: the
-        # network's own policy times that (training/distil.py)
+        # network's own policy times that (training/trainers/distil.py)
         "targets": (str, "choice"),
         "temperature": ((int, float), 1.0),
-        # rounds of label, aggregate, fit (training/expert.py); later rounds' games are played
+        # rounds of label, aggregate, fit (training/trainers/expert.py); later rounds' games are
+        # played
         # by the teacher itself or by the learner (positions: learner - DAgger)
         "iterations": (int, 1),
         "positions": (str, "teacher"),
-        # a bot (bot:<game> or a folder): start from its network (training/from_bot.py)
+        # a bot (bot:<game> or a folder): start from its network (training/trainers/from_bot.py)
         "start": (str, ""),
         # targets: improve - whose policy the search improves: the network as it stands
         # (current) or the start's (start: a fixed anchor)
@@ -113,13 +114,13 @@ SCHEMA: dict[str, Any] = {
         "phases": (list, []),
         # a policy spec: a share opponent_share of the labelled games seat it in opponent_seats
         # random seats, whose moves are neither labelled nor fitted - positions against a
-        # table unlike the learner's own (training/labels.py); "": self-play tables only;
+        # table unlike the learner's own (training/trainers/labels.py); "": self-play tables only;
         # a list of specs: each such game seats one of them, drawn per game (a league)
         "opponent": ((str, list), ""),
         "opponent_seats": (int, 1),
         "opponent_share": ((int, float), 1.0),
     },
-    "batch": {  # algo batch_ppo only (training/batch_ppo.py)
+    "batch": {  # algo batch_ppo only (training/trainers/ppo.py)
         "games": (int, 128),  # games stepped together by the batch engine
         "rollout_steps": (int, 64),  # engine steps per rollout (each a decision in every game)
         "device": (str, "cpu"),  # cpu | cuda (the network; simulation stays on the CPU)
@@ -343,7 +344,7 @@ def opponent_specs(opponent: str | list) -> list[str]:
     """``expert.opponent`` as a list of policy specs: one spec, or a league of them.
 
     A list must name at least one spec, each a string; a league's games each
-    seat one of its specs, drawn per game (training/labels.py).
+    seat one of its specs, drawn per game (training/trainers/labels.py).
     """
     specs = [opponent] if isinstance(opponent, str) else list(opponent)
     if not specs or not all(isinstance(x, str) and x for x in specs):
@@ -391,7 +392,7 @@ def validate(data: dict) -> dict:
     except (TypeError, ValueError) as e:
         raise ValueError(f"config: options: {e}") from None
     _check_opponents(cfg["opponents"])
-    from stichzoo.training.single_seat import OpponentPool
+    from stichzoo.training.gym.single_seat import OpponentPool
 
     OpponentPool(cfg["opponents"], keep=cfg["selfplay"]["keep"])  # clear error on a bad entry
     from stichzoo.policies.specs import parse_policy_spec

@@ -15,7 +15,7 @@ A bot directory holds
   dtypes, the file's SHA-256 and the training provenance (run, steps,
   config, evaluation).
 
-The runtime (:class:`stichzoo.policies.onnx_bot.OnnxPolicy`) needs only numpy and
+The runtime (:class:`stichzoo.policies.runtimes.onnx_policy.OnnxPolicy`) needs only numpy and
 onnxruntime and refuses a bot whose manifest does not match the game it is
 asked to play.
 """
@@ -30,7 +30,7 @@ import warnings
 import torch as th
 from torch import nn
 
-from stichzoo.policies.onnx_bot import file_sha256, manifest_checksum
+from stichzoo.policies.runtimes.onnx_policy import file_sha256, manifest_checksum
 
 MANIFEST_SCHEMA = "stichzoo.bot/1"
 INPUTS = ("observation", "action_mask")
@@ -81,7 +81,7 @@ def export_bot(policy_path: str, out_dir: str, provenance: dict | None = None,
                          f"exports with training.checkpoints.export_checkpoint)")
     cls = envs.game_class(header["game"])
     game = cls(build_options(cls.Options, header["game"], header["options"]))
-    from stichzoo.policies.learned import TorchPolicy
+    from stichzoo.policies.runtimes.torch_policy import TorchPolicy
 
     policy = TorchPolicy.load(policy_path, game)
     provenance = {**{k: v for k, v in header.items() if k not in ("options", "policy_class")},

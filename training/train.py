@@ -5,12 +5,12 @@
     stichzoo train --resume runs/wizard__maskable_ppo__0__20261130-031500
 
 Three trainers write the same run folder (:mod:`stichzoo.training.runs`) and
-evaluate the same way (:mod:`stichzoo.training.run_eval`):
+evaluate the same way (:mod:`stichzoo.training.evaluation.run_eval`):
 
 * ``maskable_ppo`` - sb3-contrib's MaskablePPO on the single-seat Gymnasium
-  view (:mod:`stichzoo.training.sb3`);
+  view (:mod:`stichzoo.training.trainers.sb3`);
 * ``batch_ppo`` - self-play PPO on the batch engine, every seat a sample
-  (:mod:`stichzoo.training.batch_ppo`);
+  (:mod:`stichzoo.training.trainers.ppo`);
 * ``rllib_ppo`` - RLlib's multi-agent PPO, on a local Ray or a cluster
   (:mod:`stichzoo.training.rllib.run`).
 """
@@ -34,11 +34,11 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
     """Train per ``cfg`` (a checked config) with the trainer its ``algo`` names; returns the
     run folder.  ``resume`` continues ``run_dir`` from its latest checkpoint."""
     if cfg["algo"] == "batch_ppo":
-        from stichzoo.training.batch_ppo import train_batch as trainer
+        from stichzoo.training.trainers.ppo import train_batch as trainer
     elif cfg["algo"] == "rllib_ppo":
         from stichzoo.training.rllib.run import train_rllib as trainer
     else:
-        from stichzoo.training.sb3 import train_sb3 as trainer
+        from stichzoo.training.trainers.sb3 import train_sb3 as trainer
     return trainer(cfg, run_dir=run_dir, resume=resume, progress_bar=progress_bar,
                    verbose=verbose)
 
@@ -48,9 +48,9 @@ def __getattr__(name: str):
     if where == "runs":
         from stichzoo.training import runs as module
     elif where == "run_eval":
-        from stichzoo.training import run_eval as module
+        from stichzoo.training.evaluation import run_eval as module
     elif where == "sb3":
-        from stichzoo.training import sb3 as module
+        from stichzoo.training.trainers import sb3 as module
     elif where == "config":
         from stichzoo.training import config as module
     else:

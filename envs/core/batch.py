@@ -21,12 +21,12 @@ trainer can compute the game's own metrics; the returned ``obs[i]`` is
 already the new game's first decision).  ``step_games(games, actions)``
 steps only some games and lets the others wait at their pending decision
 (for views where games run ahead of each other, such as the single-learner
-vector env of ``stichzoo.training.vector``).
+vector env of ``stichzoo.training.gym.vector``).
 
 Determinism: episode ``k`` of game ``i`` is the game the AEC env plays
 after ``reset(seed=episode_seed(seed, i, k))``, byte for byte - the same
 deck orders, observations, masks and rewards for the same actions (tested
-against the AEC env; ``scripts/repro/check_batch.py`` runs a million decisions
+against the AEC env; ``scripts/checks/check_batch.py`` runs a million decisions
 per game).  Arrays returned by ``reset``/``step`` are the engine's own
 buffers, overwritten by the next call: copy what you keep.
 """
@@ -148,7 +148,7 @@ class BatchEnv:
         """One decision in some games only: ``actions[j]`` in game ``games[j]``; the rest wait.
 
         For views that let some games run ahead of others - the single-learner
-        vector env (``stichzoo.training.vector``) plays the opponents' moves of
+        vector env (``stichzoo.training.gym.vector``) plays the opponents' moves of
         the games whose learner is not to act, while the others wait for the
         learner.  Returns the same full arrays as :meth:`step`: the rows of
         ``games`` are new, every other row of ``obs``/``mask``/``to_act`` is

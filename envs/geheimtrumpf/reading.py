@@ -8,7 +8,7 @@ trumps that change every round, a trump-value card that follows no suit) to
 use it, and the measurement says it does not: a 256x256 network imitating
 the heuristic agreed with its card play on 0.68 of held-out decisions and
 lost 1.20 tasks per game to it; with these pieces 0.80 and 0.61
-(``scripts/repro/probe_imitation.py --feature play_trumps``, docs/levers.md).
+(``scripts/probes/probe_imitation.py --feature play_trumps``, docs/levers.md).
 
 - ``trump_candidates``: the trump draws that agree with every announced row
   winner (``rules.consistent_trumps``) - the deduction the others make
@@ -49,7 +49,7 @@ trick the heuristic's own play looks ahead.  With the v3 bot the
 heuristic's card play was still worth 0.22 tasks over the network's; a
 network imitating the heuristic agreed with its card play on 0.804 of
 held-out decisions from the v3 pieces, 0.830 with this one
-(``scripts/repro/probe_imitation.py --feature trick_reading``).
+(``scripts/probes/probe_imitation.py --feature trick_reading``).
 """
 
 from __future__ import annotations

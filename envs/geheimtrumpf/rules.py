@@ -334,7 +334,7 @@ class GeheimtrumpfGame(Game):
         the sample depends on ``rng`` and on that view only.  Past rounds'
         deck orders are kept as dealt: they can no longer change play.
 
-        A belief model (``pimc:belief=geheimtrumpf``, ``policies/belief_secrets.py``)
+        A belief model (``pimc:belief=geheimtrumpf``, ``policies/lab/belief_secrets.py``)
         chooses the secrets itself: ``trumps`` - the (suit, value) draw, used where
         the trumps are hidden from ``seat`` (one of :func:`consistent_trumps`) - and
         ``tasks`` - seat -> task for the other players who have chosen (each one of

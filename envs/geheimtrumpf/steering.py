@@ -3,7 +3,7 @@
 In the play phase every hand, the trumps and every chosen task are public,
 so how a seat steers its cards toward its task is a function of the table
 alone.  This module is that steering - the heuristic bot's card play
-(``policies/geheimtrumpf.py`` plays by it) - and, built on it, the one
+(``policies/games/geheimtrumpf.py`` plays by it) - and, built on it, the one
 trick played ahead that the observation's trick reading (``reading.py``,
 version 4) hands to a network: per legal card, who takes the trick when
 the seats still to play answer as the heuristic would.

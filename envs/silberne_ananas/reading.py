@@ -12,7 +12,7 @@ from raw cards, and the measurement says a network does not: a 256x256
 network imitating the heuristic agreed with its card play on 0.738 of
 held-out decisions, with its Joker gifts on 0.588, and lost 0.311 in win
 rate to it; with these pieces 0.861, 1.000 and +0.019
-(``scripts/repro/probe_imitation.py``, 300,000 decisions, 198 games).
+(``scripts/probes/probe_imitation.py``, 300,000 decisions, 198 games).
 
 - ``taker_values`` (:func:`taker_values`, which the heuristic bot steers by
   too): per relative seat, its value (chance-like, 0..1) of the trick in
@@ -92,7 +92,7 @@ def deal_end_values(options, totals: tuple, tricks: tuple,
 
     ``estimate(totals, target)`` values a standing the match goes on from:
     ``standing.py``'s by default (the observation and the heuristic); a
-    search may pass its own (``policies/standing.py``).
+    search may pass its own (``policies/lab/standing.py``).
     """
     key = (options, totals, tricks, estimate)
     v = _END_CACHE.get(key)
@@ -120,7 +120,7 @@ def expected_end(options, totals: tuple, tricks, taker: int, splits,
                  estimate: Callable = standing) -> list[float]:
     """Per seat, the deal-end value expected when ``taker`` takes the trick in progress and
     the tricks after it fall as ``splits`` ((a, b, c, probability) per split) - the uniform
-    ones here, a learned chance per seat in ``policies/future.py``."""
+    ones here, a learned chance per seat in ``policies/runtimes/tricks_to_come.py``."""
     t0, t1, t2 = tricks
     b0 = t0 + (taker == 0)
     b1 = t1 + (taker == 1)

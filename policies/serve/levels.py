@@ -9,7 +9,7 @@ alone, named ``<game>-<kind>`` (``wizard-random``, ``wizard-heuristic``,
 ``wizard-pimc``); the trained bots keep their folder's name (``wizard``).
 
 The figures are measured, never guessed: for the rule bots they are the
-baseline tables of docs/evaluation.md (``bash scripts/repro/baselines.sh 400 200``,
+baseline tables of docs/evaluation.md (``bash scripts/figures/baselines.sh 400 200``,
 duplicate tournaments, seeds 1 and 2), copied here so that the server need not run a
 tournament; for a trained bot they come from its manifest
 (``provenance.evaluation``, the run's final evaluation).
@@ -24,12 +24,13 @@ from typing import Any
 #: the policy kinds served for every game, and their level
 KIND_LEVELS = {"random": "easy", "heuristic": "medium", "pimc": "hard", "search": "hard"}
 DEFAULT_LEVELS = ("random", "heuristic", "pimc", "search")
-#: the ladder's measured matches (training/ladder.py writes it): the learned search's strength
+#: the ladder's measured matches (training/evaluation/ladder.py writes it): the learned search's
+#: strength
 LADDER_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                            "ladder.json")
 
 BASELINE_SOURCE = ("docs/evaluation.md, baseline tournaments: "
-                   "bash scripts/repro/baselines.sh 400 200 "
+                   "bash scripts/figures/baselines.sh 400 200 "
                    "(duplicate, seeds 1 and 2; pimc at its default budget)")
 
 # (players, games, score difference (mean, lo, hi), win-rate difference (mean, lo, hi))

@@ -1,7 +1,7 @@
 """The bots a server answers for: trained ONNX bots from folders, and rule bots per game.
 
 :class:`BotRegistry` loads every bot folder below a root, verifying each
-(:func:`stichzoo.policies.onnx_bot.verify_bot`); a folder that does not
+(:func:`stichzoo.policies.runtimes.onnx_policy.verify_bot`); a folder that does not
 verify is *refused* - listed with its one-line reason and logged once - and
 the others serve.  Besides the trained bots it serves a difficulty level
 per game and policy kind (``wizard-random``, ``wizard-heuristic``,
@@ -36,7 +36,7 @@ import numpy as np
 
 from stichzoo import envs
 from stichzoo.policies.base import Decision
-from stichzoo.policies.onnx_bot import InferenceError, OnnxPolicy
+from stichzoo.policies.runtimes.onnx_policy import InferenceError, OnnxPolicy
 from stichzoo.policies.search import SearchValues
 from stichzoo.policies.serve.levels import (
     DEFAULT_LEVELS,

@@ -624,7 +624,7 @@ class TableStore:
     ``Retry-After``; so one client cannot lock the others out.  ``None``
     turns a limit off; a table created without a client counts for the
     total only.  Bot networks are shared between tables
-    (:func:`stichzoo.policies.onnx_bot.load_model`), so a table costs its
+    (:func:`stichzoo.policies.runtimes.onnx_policy.load_model`), so a table costs its
     game state, not a network.  Ids are
     ``secrets.token_urlsafe``: knowing one id tells nothing of another. The
     store keeps tables in memory only: a restarted server has none, so an old

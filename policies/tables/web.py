@@ -37,7 +37,7 @@ from typing import Any
 
 from stichzoo.envs.core.display import Cards, GameDisplay, Grid, Note
 from stichzoo.envs.registry import display_of
-from stichzoo.policies.onnx_bot import SHIPPED_BOTS
+from stichzoo.policies.runtimes.onnx_policy import SHIPPED_BOTS
 from stichzoo.policies.serve.answers import AsciiJSONResponse, error_answer
 from stichzoo.policies.serve.levels import KIND_LEVELS, trained_level, trained_strength
 from stichzoo.policies.serve.requests import (

@@ -12,7 +12,7 @@ Per game, uniformly random legal play:
 - ``batch``: ``BatchEnv.step`` on N games at once, observation and mask of
   every game written each step, actions sampled from the mask batch;
 - ``vector`` (``--vector OPPONENT...``): the single-learner Gymnasium vector
-  env (``stichzoo.training.vector.SeatVectorEnv``) over the same N games,
+  env (``stichzoo.training.gym.vector.SeatVectorEnv``) over the same N games,
   the learner's actions sampled uniformly from ``infos["action_mask"]`` as
   ``batch`` samples them (one argmax over masked noise; Gymnasium's own
   ``MultiDiscrete.sample(mask=...)`` loops over the games in Python and
@@ -20,7 +20,7 @@ Per game, uniformly random legal play:
   (a policy spec).  Reported as learner decisions/s (vector steps x N, what
   a trainer gets) and all decisions/s (opponents' moves included, to set
   beside ``batch``); beside it the single-seat view
-  (``stichzoo.training.single_seat.SingleSeatEnv``, one game, the same
+  (``stichzoo.training.gym.single_seat.SingleSeatEnv``, one game, the same
   opponents), what ``gymnasium.make_vec(..., vectorization_mode="sync")``
   steps N times per vector step.
 
@@ -66,7 +66,7 @@ def run_batch(game: str, players: int, num_envs: int, seconds: float,
 def run_vector(game: str, players: int, num_envs: int, seconds: float, seed: int,
                opponent: str) -> tuple[int, int, float, int]:
     """(games, learner decisions, seconds, all decisions) of the single-learner vector env."""
-    from stichzoo.training.vector import SeatVectorEnv
+    from stichzoo.training.gym.vector import SeatVectorEnv
 
     vec = SeatVectorEnv(game, num_envs, options={"num_players": players},
                         opponents=[opponent])
@@ -95,7 +95,7 @@ def run_vector(game: str, players: int, num_envs: int, seconds: float, seed: int
 def run_single_seat(game: str, players: int, seconds: float, seed: int,
                     opponent: str) -> tuple[int, int, float]:
     """(games, learner decisions, seconds) of one single-seat view, masked random actions."""
-    from stichzoo.training.single_seat import SingleSeatEnv
+    from stichzoo.training.gym.single_seat import SingleSeatEnv
 
     env = SingleSeatEnv(game, options={"num_players": players}, opponents=[opponent],
                         illegal="raise")

@@ -8,7 +8,7 @@ Tief PIMC with a leaf value) must not think longer than plain PIMC at its defaul
 budget.  Both decide the same positions -
 every decision with two or more legal actions from heuristic self-play
 games (seeded), on the shipped bots' tables - one after the other in one
-process, so the machine's speed cancels out (``stichzoo.training.think_time``).
+process, so the machine's speed cancels out (``stichzoo.training.evaluation.think_time``).
 ``--specs`` compares any searches (``{game}`` in a spec is the game's name,
 ``{search}`` its learned search spelled out); the default is plain PIMC and the
 learned search.
@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 
 from stichzoo.policies.specs import learned_search
-from stichzoo.training.think_time import TABLES, compare
+from stichzoo.training.evaluation.think_time import TABLES, compare
 
 
 def main() -> None:

@@ -6,7 +6,7 @@ and a competitive table needs opponents that are not the learner.  So this
 env wraps the same AEC env (same rules, encoder, per-seat rewards) and:
 
 - draws a table per deal exactly as the batch trainer's league does
-  (:class:`stichzoo.training.batch_ppo.League`): one seat is the learner, each
+  (:class:`stichzoo.training.trainers.ppo.League`): one seat is the learner, each
   other seat an ``opponents`` entry - ``learner`` (the shared policy again),
   ``self`` (a frozen snapshot; until one exists its weight counts as 0) or a
   policy spec;
@@ -24,8 +24,8 @@ env wraps the same AEC env (same rules, encoder, per-seat rewards) and:
   metrics (``envs/<game>/metrics.py``, the code the other trainers log from);
 - ends the deal on an illegal action, as PettingZoo's classic envs do
   (``TerminateIllegalWrapper``) and as the single-seat view does
-  (:mod:`stichzoo.training.single_seat`): the seat that took it gets
-  :data:`~stichzoo.training.single_seat.ILLEGAL_REWARD` (-1, not scaled), every
+  (:mod:`stichzoo.training.gym.single_seat`): the seat that took it gets
+  :data:`~stichzoo.training.gym.single_seat.ILLEGAL_REWARD` (-1, not scaled), every
   seat RLlib has seen is terminated, the rules state is untouched, and that
   seat's info says why (``illegal_action``: the action id, ``illegal_reason``:
   the rules' message).  So RLlib's own env check, which steps with unmasked
@@ -57,7 +57,7 @@ from stichzoo import envs  # noqa: E402
 from stichzoo.envs.core.game import IllegalActionError  # noqa: E402
 from stichzoo.envs.registry import VERSIONS  # noqa: E402
 from stichzoo.policies import Decision  # noqa: E402
-from stichzoo.training.single_seat import ILLEGAL_MODES, ILLEGAL_REWARD  # noqa: E402
+from stichzoo.training.gym.single_seat import ILLEGAL_MODES, ILLEGAL_REWARD  # noqa: E402
 
 LEARNER = "learner"
 OBS_KEY = "observations"  # RLlib's action-masking RLModule reads these two keys

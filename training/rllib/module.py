@@ -2,11 +2,11 @@
 
 Why wrap the SB3 policy instead of building RLlib's default MLP: the module
 *is* a ``MaskableActorCriticPolicy`` (or the phase-trunk variant,
-``train.heads: phase``) built by :func:`stichzoo.policies.networks.policy_setup`,
+``train.heads: phase``) built by :func:`stichzoo.policies.runtimes.networks.policy_setup`,
 so its weights are the weights of ``policy.pt`` - saved with
-:func:`stichzoo.policies.learned.save_policy`, exported by ``stichzoo
+:func:`stichzoo.policies.runtimes.torch_policy.save_policy`, exported by ``stichzoo
 export``, loaded by ``ppo:path=`` - with no name mapping that could drift.
-The forward pass is the batch trainer's (:func:`~stichzoo.training.batch_ppo.logits_values`);
+The forward pass is the batch trainer's (:func:`~stichzoo.training.trainers.ppo.logits_values`);
 illegal logits are filled with -1e8 (as there), so RLlib's categorical
 distribution gives them probability 0 and a finite entropy.
 
@@ -36,8 +36,8 @@ MASKED_LOGIT = -1e8
 
 def sb3_policy(game_name: str, options: dict, net_arch: list[int], heads: str):
     """The SB3 policy module the local trainers train, for this game (CPU, fresh weights)."""
-    from stichzoo.training.batch_ppo import build_network
     from stichzoo.training.config import game_of
+    from stichzoo.training.trainers.ppo import build_network
 
     cfg = {"game": game_name, "options": options,
            "train": {"heads": heads, "net_arch": list(net_arch), "learning_rate": 0.0}}

@@ -6,7 +6,7 @@
 The folder is the one :class:`stichzoo.training.train.RunPaths` lays out, so
 ``stichzoo export runs/<run>``, ``--final-eval`` and ``ppo:path=`` read it
 unchanged: ``config.yaml``; ``policy.pt`` (the learner module's SB3 network,
-written by :func:`~stichzoo.policies.learned.save_policy`); ``snapshots/`` (the
+written by :func:`~stichzoo.policies.runtimes.torch_policy.save_policy`); ``snapshots/`` (the
 league's frozen copies, as policy files); ``checkpoints/rllib_<samples>/``
 (RLlib's own ``Algorithm.save_to_path``, for ``--resume``); ``eval/``;
 ``tb/rllib`` (TensorBoard, under the tags the other trainers log, docs/training.md:
@@ -150,8 +150,8 @@ class Progress:
 
 def _warm_start(cfg: dict, algo, verbose: bool) -> dict[str, float]:
     """The batch trainer's warm start (teacher in every seat), then into the learner module."""
-    from stichzoo.training.labels import teacher_data
-    from stichzoo.training.pretrain import behaviour_clone
+    from stichzoo.training.trainers.labels import teacher_data
+    from stichzoo.training.trainers.pretrain import behaviour_clone
 
     p, t = cfg["pretrain"], cfg["train"]
     start = time.time()
@@ -196,9 +196,9 @@ def train_rllib(cfg: dict, run_dir: str | None = None, resume: bool = False,
     import torch as th
     from torch.utils.tensorboard import SummaryWriter
 
-    from stichzoo.policies.learned import save_policy
+    from stichzoo.policies.runtimes.torch_policy import save_policy
     from stichzoo.training.config import game_of
-    from stichzoo.training.run_eval import periodic_evaluation
+    from stichzoo.training.evaluation.run_eval import periodic_evaluation
     from stichzoo.training.runs import Budget, RunPaths, budget_bar, new_run_dir
 
     t = cfg["train"]

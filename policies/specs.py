@@ -13,167 +13,208 @@ policy from a name and arguments; :func:`build_policy` from a spec string.
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from stichzoo.policies.base import Policy, RandomPolicy
-from stichzoo.policies.lab.belief import BeliefInference
+from stichzoo.policies.hooks import SearchHooks
 
 #: ``pimc:rollout=random``: marks PIMC's own uniform play-out (no rollout player)
 _UNIFORM = object()
 
 POLICY_NAMES = ("random", "heuristic", "pimc", "search", "ppo", "onnx", "bot", "mix")
 
+#: how a lab lever is run: the ``stichzoo`` command with the lab's options registered
+LAB_COMMAND = "python -m stichzoo.training.lab"
+
+#: builds one kind of policy: (game, seed, the spec's arguments) -> policy
+Builder = Callable[[Any, "int | None", dict[str, Any]], Policy]
+#: turns a group of spec arguments into a builder's own arguments, in place
+Option = Callable[[Any, "int | None", dict[str, Any]], None]
+#: registered options: (policy kind, the argument names it reads, the translation); the lab
+#: adds its levers here (policies/lab/__init__.py), so no builder below knows them
+OPTIONS: list[tuple[str, tuple[str, ...], Option]] = []
+
+
+def register_option(kind: str, names: Sequence[str], option: Option) -> None:
+    """Let ``kind``'s specs take the arguments ``names``: before the builder runs, ``option``
+    reads them (and pops them) from the arguments and puts the builder's own in their place.
+    Registering the same names twice replaces the first (a module imported again)."""
+    OPTIONS[:] = [o for o in OPTIONS if (o[0], o[1]) != (kind, tuple(names))]
+    OPTIONS.append((kind, tuple(names), option))
+
 
 def game_policy_module(game_name: str):
-    """``policies.<game>``: the game's heuristic and search hints."""
+    """``policies/games/<game>.py``: the game's heuristic, rollout player and search hooks."""
     try:
         return importlib.import_module(f"stichzoo.policies.games.{game_name}")
     except ModuleNotFoundError as e:
         raise ValueError(f"no policies for game {game_name!r}") from e
 
 
+def search_hooks(game_name: str) -> SearchHooks:
+    """The game's :class:`~stichzoo.policies.hooks.SearchHooks` (its module's ``SEARCH``)."""
+    return game_policy_module(game_name).SEARCH
+
+
 def learned_search(game_name: str) -> str:
-    """The game's learned search (the ``search`` spec) spelled out: its policy module's
-    ``LEARNED_SEARCH`` (Hoch & Tief: PIMC with a leaf value), else PIMC guided by the
+    """The game's learned search (the ``search`` spec) spelled out: its hooks'
+    ``learned_search`` (Hoch & Tief: PIMC with a leaf value), else PIMC guided by the
     shipped network."""
-    default = f"pimc:guide=bot:{game_name}"
-    return getattr(game_policy_module(game_name), "LEARNED_SEARCH", default)
+    return search_hooks(game_name).learned_search or f"pimc:guide=bot:{game_name}"
 
 
 def make_policy(name: str, game, seed: int | None = None, **kwargs: Any) -> Policy:
-    """Build a policy by name for ``game`` (a :class:`stichzoo.envs.core.game.Game`)."""
-    if name == "random":
-        return RandomPolicy(seed)
-    if name == "heuristic":
-        return game_policy_module(game.name).Heuristic(game, seed=seed, **kwargs)
-    if name in ("pimc", "search"):
-        from stichzoo.policies.search import PIMCPolicy
+    """Build a policy by name for ``game`` (a :class:`stichzoo.envs.core.game.Game`): the
+    registered options translate their arguments, then the kind's builder runs."""
+    builder = BUILDERS.get(name)
+    if builder is None:
+        raise ValueError(f"unknown policy {name!r}; known policies: {', '.join(POLICY_NAMES)}")
+    for kind, names, option in OPTIONS:
+        if kind == name and any(n in kwargs for n in names):
+            option(game, seed, kwargs)
+    return builder(game, seed, kwargs)
 
-        module = game_policy_module(game.name)
-        if name == "search":  # the game's learned search, spelled out (learned_search)
-            kwargs = {**parse_policy_spec(learned_search(game.name))[1], **kwargs}
-        rollout = kwargs.pop("rollout", None)
-        asked_rollout = rollout is not None
-        if rollout == "random":  # pimc:rollout=random - uniform random play-outs
-            rollout = _UNIFORM
-        elif rollout == "heuristic":  # pimc:rollout=heuristic - the game's full heuristic
-            rollout = module.Heuristic(game, seed=seed)
-        elif isinstance(rollout, str):
-            raise ValueError(f"pimc: rollout={rollout!r}; choose random or heuristic (the "
-                             f"default is the game's rollout player)")
-        if rollout is None and hasattr(module, "rollout_policy"):
-            rollout = module.rollout_policy(game, seed)
-        if rollout is _UNIFORM:
-            rollout = None  # PIMC's own uniform play-out
-        value = kwargs.pop("value", getattr(module, "search_value", None))
-        standing = kwargs.pop("standing", None)
-        if standing is not None:  # pimc:standing=deals - a learned match standing
-            if not hasattr(module, "standing_hooks"):
-                raise ValueError(f"pimc: standing= is a learned match standing; {game.name} "
-                                 f"has none (Silberne Ananas has)")
-            if asked_rollout:
-                raise ValueError("pimc: standing= brings its own rollout player (the game's, "
-                                 "steering by the learned standing); drop rollout=")
-            rollout, value = module.standing_hooks(game, seed, str(standing))
-        guide = kwargs.pop("guide", None)
-        if isinstance(guide, str):  # a policy spec: pimc:guide=bot:wizard
-            guide = build_policy(guide, game, seed=0 if seed is None else seed)
-        # GUIDE_DEFAULTS: a guided search's own settings (phases=<phase>: the guide prunes
-        # only there; follow=<phase>: the network decides alone); plain PIMC has no guide
-        guided = getattr(module, "GUIDE_DEFAULTS", {}) if guide is not None else {}
-        kwargs = {**getattr(module, "SEARCH_DEFAULTS", {}), **guided, **kwargs, "guide": guide}
-        infer = kwargs.pop("infer", 0)
-        belief = kwargs.pop("belief", None)
-        by_policy = kwargs.pop("policy", None)
-        candidates = kwargs.pop("candidates", None)
-        plays = kwargs.pop("plays", None)
-        if (candidates is not None or plays is not None) and by_policy is None:
-            raise ValueError("pimc: candidates= and plays= belong to the policy inference "
-                             "(pimc:policy=0.5,candidates=36)")
-        temper = kwargs.pop("temper", None)
-        if temper is not None and belief is None:
-            raise ValueError("pimc: temper= softens a belief model (pimc:belief=wizard,temper=0.5)")
-        if by_policy is not None:  # pimc:policy=0.5 - worlds weighted by the shipped network
-            if infer or belief is not None:
-                raise ValueError("pimc: choose one of infer=, belief= and policy=")
-            if game.name != "wizard":
-                raise ValueError(f"pimc: {game.name} has no policy inference (policy=) yet")
-            from stichzoo.policies.lab.policy_inference import PolicyInference
 
-            kwargs["infer"] = PolicyInference(game, by_policy, candidates,
-                                              0 if plays is None else plays)
-        elif belief is not None:  # pimc:belief=wizard - worlds drawn from a learned belief model
-            if infer:
-                raise ValueError("pimc: choose infer= or belief=, not both")
-            kwargs["infer"] = BeliefInference.of(game, str(belief),
-                                                 1.0 if temper is None else float(temper))
-        elif infer:  # pimc:infer=1 - worlds drawn by what the other seats did
-            if not hasattr(module, "inference"):
-                raise ValueError(f"pimc: {game.name} has no inference (infer=) yet")
-            kwargs["infer"] = module.inference(game, float(infer))
-        leaf = kwargs.pop("leaf", None)
-        if leaf is not None:  # pimc:leaf=hoch_tief - a learned value in place of the play-outs
-            from stichzoo.policies.runtimes.leaf_value import LeafValue
+def _random(game, seed: int | None, kwargs: dict[str, Any]) -> Policy:
+    if kwargs:
+        raise ValueError(f"policy 'random': unknown argument(s) {', '.join(sorted(kwargs))}")
+    return RandomPolicy(seed)
 
-            if rollout is not None:
-                raise ValueError("pimc: leaf= values the position after the action; it takes "
-                                 "no rollout player")
-            kwargs["leaf"] = LeafValue.of(game, str(leaf), kwargs.pop("depth", 0))
-        if "depth" in kwargs:
-            raise ValueError("pimc: depth= belongs to a leaf value (pimc:leaf=<model>,depth=4)")
-        playout = kwargs.pop("playout", "fast")
-        if playout not in ("fast", "rules"):
-            raise ValueError(f"pimc: playout={playout!r}; choose fast (the game's own play-out "
-                             f"where it has one: the same cards and draws, sooner) or rules")
-        if playout == "fast" and value is getattr(module, "search_value", None):
-            # the game's own play-out of its uniform or its rollout player, where it has one
-            if rollout is None:
-                kwargs["playout"] = getattr(module, "uniform_playout", None)
-            elif not asked_rollout:
-                kwargs["playout"] = getattr(module, "rollout_playout", None)
-        return PIMCPolicy(game, seed=seed, rollout=rollout, value=value, **kwargs)
-    if name == "ppo":
+
+def _heuristic(game, seed: int | None, kwargs: dict[str, Any]) -> Policy:
+    heuristic = game_policy_module(game.name).Heuristic
+    _known_arguments("heuristic", heuristic, kwargs)
+    return heuristic(game, seed=seed, **kwargs)
+
+
+def _search(game, seed: int | None, kwargs: dict[str, Any]) -> Policy:
+    """``search``: the game's learned search spelled out, the spec's own arguments on top."""
+    return make_policy("pimc", game, seed, **{**parse_policy_spec(learned_search(game.name))[1],
+                                              **kwargs})
+
+
+def _pimc(game, seed: int | None, kwargs: dict[str, Any]) -> Policy:
+    """PIMC with the game's :class:`SearchHooks` and the spec's arguments on top."""
+    from stichzoo.policies.search import PIMCPolicy
+
+    hooks = search_hooks(game.name)
+    rollout = kwargs.pop("rollout", None)
+    asked_rollout = rollout is not None
+    if rollout == "random":  # pimc:rollout=random - uniform random play-outs
+        rollout = _UNIFORM
+    elif rollout == "heuristic":  # pimc:rollout=heuristic - the game's full heuristic
+        rollout = game_policy_module(game.name).Heuristic(game, seed=seed)
+    elif isinstance(rollout, str):
+        raise ValueError(f"pimc: rollout={rollout!r}; choose random or heuristic (the "
+                         f"default is the game's rollout player)")
+    if rollout is None and hooks.rollout_policy is not None:
+        rollout = hooks.rollout_policy(game, seed)
+    if rollout is _UNIFORM:
+        rollout = None  # PIMC's own uniform play-out
+    value = kwargs.pop("value", hooks.value)
+    guide = kwargs.pop("guide", None)
+    if isinstance(guide, str):  # a policy spec: pimc:guide=bot:wizard
+        guide = build_policy(guide, game, seed=0 if seed is None else seed)
+    # hooks.guided: a guided search's own settings (phases=<phase>: the guide prunes only
+    # there; follow=<phase>: the network decides alone); plain PIMC has no guide
+    guided = hooks.guided if guide is not None else {}
+    kwargs = {**hooks.defaults, **guided, **kwargs, "guide": guide}
+    infer = kwargs.pop("infer", None)
+    if infer is not None and not callable(infer):
+        if infer:  # a strength: the lab's bid inference (pimc:infer=1)
+            raise ValueError(f"pimc: infer={infer!r} is a lab lever; run it as {LAB_COMMAND} "
+                             f"<command> ... (docs/lab/index.md)")
+        infer = None
+    kwargs["infer"] = infer
+    leaf = kwargs.pop("leaf", None)
+    if leaf is not None:  # pimc:leaf=hoch_tief - a learned value in place of the play-outs
+        from stichzoo.policies.runtimes.leaf_value import LeafValue
+
+        if rollout is not None:
+            raise ValueError("pimc: leaf= values the position after the action; it takes "
+                             "no rollout player")
+        kwargs["leaf"] = LeafValue.of(game, str(leaf), kwargs.pop("depth", 0))
+    if "depth" in kwargs:
+        raise ValueError("pimc: depth= belongs to a leaf value (pimc:leaf=<model>,depth=4)")
+    playout = kwargs.pop("playout", "fast")
+    if playout not in ("fast", "rules"):
+        raise ValueError(f"pimc: playout={playout!r}; choose fast (the game's own play-out "
+                         f"where it has one: the same cards and draws, sooner) or rules")
+    if playout == "fast" and value is hooks.value:
+        # the game's own play-out of its uniform or its rollout player, where it has one
+        if rollout is None:
+            kwargs["playout"] = hooks.uniform_playout
+        elif not asked_rollout:
+            kwargs["playout"] = hooks.rollout_playout
+    _known_arguments("pimc", PIMCPolicy, kwargs)
+    return PIMCPolicy(game, seed=seed, rollout=rollout, value=value, **kwargs)
+
+
+def _known_arguments(name: str, cls: type, kwargs: dict[str, Any]) -> None:
+    """A spec argument no builder takes is refused by name; a lab lever's says how to run it."""
+    known = set(inspect.signature(cls).parameters)
+    unknown = sorted(k for k in kwargs if k not in known)
+    if unknown:
+        raise ValueError(f"policy {name!r}: unknown argument(s) {', '.join(unknown)} (a lab "
+                         f"lever's? run it as {LAB_COMMAND} <command> ...; docs/lab/index.md)")
+
+
+def _ppo(game, seed: int | None, kwargs: dict[str, Any]) -> Policy:
+    path = kwargs.pop("path", None)
+    if not path:
+        raise ValueError("policy 'ppo' needs a file: ppo:path=runs/<run>/policy.pt")
+    path = str(path)
+    if os.path.isdir(path):
+        hint = (f"onnx:path={path}" if os.path.isfile(os.path.join(path, "manifest.json"))
+                else f"ppo:path={os.path.join(path, 'policy.pt')}")
+        raise ValueError(f"policy 'ppo': {path} is a folder, not a policy file; "
+                         f"try {hint}")
+    if not os.path.isfile(path):
+        raise ValueError(f"policy 'ppo': no policy file {path}")
+    from stichzoo.policies.runtimes.torch_policy import TorchPolicy
+
+    return TorchPolicy.load(path, game, seed=seed, **kwargs)
+
+
+def _onnx(game, seed: int | None, kwargs: dict[str, Any], name: str = "onnx") -> Policy:
+    from stichzoo.policies.runtimes.onnx_policy import OnnxPolicy, shipped_bot
+
+    if name == "bot":
+        which = kwargs.pop("of", None) or game.name
+        path = shipped_bot(str(which))
+    else:
         path = kwargs.pop("path", None)
         if not path:
-            raise ValueError("policy 'ppo' needs a file: ppo:path=runs/<run>/policy.pt")
+            raise ValueError("policy 'onnx' needs a bot folder: onnx:path=policies/bots/wizard")
         path = str(path)
-        if os.path.isdir(path):
-            hint = (f"onnx:path={path}" if os.path.isfile(os.path.join(path, "manifest.json"))
-                    else f"ppo:path={os.path.join(path, 'policy.pt')}")
-            raise ValueError(f"policy 'ppo': {path} is a folder, not a policy file; "
-                             f"try {hint}")
-        if not os.path.isfile(path):
-            raise ValueError(f"policy 'ppo': no policy file {path}")
-        from stichzoo.policies.runtimes.torch_policy import TorchPolicy
+        if not os.path.isdir(path):
+            raise ValueError(f"policy 'onnx': {path} is not a bot folder (model.onnx + "
+                             f"manifest.json)")
+    deterministic = kwargs.pop("deterministic", True)
+    if kwargs:
+        raise ValueError(f"policy {name!r}: unknown argument(s) {', '.join(sorted(kwargs))}")
+    return OnnxPolicy.load(path, game, deterministic=bool(deterministic), seed=seed)
 
-        return TorchPolicy.load(path, game, seed=seed, **kwargs)
-    if name in ("onnx", "bot"):
-        from stichzoo.policies.runtimes.onnx_policy import OnnxPolicy, shipped_bot
 
-        if name == "bot":
-            which = kwargs.pop("of", None) or game.name
-            path = shipped_bot(str(which))
-        else:
-            path = kwargs.pop("path", None)
-            if not path:
-                raise ValueError("policy 'onnx' needs a bot folder: onnx:path=policies/bots/wizard")
-            path = str(path)
-            if not os.path.isdir(path):
-                raise ValueError(f"policy 'onnx': {path} is not a bot folder (model.onnx + "
-                                 f"manifest.json)")
-        deterministic = kwargs.pop("deterministic", True)
-        if kwargs:
-            raise ValueError(f"policy {name!r}: unknown argument(s) {', '.join(sorted(kwargs))}")
-        return OnnxPolicy.load(path, game, deterministic=bool(deterministic), seed=seed)
-    if name == "mix":  # mix:play=heuristic,else=bot - one bot per phase
-        from stichzoo.policies.mix import phase_mix
+def _bot(game, seed: int | None, kwargs: dict[str, Any]) -> Policy:
+    return _onnx(game, seed, kwargs, name="bot")
 
-        return phase_mix(game, seed, lambda spec, s: build_policy(spec, game, seed=s), **kwargs)
-    raise ValueError(f"unknown policy {name!r}; known policies: {', '.join(POLICY_NAMES)}")
 
+def _mix(game, seed: int | None, kwargs: dict[str, Any]) -> Policy:
+    """``mix:play=heuristic,else=bot`` - one bot per phase (policies/mix.py)."""
+    from stichzoo.policies.mix import phase_mix
+
+    return phase_mix(game, seed, lambda spec, s: build_policy(spec, game, seed=s), **kwargs)
+
+
+#: one builder per policy kind: a new kind adds a row, a new lever an option or a hook
+BUILDERS: dict[str, Builder] = {"random": _random, "heuristic": _heuristic, "pimc": _pimc,
+                                "search": _search, "ppo": _ppo, "onnx": _onnx, "bot": _bot,
+                                "mix": _mix}
 
 
 def parse_policy_spec(spec: str) -> tuple[str, dict[str, Any]]:

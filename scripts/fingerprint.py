@@ -55,6 +55,8 @@ from typing import Any
 
 import numpy as np
 
+# the lab's spec options (pimc:belief=, pimc:infer=, pimc:standing=, ...) are fingerprinted too
+import stichzoo.policies.lab  # noqa: F401
 from stichzoo import envs
 from stichzoo.envs import GAMES, BatchEnv
 from stichzoo.policies import Decision

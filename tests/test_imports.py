@@ -237,6 +237,17 @@ def upward(edges: list[Import]) -> list[Import]:
             if within(e.source, low) and any(within(e.target, h) for h in highs)]
 
 
+def is_lab(name: str) -> bool:
+    """A module of a lab wing (``stichzoo.policies.lab``, ``stichzoo.training.lab``, ...)."""
+    return "lab" in name.split(".")
+
+
+def into_the_lab(edges: list[Import]) -> list[Import]:
+    """The imports of a lab module by a product module (TYPE_CHECKING ones included): the
+    product never depends on what was only tried."""
+    return [e for e in edges if is_lab(e.target) and not is_lab(e.source)]
+
+
 def describe_circles(edges: list[Import]) -> str:
     lines = []
     for comp in circles(edges):
@@ -271,6 +282,13 @@ def test_no_upward_imports(graph):
     bad = upward(graph)
     assert not bad, "imports of a higher layer (envs < policies < training):\n" + "\n".join(
         f"    {e}" for e in bad)
+
+
+def test_no_product_module_imports_the_lab(graph):
+    bad = into_the_lab(graph)
+    assert not bad, "product modules importing the lab (policies/lab, training/lab):\n" + \
+        "\n".join(f"    {e}" for e in bad)
+    assert {e.source for e in graph if is_lab(e.source)}, "no lab module was read"
 
 
 _PROBE = textwrap.dedent("""
@@ -376,6 +394,12 @@ def test_checker_finds_circles_and_upward_imports():
     loop = _synthetic({"stichzoo.envs": "", "stichzoo.envs.a": "import stichzoo.envs.a\n",
                        "stichzoo.envs.b": "from stichzoo.envs import b\n"})
     assert circles(loop) == []  # a module importing itself by name is not an edge
+    lab = _synthetic({"stichzoo.policies": "", "stichzoo.policies.lab": "",
+                      "stichzoo.policies.lab.x": "from stichzoo.policies.p import P\n",
+                      "stichzoo.policies.p": "def f():\n    import stichzoo.policies.lab.x\n",
+                      "stichzoo.policies.slab": "from stichzoo.policies.p import P\n"})
+    assert [str(e) for e in into_the_lab(lab)] == [
+        "stichzoo.policies.p (line 2) imports stichzoo.policies.lab.x"]
     assert circles(_synthetic({"stichzoo.x": "", "stichzoo.x.a": "from stichzoo.x import A",
                                "stichzoo.x.b": "", "stichzoo.x.c": "import stichzoo.x"})) == []
     assert circles(_synthetic({"stichzoo.x": "from stichzoo.x.a import A",

@@ -20,11 +20,13 @@ import random
 
 import pytest
 
+import stichzoo.policies.lab  # noqa: F401  (registers pimc:infer=, the lab lever tested here)
 from stichzoo.envs.registry import game_class
 from stichzoo.envs.wizard.rules import BID, DECK, PLAY
 from stichzoo.policies import make_policy
 from stichzoo.policies.base import Decision
-from stichzoo.policies.games.wizard import estimate_tricks, inference
+from stichzoo.policies.games.wizard import estimate_tricks
+from stichzoo.policies.lab.bid_inference import inference
 from stichzoo.policies.search import PIMCPolicy
 from stichzoo.policies.specs import build_policy
 

@@ -82,6 +82,7 @@ from stichzoo.envs.geheimtrumpf.rules import (
 )
 from stichzoo.envs.geheimtrumpf.steering import play_card, play_for, target, task_chances
 from stichzoo.policies.base import Decision
+from stichzoo.policies.hooks import SearchHooks
 
 #: PIMC budget: ~0.85 s per 4-player game with one PIMC seat (see the module docstring)
 SEARCH_DEFAULTS = {"worlds": 3, "rollouts": 1, "horizon": "round"}
@@ -227,5 +228,8 @@ def rollout_policy(game, seed: int | None = None) -> Rollout:
     return Rollout(game, seed=seed)
 
 
-__all__ = ["SEARCH_DEFAULTS", "Heuristic", "Rollout", "belief", "play_card", "rollout_policy",
-           "task_chance", "trick_dist"]
+#: what PIMC needs of Geheimtrumpf (policies/hooks.py)
+SEARCH = SearchHooks(defaults=SEARCH_DEFAULTS, rollout_policy=rollout_policy)
+
+__all__ = ["SEARCH", "SEARCH_DEFAULTS", "Heuristic", "Rollout", "belief", "play_card",
+           "rollout_policy", "task_chance", "trick_dist"]

@@ -55,6 +55,7 @@ import random
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.hoch_tief.rules import NUM_SUITS, HochTiefGame, high_low, score_taken
 from stichzoo.policies.base import Decision
+from stichzoo.policies.hooks import SearchHooks
 from stichzoo.policies.search import score_gain
 
 SEARCH_DEFAULTS = {"worlds": 36, "rollouts": 1, "horizon": "round", "world_cost": 2}
@@ -340,3 +341,8 @@ def take(cards: list[int], leader: int, taken: list[int], number) -> int:
     taken[(leader + lo) % n] |= high
     taken[high_seat] |= rest ^ high
     return high_seat
+
+
+#: what PIMC needs of Hoch & Tief (policies/hooks.py): uniform random play-outs on bitmasks
+SEARCH = SearchHooks(defaults=SEARCH_DEFAULTS, learned_search=LEARNED_SEARCH, value=search_value,
+                     uniform_playout=uniform_playout)

@@ -32,10 +32,9 @@ Heuristic decisions (reads only its own hand and public facts):
   legal card and the last player the card best for themself; play the card
   with the best mean taker value.  Ties: the lowest card id.  (The samples
   use the seat's own seeded random generator; nothing hidden is read.)
-* ``heuristic:standing=<model>``: the same bot steering by a learned match
-  standing (``policies/lab/standing.py``) - measured level with the plain one
-  (docs site, "a learned match standing"), so the heuristic everything is
-  measured against stays the plain one.
+* ``estimate``: the match standing the bot steers by (``envs/silberne_ananas/standing.py``'s
+  by default); the lab's ``heuristic:standing=<model>`` passes a learned one
+  (``policies/lab/standing.py``), measured level with the plain one.
 * ``heuristic:future=silberne_ananas_future``: the same bot with the tricks
   to come split by a learned chance per seat (``policies/runtimes/tricks_to_come.py``, from
   the seat's own hand and public facts) instead of uniformly - once per
@@ -55,11 +54,9 @@ a random lead, about 3x cheaper).  ``SEARCH_DEFAULTS``: 16 worlds, one
 rollout each, to the end of the deal - about 0.7 s of CPU for a whole match
 with one search seat and two heuristic seats.
 
-``pimc:standing=silberne_ananas`` (``standing_hooks``) is the same PIMC with
-a learned match standing (``policies/lab/standing.py``) in place of
-``match_value`` - in its rollout player's taker values and in its value of
-the deal's end.  Measured level with plain PIMC (600 games), so the learned
-search (the ``search`` spec) stays the guided one.
+The lab's ``pimc:standing=silberne_ananas`` (``policies/lab/standing.py``) is the same PIMC
+with a learned match standing in place of ``match_value``; measured level with plain PIMC
+(600 games), so the learned search (the ``search`` spec) stays the guided one.
 """
 
 from __future__ import annotations
@@ -81,6 +78,7 @@ from stichzoo.envs.silberne_ananas.rules import (
 )
 from stichzoo.envs.silberne_ananas.standing import match_value, standing
 from stichzoo.policies.base import Decision
+from stichzoo.policies.hooks import SearchHooks
 
 #: ``world_cost``: a sampled world costs a fifth of a play-out by the rollout player
 #: (profiled: 0.8 ms against 4.0 ms), so a guided search buys its extra worlds at that price
@@ -178,11 +176,11 @@ class Heuristic:
     name = "heuristic"
 
     def __init__(self, game, seed: int | None = None, samples: int = 16,
-                 standing: str | None = None, future: str | None = None):
+                 estimate: Callable = standing, future: str | None = None):
         self.game = game
         self.samples = samples
         self.rng = random.Random(seed)
-        self.estimate = _estimate(game, standing)
+        self.estimate = estimate
         self.future = None
         if future is not None:
             from stichzoo.policies.runtimes.tricks_to_come import load_model
@@ -338,33 +336,9 @@ def search_value(root, end, seat: int) -> float:
     return match_value(end.totals, seat, options.target_score)
 
 
-def _estimate(game, which: str | None) -> Callable:
-    """The match standing a bot steers by: ``standing.py``'s estimate, or with ``which`` the
-    learned one of ``policies/lab/standing.py`` (``heuristic:standing=silberne_ananas``)."""
-    if which is None:
-        return standing
-    from stichzoo.policies.lab.standing import standing_value
+#: what PIMC needs of Silberne Ananas (policies/hooks.py)
+SEARCH = SearchHooks(defaults=SEARCH_DEFAULTS, learned_search=LEARNED_SEARCH,
+                     rollout_policy=rollout_policy, value=search_value)
 
-    opts = game.options
-    if not opts.match:
-        raise ValueError("standing= values a match standing; single deals have none")
-    return standing_value(which, opts.target_score, opts.first_dealer, opts.alone_variant)
-
-
-def standing_hooks(game, seed: int | None, which: str):
-    """``pimc:standing=<model>``: the rollout player and the value with a learned standing
-    (``policies/lab/standing.py``) in place of ``standing.py``'s estimate - everything else as
-    plain PIMC's."""
-    opts = game.options
-    estimate = _estimate(game, which)
-
-    def value(root, end, seat: int) -> float:
-        if end.over:
-            return win_share(end.winners(), NUM_PLAYERS)[seat]
-        return estimate(end.totals, opts.target_score)[seat]
-
-    return FastRollout(game, seed, estimate=estimate), value
-
-
-__all__ = ["LEARNED_SEARCH", "SEARCH_DEFAULTS", "FastRollout", "Heuristic", "match_value",
-           "rollout_policy", "search_value", "standing_hooks", "taker_values"]
+__all__ = ["LEARNED_SEARCH", "SEARCH", "SEARCH_DEFAULTS", "FastRollout", "Heuristic",
+           "match_value", "rollout_policy", "search_value", "taker_values"]

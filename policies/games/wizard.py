@@ -45,7 +45,6 @@ guided search (``pimc:guide=``) prices a world at four play-outs
 
 from __future__ import annotations
 
-import math
 import random
 
 from stichzoo.envs.wizard.rules import (
@@ -62,13 +61,12 @@ from stichzoo.envs.wizard.rules import (
     PLAY,
     SUIT_MASK,
     WIZARD0,
-    HiddenDeal,
     WizardState,
-    played_this_round,
     round_score,
     trick_winner,
 )
 from stichzoo.policies.base import Decision
+from stichzoo.policies.hooks import SearchHooks
 
 ALL = (1 << DECK_SIZE) - 1
 WIZARDS = 0xF << WIZARD0
@@ -119,7 +117,7 @@ def _bits(mask: int) -> list[int]:
     return out
 
 
-def _trump_of(state) -> int:
+def trump_of(state) -> int:
     return state.trump if state.trump >= 0 else -1
 
 
@@ -190,7 +188,7 @@ def heuristic_bid(state, seat: int) -> int:
     seen = hand | state.played
     if state.trump_card >= 0:
         seen |= 1 << state.trump_card
-    est = estimate_tricks(hand, ALL & ~seen, _trump_of(state), state.num_players)
+    est = estimate_tricks(hand, ALL & ~seen, trump_of(state), state.num_players)
     bid = int(est + 0.5)
     bid = max(0, min(state.hand_size, bid))
     legal = state.legal_mask() >> state.game.bid0
@@ -229,7 +227,7 @@ class Heuristic:
         legal = _bits(s.legal_mask())
         if len(legal) == 1:
             return legal[0]
-        trump = _trump_of(s)
+        trump = trump_of(s)
         hand = s.hands[seat]
         seen = hand | s.played
         if s.trump_card >= 0:
@@ -389,67 +387,6 @@ def search_value(root, end, seat: int) -> float:
     return end.totals[seat] - root.totals[seat]
 
 
-#: the spread of a bid around :func:`estimate_tricks` of the bidder's hand, by hand size:
-#: sigma = BID_SPREAD[0] + BID_SPREAD[1] * cards (PIMC bidders in 4-player self-play, 360 bids:
-#: 0.2 at one card, 0.7 at eight, about 1.5 at fifteen; scripts/probes/inference_signal.py)
-BID_SPREAD = (0.25, 0.09)
-
-
-class BidInference:
-    """PIMC's inference in Wizard (``pimc:infer=<strength>``): how well hands explain the bids.
-
-    A bid says how many tricks its player expects; the bidder's hand in a
-    world is its hidden cards plus what it has played this round, and
-    :func:`estimate_tricks` of that hand (from the bidder's view when it
-    bid: its own cards and the turned card seen) is what a sensible player
-    holding it would bid.  The chance that a world is kept is
-    ``exp(-strength * sum(d^2 / (2 sigma^2)))`` over the other seats' bids,
-    ``d`` = bid - estimate and ``sigma`` the spread of real bids around the
-    estimate (:data:`BID_SPREAD`); ``strength`` below 1 tempers it, so that a
-    bid no world explains does not decide the search alone.  It reads only
-    the world - the seat's own hand, public facts and sampled hands.
-    """
-
-    def __init__(self, game, strength: float = 1.0):
-        if not 0 < strength <= 10:
-            raise ValueError(f"wizard inference: strength={strength!r}; a number in (0, 10]")
-        self.game = game
-        self.strength = strength
-
-    def __call__(self, world: WizardState, seat: int) -> float:
-        return self.chance(world, seat, world.hands)
-
-    def chance(self, state: WizardState, seat: int, hands: list[int]) -> float:
-        """The keep chance of ``hands`` (every seat's) in ``state``'s round, for ``seat``."""
-        n = state.num_players
-        if state.bids.count(-1) == n:  # nobody has bid yet: nothing to explain
-            return 1.0
-        played_by = played_this_round(state)
-        turned = 1 << state.trump_card if state.trump_card >= 0 else 0
-        trump = _trump_of(state)
-        sigma = BID_SPREAD[0] + BID_SPREAD[1] * state.hand_size
-        misfit = 0.0
-        for p in range(n):
-            bid = state.bids[p]
-            if p == seat or bid < 0:
-                continue
-            hand = hands[p] | played_by[p]
-            d = bid - estimate_tricks(hand, ALL & ~(hand | turned), trump, n)
-            misfit += d * d
-        return math.exp(-self.strength * misfit / (2 * sigma * sigma))
-
-    def draft(self, root: WizardState, seat: int, rng: random.Random) -> tuple[HiddenDeal, float]:
-        """A re-deal of the hidden hands and its keep chance, before any world is built: the
-        search's sampler builds a world (:meth:`finish`) only for the deal it keeps."""
-        deal = self.game.deal_others(root, seat, rng)
-        return deal, self.chance(root, seat, deal.hands)
-
-    def finish(self, root: WizardState, seat: int, deal: HiddenDeal,
-               rng: random.Random) -> WizardState:
-        """The world of a kept :meth:`draft`."""
-        return self.game.world_of(root, seat, deal, rng)
-
-
 def rollout_playout(state: WizardState, rng: random.Random) -> list[int]:
     """The scores of the round played out from ``state`` by :class:`FastHeuristic`.
 
@@ -508,17 +445,15 @@ def rollout_playout(state: WizardState, rng: random.Random) -> list[int]:
         leader, played, follow = seat, 0, LEAD_NONE
 
 
-def inference(game, strength: float = 1.0) -> BidInference:
-    """PIMC's inference for ``pimc:infer=<strength>``: :class:`BidInference`."""
-    return BidInference(game, strength)
-
-
 def rollout_policy(game, seed: int | None = None) -> FastHeuristic:
     """PIMC's rollout player: :class:`FastHeuristic`."""
     return FastHeuristic(game, seed)
 
 
-__all__ = ["BID_SPREAD", "SEARCH_DEFAULTS", "BidInference", "FastHeuristic", "Heuristic", "beats",
-           "choose_trump", "estimate_tricks", "fast_card", "heuristic_bid", "inference", "power",
-           "rollout_playout", "rollout_policy",
-           "search_value"]
+#: what PIMC needs of Wizard (policies/hooks.py)
+SEARCH = SearchHooks(defaults=SEARCH_DEFAULTS, rollout_policy=rollout_policy, value=search_value,
+                     rollout_playout=rollout_playout)
+
+__all__ = ["SEARCH", "SEARCH_DEFAULTS", "FastHeuristic", "Heuristic", "beats", "choose_trump",
+           "estimate_tricks", "fast_card", "heuristic_bid", "power", "rollout_playout",
+           "rollout_policy", "search_value", "trump_of"]

@@ -45,6 +45,7 @@ from stichzoo.envs.wunder_punkt.rules import (
     SUIT_MASK,
 )
 from stichzoo.policies.base import Decision
+from stichzoo.policies.hooks import SearchHooks
 
 #: PIMC budget (see tests and the module docstring for the measured cost)
 #: ``world_cost``: a sampled world costs a fifth of a play-out by the rollout player
@@ -214,4 +215,8 @@ def rollout_policy(game, seed: int | None = None) -> Heuristic:
     return Heuristic(game, seed=seed)
 
 
-__all__ = ["GUIDE_DEFAULTS", "SEARCH_DEFAULTS", "Heuristic", "rollout_policy"]
+#: what PIMC needs of Wunder Punkt (policies/hooks.py)
+SEARCH = SearchHooks(defaults=SEARCH_DEFAULTS, guided=GUIDE_DEFAULTS,
+                     rollout_policy=rollout_policy)
+
+__all__ = ["GUIDE_DEFAULTS", "SEARCH", "SEARCH_DEFAULTS", "Heuristic", "rollout_policy"]

@@ -152,3 +152,28 @@ def standing_value(which: str, target: int, first_dealer: int = 0,
                    alone_variant: bool = False) -> StandingValue:
     """One table per model and rules per process (the search's caches key on it)."""
     return StandingValue(load_splits(model_path(which)), target, first_dealer, alone_variant)
+
+
+def estimate_of(game, which: str) -> StandingValue:
+    """The learned standing a Silberne Ananas bot steers by (``heuristic:standing=<model>``),
+    for the game's rules; single deals have no match standing."""
+    opts = game.options
+    if not opts.match:
+        raise ValueError("standing= values a match standing; single deals have none")
+    return standing_value(which, opts.target_score, opts.first_dealer, opts.alone_variant)
+
+
+def standing_hooks(game, seed: int | None, which: str):
+    """``pimc:standing=<model>``: the rollout player and the value with a learned standing in
+    place of ``envs/silberne_ananas/standing.py``'s estimate - everything else as plain PIMC's."""
+    from stichzoo.policies.games.silberne_ananas import FastRollout
+
+    opts = game.options
+    estimate = estimate_of(game, which)
+
+    def value(root, end, seat: int) -> float:
+        if end.over:
+            return win_share(end.winners(), NUM_PLAYERS)[seat]
+        return estimate(end.totals, opts.target_score)[seat]
+
+    return FastRollout(game, seed, estimate=estimate), value

@@ -199,9 +199,9 @@ class RuleBot:
 
 
 def _default_worlds(game_name: str) -> int | None:
-    from stichzoo.policies.specs import game_policy_module
+    from stichzoo.policies.specs import search_hooks
 
-    return getattr(game_policy_module(game_name), "SEARCH_DEFAULTS", {}).get("worlds")
+    return search_hooks(game_name).defaults.get("worlds")
 
 
 class BotRegistry:

@@ -58,7 +58,9 @@ FOLDERS = {"stichzoo": "stichzoo", "stichzoo.envs": "envs", "stichzoo.policies":
 GAME_NAMES = (*GAMES, *ENV_IDS)
 #: package -> the packages it must never import
 FORBIDDEN = {"stichzoo.envs": ("stichzoo.policies", "stichzoo.training"),
-             "stichzoo.policies": ("stichzoo.training",)}
+             "stichzoo.policies": ("stichzoo.training",),
+             # the server sits on the tables (its web table is their HTTP face), not the reverse
+             "stichzoo.policies.tables": ("stichzoo.policies.serve",)}
 
 
 @dataclass(frozen=True)

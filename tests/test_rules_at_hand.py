@@ -109,7 +109,7 @@ def test_the_rules_route(monkeypatch):
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from stichzoo.policies.tables.web import mount_web_table
+    from stichzoo.policies.serve.web_table import mount_web_table
 
     app = FastAPI()
     mount_web_table(app)

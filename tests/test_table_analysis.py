@@ -27,7 +27,7 @@ pytest.importorskip("httpx")
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from stichzoo.policies.tables.web import mount_web_table
+from stichzoo.policies.serve.web_table import mount_web_table
 
 
 @pytest.fixture()

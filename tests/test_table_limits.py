@@ -153,7 +153,7 @@ fastapi = pytest.importorskip("fastapi")
 from fastapi import FastAPI  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
-from stichzoo.policies.tables.web import mount_web_table  # noqa: E402
+from stichzoo.policies.serve.web_table import mount_web_table  # noqa: E402
 
 
 def _client(app, host: str) -> TestClient:

@@ -1,4 +1,4 @@
-"""The browser table's HTTP API (policies/tables/web.py), held to the bot protocol's bar.
+"""The browser table's HTTP API (policies/serve/web_table.py), held to the bot protocol's bar.
 
 Whole games of every game through the API with a random person, the view
 checked against the engine's true state on every answer (no other seat's
@@ -32,13 +32,13 @@ from fastapi.testclient import TestClient  # noqa: E402
 from stichzoo.envs.core.display import Cards, Grid  # noqa: E402
 from stichzoo.envs.core.record import replay  # noqa: E402
 from stichzoo.envs.registry import display_of  # noqa: E402
-from stichzoo.policies.tables.table import NOT_FOUND, Table, TableStore  # noqa: E402
-from stichzoo.policies.tables.web import (  # noqa: E402
+from stichzoo.policies.serve.web_table import (  # noqa: E402
     STATIC_FILES,
     WEB_DIR,
     mount_web_table,
     table_options,
 )
+from stichzoo.policies.tables.table import NOT_FOUND, Table, TableStore  # noqa: E402
 from tests.test_table import _check_no_leak  # noqa: E402
 
 JSON = {"Content-Type": "application/json"}

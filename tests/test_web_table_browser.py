@@ -104,7 +104,7 @@ class LiveServer:
 def _table_app():
     from fastapi import FastAPI
 
-    from stichzoo.policies.tables.web import mount_web_table
+    from stichzoo.policies.serve.web_table import mount_web_table
 
     app = FastAPI()
     store = mount_web_table(app)
@@ -237,7 +237,7 @@ def _check_screen(page, table) -> None:
     every seat around the table with its name, total and the game's columns, the badges, and
     the hand under the suit names the game declares."""
     from stichzoo.envs.registry import display_of
-    from stichzoo.policies.tables.web import page_view, seat_names
+    from stichzoo.policies.serve.web_table import page_view, seat_names
 
     tv = page_view(table.view())
     screen, shown = tv["screen"], page.evaluate(SHOWN)

@@ -44,7 +44,7 @@ from stichzoo.envs.registry import display_of
 
 #: the frame's width in pixels (the browser table's main column)
 WIDTH = 960
-#: the page's colours (policies/tables/static/table.css)
+#: the page's colours (policies/serve/static/table.css)
 BG, FG, MUTED, LINE, CARD = "#f4f1ea", "#1d1d1d", "#6b6b6b", "#d0cbbf", "#fffdf7"
 FELT, LEGAL, BAR, TO_ACT = "#2f6b4f", "#f2b705", "#23302a", "#fff6cf"
 #: a display style's colour words as the page shows them (table.css ``.c-<word>``)

@@ -356,8 +356,8 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
 
     app.openapi = openapi
     app.state.registry = registry
-    if web_table:  # the browser table at / (policies/tables/web.py; docs/web_table.md)
-        from stichzoo.policies.tables.web import mount_web_table
+    if web_table:  # the browser table at / (policies/serve/web_table.py; docs/web_table.md)
+        from stichzoo.policies.serve.web_table import mount_web_table
 
         mount_web_table(app, table_store, bots_root=root)
     return app

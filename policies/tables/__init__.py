@@ -5,6 +5,9 @@
   server);
 - :mod:`~stichzoo.policies.tables.terminal`: the terminal table
   (``stichzoo play``);
-- :mod:`~stichzoo.policies.tables.web`: the browser table's JSON API and its
-  page (``static/``), served by ``stichzoo serve``.
+- :mod:`~stichzoo.policies.tables.hints`: a hint and a game's analysis for the person;
+- :mod:`~stichzoo.policies.tables.rules_text`: the rules at hand (terminal and page).
+
+The browser table's HTTP face lives with the server (``policies/serve/web_table.py``):
+serving sits on the tables, never the other way round.
 """

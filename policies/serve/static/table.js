@@ -1,6 +1,6 @@
 // stichzoo browser table: plain JavaScript, no build step, no network beyond this server.
 //
-// The server referees (policies/tables/web.py, docs/web_table.md): this page only shows the
+// The server referees (policies/serve/web_table.py, docs/web_table.md): this page only shows the
 // human seat's view and sends the chosen move.  Everything from the server is written with
 // textContent, never as HTML (the rules panel alone shows the server's html, cleaned).
 // document.body.dataset.state tells tests (and CSS) where the page is: loading, setup, busy,

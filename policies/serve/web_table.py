@@ -1,14 +1,14 @@
 """The browser table: a JSON API over :class:`~stichzoo.policies.tables.table.TableStore`, the page.
 
     from fastapi import FastAPI
-    from stichzoo.policies.tables.web import mount_web_table
+    from stichzoo.policies.serve.web_table import mount_web_table
     app = FastAPI()
     store = mount_web_table(app)       # the page at /, its files under /static/, the API /tables
 
 The engine is the referee on the server: a table lives in the store, the
 page sees only :meth:`Table.view` (what the human seat may know) and sends
 the human's moves; the bots move by themselves inside the request.  The
-page (``policies/tables/static/``: plain HTML, CSS and JavaScript, no build step, no
+page (``policies/serve/static/``: plain HTML, CSS and JavaScript, no build step, no
 CDN) never holds a hidden card, so a player cannot peek with the browser's
 developer tools.
 

@@ -36,26 +36,40 @@ GAMES: dict[str, tuple[str, str]] = {
 ENV_IDS = tuple(env_id(name) for name in GAMES)
 
 
-def game_class(name: str):
+def _known(name: str) -> str:
     if name not in GAMES:
         raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
+    return name
+
+
+def game_class(name: str):
+    _known(name)
     module, _, attr = GAMES[name][1].partition(":")
     return getattr(importlib.import_module(module), attr)
 
 
 def env_module(name: str):
     """The PettingZoo-style module (``env``, ``raw_env``) of a game."""
-    if name not in GAMES:
-        raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
+    _known(name)
     return importlib.import_module(GAMES[name][0])
 
 
 def display_of(name: str):
     """The display facts of a game (``envs/<game>/display.py``'s ``DISPLAY``, a
     :class:`stichzoo.envs.core.display.GameDisplay`): what a frontend shows of it."""
-    if name not in GAMES:
-        raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
-    return importlib.import_module(f"stichzoo.envs.{name}.display").DISPLAY
+    return importlib.import_module(f"stichzoo.envs.{_known(name)}.display").DISPLAY
+
+
+def view_of(name: str):
+    """A game's player view module (``envs/<game>/view.py``: ``to_view``, ``from_view``,
+    its schema): what the server, the tables and the pictures show a seat."""
+    return importlib.import_module(f"stichzoo.envs.{_known(name)}.view")
+
+
+def metrics_of(name: str):
+    """A game's metrics module (``envs/<game>/metrics.py``: ``seat_metrics``): what the
+    tournaments and the trainers' logs measure besides the score."""
+    return importlib.import_module(f"stichzoo.envs.{_known(name)}.metrics")
 
 
 def rules_of(name: str) -> str:
@@ -66,8 +80,7 @@ def rules_of(name: str) -> str:
     docs site's environment pages all show this text, so they never differ.
     Read from the installed package (package data), never from a checkout.
     """
-    if name not in GAMES:
-        raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
+    _known(name)
     return resources.files(f"stichzoo.envs.{name}").joinpath("rules.md").read_text("utf-8")
 
 

@@ -40,7 +40,7 @@ from gymnasium.error import DependencyNotInstalled
 
 from stichzoo.envs.core.display import Cards, GameDisplay, Grid, Note
 from stichzoo.envs.core.game import Game, GameState
-from stichzoo.envs.registry import display_of
+from stichzoo.envs.registry import display_of, view_of
 
 #: the frame's width in pixels (the browser table's main column)
 WIDTH = 960
@@ -189,7 +189,7 @@ def frame_size(game: Game, show_all_hands: bool = False) -> tuple[int, int]:
 
 
 def _view(game: Game, state: GameState, seat: int) -> dict[str, Any]:
-    return importlib.import_module(f"stichzoo.envs.{game.name}.view").to_view(state, seat)
+    return view_of(game.name).to_view(state, seat)
 
 
 def _last_trick(state: GameState) -> dict | None:

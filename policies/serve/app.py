@@ -28,6 +28,7 @@ import json
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
+from stichzoo.envs.registry import view_of
 from stichzoo.policies.serve.answers import (
     AsciiJSONResponse,
     error_answer,
@@ -170,13 +171,12 @@ def _models():
 
 def _view_schemas() -> dict[str, dict]:
     """Each game's player view as a JSON Schema (``view.json_schema()``, draft 2020-12)."""
-    import importlib
 
     from stichzoo import envs
 
     out = {}
     for game in envs.GAMES:
-        views = importlib.import_module(f"stichzoo.envs.{game}.view")
+        views = view_of(game)
         make = getattr(views, "json_schema", None)
         schema = make() if make is not None else {
             "type": "object", "required": ["game"],

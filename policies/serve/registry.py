@@ -22,7 +22,6 @@ refuse the same bodies the same way.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import json
 import logging
@@ -35,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from stichzoo import envs
+from stichzoo.envs.registry import view_of
 from stichzoo.policies.base import Decision
 from stichzoo.policies.runtimes.onnx_policy import InferenceError, OnnxPolicy
 from stichzoo.policies.search import SearchValues
@@ -70,7 +70,7 @@ BotError = RequestError
 
 
 def _views(game_name: str):
-    return importlib.import_module(f"stichzoo.envs.{game_name}.view")
+    return view_of(game_name)
 
 
 def _takes_rng(function) -> bool:

@@ -23,12 +23,12 @@ the seat could know then.  Forced moves (one legal move) are skipped.
 from __future__ import annotations
 
 import copy
-import importlib
 from collections.abc import Callable
 from typing import Any
 
 from stichzoo.envs.core.game import Game, GameState
 from stichzoo.envs.core.record import replay_steps
+from stichzoo.envs.registry import view_of
 from stichzoo.policies.base import Decision
 from stichzoo.policies.specs import make_policy
 
@@ -45,7 +45,7 @@ def search_hint(game: Game, state: GameState, seat: int, seed: int) -> dict[str,
     ``difference``, ``difference_stderr``, ``worlds`` and ``reason`` (why it
     has no value, else None).
     """
-    views = importlib.import_module(f"stichzoo.envs.{game.name}.view")
+    views = view_of(game.name)
     search = make_policy("pimc", game, seed=seed)  # the pimc level's own budget
     result = search.values(Decision(game, state, seat))
 

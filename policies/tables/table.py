@@ -29,7 +29,6 @@ at the table.
 from __future__ import annotations
 
 import copy
-import importlib
 import inspect
 import json
 import math
@@ -46,7 +45,7 @@ from typing import Any
 from stichzoo import envs
 from stichzoo.envs.core.display import agree, verb_for
 from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_options
-from stichzoo.envs.registry import display_of
+from stichzoo.envs.registry import display_of, view_of
 from stichzoo.policies.tables.hints import game_analysis, round_of, search_hint
 
 #: how long a table may sit untouched before a store forgets it (seconds)
@@ -279,7 +278,7 @@ class Table:
                 self._bots[seat] = build_policy(spec, self.game, _mix(seed, seat), cache=False)
             except ValueError as e:
                 raise TableError(f"opponent {shown(spec)}: {e}") from None
-        self._view_module = importlib.import_module(f"stichzoo.envs.{self.game.name}.view")
+        self._view_module = view_of(self.game.name)
         #: what is secret, revealed and how the game is won (envs/<game>/display.py)
         self.display = display_of(self.game.name)
         if deck_orders is None:

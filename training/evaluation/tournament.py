@@ -21,13 +21,13 @@ and :mod:`stichzoo.training.evaluation.report` prints and plots it.
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import os
 import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -35,6 +35,7 @@ from typing import Any
 from stichzoo import envs
 from stichzoo.envs.core.game import build_options
 from stichzoo.envs.core.record import build_record
+from stichzoo.envs.registry import metrics_of
 from stichzoo.policies import Decision
 from stichzoo.policies.specs import build_policy
 from stichzoo.training.evaluation.stats import (
@@ -106,6 +107,20 @@ def _mix(*parts: int) -> int:
     return h
 
 
+def play_out(game, state, bots: list, watch: Callable[[Any], object] | None = None) -> None:
+    """Play ``state`` to its end, each seat's bot choosing its actions.
+
+    The one game loop of stichzoo's games between bots: the tournament's, and the fitters'
+    self-play (:mod:`stichzoo.training.fit.self_play`), whose ``watch`` sees the state before
+    every decision (the state itself, live: what it keeps, it copies).
+    """
+    while not (state.over or state.truncated):
+        if watch is not None:
+            watch(state)
+        seat = state.current_player
+        state.step(bots[seat].act(Decision(game, state, seat)))
+
+
 def play_game(cfg: TournamentConfig, deal: int, assignment_index: int,
               record: bool = False) -> dict:
     """Play one deal under one seat assignment; the game's result (and its ``record``,
@@ -119,9 +134,7 @@ def play_game(cfg: TournamentConfig, deal: int, assignment_index: int,
             for seat, spec in enumerate(assignment)]
     state = game.new_state(deck_orders, log=True)
     start = time.perf_counter()
-    while not (state.over or state.truncated):
-        seat = state.current_player
-        state.step(bots[seat].act(Decision(game, state, seat)))
+    play_out(game, state, bots)
     seconds = time.perf_counter() - start
     result = {
         "deal": deal, "assignment": list(assignment), "totals": list(state.totals),
@@ -142,7 +155,7 @@ def play_deal(cfg: TournamentConfig, deal: int) -> list[dict]:
 
 def _metrics_module(game: str):
     try:
-        return importlib.import_module(f"stichzoo.envs.{game}.metrics")
+        return metrics_of(game)
     except ModuleNotFoundError:
         return None
 
@@ -297,4 +310,4 @@ def summarise(cfg: TournamentConfig, games: list[dict]) -> dict:
 
 
 __all__ = ["MAX_ASSIGNMENTS", "TournamentConfig", "default_lineup", "play_deal", "play_game",
-           "play_games", "run_tournament", "seat_assignments", "summarise"]
+           "play_games", "play_out", "run_tournament", "seat_assignments", "summarise"]

@@ -44,7 +44,6 @@ Keyword arguments of ``make`` are those of :class:`SingleSeatEnv`.  Through
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +53,7 @@ import numpy as np
 from stichzoo import envs
 from stichzoo.envs.core.game import IllegalActionError
 from stichzoo.envs.core.picture import table_picture
+from stichzoo.envs.registry import metrics_of
 from stichzoo.policies import Decision, make_policy
 
 #: the learner's reward for an illegal action under ``illegal="terminate"``
@@ -292,7 +292,7 @@ class SingleSeatEnv(gym.Env):
 
     def _metrics(self) -> dict[str, float]:
         try:
-            module = importlib.import_module(f"stichzoo.envs.{self.game_name}.metrics")
+            module = metrics_of(self.game_name)
         except ModuleNotFoundError:
             return {}
         return module.seat_metrics(self.aec.state_)[self.seat]

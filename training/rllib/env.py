@@ -40,12 +40,12 @@ env wraps the same AEC env (same rules, encoder, per-seat rewards) and:
 from __future__ import annotations
 
 import functools
-import importlib
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+from stichzoo.envs.registry import metrics_of
 from stichzoo.training.rllib import require_ray
 
 require_ray()
@@ -139,8 +139,7 @@ class StichzooMultiAgentEnv(MultiAgentEnv):
         self.decisions: dict[str, int] = {}
         self.illegal_actions = 0  #: deals an illegal action ended (a masked module: none)
         # the game's own per-seat metrics (every game has them), as the other trainers log
-        self._seat_metrics = importlib.import_module(
-            f"stichzoo.envs.{self.game_name}.metrics").seat_metrics
+        self._seat_metrics = metrics_of(self.game_name).seat_metrics
 
     # -- the league -------------------------------------------------------------------
 

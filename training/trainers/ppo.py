@@ -1,6 +1,11 @@
-"""All-seat self-play PPO on the batch engine, in one file (``algo: batch_ppo``).
+"""All-seat self-play PPO on the batch engine (``algo: batch_ppo``): PPO and nothing else.
 
     stichzoo train configs/wizard.yaml --algo batch_ppo
+
+What runs before PPO - the warm start, a start bot, expert iteration - is the
+pipeline's (training/trainers/pipeline.py, which ``stichzoo train`` calls): it
+opens the run here (:func:`open_run`), fits the network its stages name and
+hands it to :func:`train_ppo`.
 
 Why not the single-seat view: there three of every four simulated Wizard
 decisions are the opponents', thrown away, and each costs a one-row network
@@ -28,6 +33,10 @@ training sample:
   policy files as the SB3 path, so ``stichzoo export`` turns a run into the
   same ONNX bot.  Its own ``time/*_share`` split the wall clock into
   simulate / infer / update.
+- The critic is the policy's value head, or one of its own that
+  ``train.critic`` names from the table of critics (training/trainers/critics.py:
+  the lab's privileged critic registers there); the actor reads the
+  observation alone either way.
 
 Config: the same YAML as the SB3 path.  ``train.total_timesteps`` counts
 learner samples; ``batch.games`` and ``batch.rollout_steps`` size a rollout
@@ -42,25 +51,18 @@ import glob
 import math
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch as th
 
+from stichzoo.envs.registry import metrics_of
 from stichzoo.policies import Decision
-from stichzoo.policies.runtimes.onnx_policy import bot_folder
 from stichzoo.training import config as config_mod
 from stichzoo.training.evaluation.run_eval import periodic_evaluation
-from stichzoo.training.lab.privileged import (
-    PrivilegedCritic,
-    fit_critic,
-    privileged_features,
-    privileged_size,
-)
 from stichzoo.training.runs import Budget, RunPaths, budget_bar, config_text, new_run_dir
-from stichzoo.training.trainers.expert import expert_iteration
-from stichzoo.training.trainers.from_bot import load_bot_actor
-from stichzoo.training.trainers.labels import teacher_data
+from stichzoo.training.trainers.critics import Critic, build_critic
 
 LEARNER = 0
 
@@ -86,27 +88,28 @@ class Rollout:
     pending: np.ndarray
     game: np.ndarray
     seat: np.ndarray
-    # train.critic: privileged - the hidden part of the deal at each decision (the critic's
-    # extra input, training/lab/privileged.py); zero columns otherwise
-    privileged: np.ndarray
+    # a critic of its own (train.critic, training/trainers/critics.py): its input at each
+    # decision; zero columns for the policy's value head
+    critic_input: np.ndarray
     size: int = 0
 
     @classmethod
     def empty(cls, capacity: int, obs_size: int, num_actions: int,
-              privileged: int = 0) -> Rollout:
+              critic_width: int = 0) -> Rollout:
         z = np.zeros
         return cls(z((capacity, obs_size), np.float32), z((capacity, num_actions), bool),
                    z(capacity, np.int64), z(capacity, np.float32), z(capacity, np.float32),
                    z(capacity, np.float32), z(capacity, bool), np.full(capacity, -1, np.int64),
                    z(capacity, bool), z(capacity, np.int64), z(capacity, np.int64),
-                   z((capacity, privileged), np.float32))
+                   z((capacity, critic_width), np.float32))
 
-    def add(self, obs, mask, action, logp, value, game, seat, privileged=None) -> np.ndarray:
+    def add(self, obs, mask, action, logp, value, game, seat,
+            critic_input=None) -> np.ndarray:
         j = np.arange(self.size, self.size + len(action))
         self.obs[j], self.mask[j], self.action[j] = obs, mask, action
         self.logp[j], self.value[j], self.game[j], self.seat[j] = logp, value, game, seat
-        if privileged is not None:
-            self.privileged[j] = privileged
+        if critic_input is not None:
+            self.critic_input[j] = critic_input
         self.size += len(action)
         return j
 
@@ -114,7 +117,7 @@ class Rollout:
         """Copy pending transitions to the start of the next rollout; their new indices."""
         new = into.add(self.obs[indices], self.mask[indices], self.action[indices],
                        self.logp[indices], self.value[indices], self.game[indices],
-                       self.seat[indices], self.privileged[indices])
+                       self.seat[indices], self.critic_input[indices])
         into.reward[new] = self.reward[indices]
         return new
 
@@ -191,16 +194,16 @@ class League:
         return seats
 
 
-def logits_values(policy, obs: th.Tensor, critic=None,
-                  privileged: th.Tensor | None = None) -> tuple[th.Tensor, th.Tensor]:
+def logits_values(policy, obs: th.Tensor, critic: Critic | None = None,
+                  critic_input: th.Tensor | None = None) -> tuple[th.Tensor, th.Tensor]:
     """The policy's raw heads: action logits and values (SB3's modules, no distribution).
 
-    With a privileged ``critic`` the values are its own, from the observation and the
-    hidden deal; the actor's logits read the observation alone either way.
+    With a ``critic`` of its own the values are the critic's, from the observation and
+    its input; the actor's logits read the observation alone either way.
     """
     if critic is not None:
         latent_pi = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
-        return policy.action_net(latent_pi), critic(obs, privileged)
+        return policy.action_net(latent_pi), critic(obs, critic_input)
     latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))  # shared extractor
     return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
 
@@ -223,11 +226,11 @@ def _aligned(x: np.ndarray, device: str = "cpu") -> th.Tensor:
 
 
 def _act(policy, obs: np.ndarray, mask: np.ndarray, device: str, gen: th.Generator,
-         critic=None, privileged: np.ndarray | None = None):
+         critic: Critic | None = None, critic_input: np.ndarray | None = None):
     """Sample one legal action per row (Gumbel-max over the masked logits); log-prob, value."""
     with th.no_grad():
-        priv = None if critic is None else _aligned(privileged, device)
-        logits, values = logits_values(policy, _aligned(obs, device), critic, priv)
+        extra = None if critic is None else _aligned(critic_input, device)
+        logits, values = logits_values(policy, _aligned(obs, device), critic, extra)
         logp = _masked_log_probs(logits, th.as_tensor(mask, device=device))
         u = th.rand(logp.shape, generator=gen, device="cpu").to(device)
         actions = (logp - th.log(-th.log(u.clamp_min(1e-12)))).argmax(dim=1)
@@ -252,22 +255,21 @@ class SelfPlay:
         # the game's own metrics of finished games (bid hit rate...), from their logs
         self.seat_metrics = None
         if engine.log:
-            import importlib
 
-            module = importlib.import_module(f"stichzoo.envs.{engine.game.name}.metrics")
+            module = metrics_of(engine.game.name)
             self.seat_metrics = module.seat_metrics
 
     def rollout(self, policy, steps: int, device: str = "cpu",
-                critic=None) -> tuple[Rollout, dict]:
+                critic: Critic | None = None) -> tuple[Rollout, dict]:
         """``steps`` engine steps; the learner's transitions (last rollout's pending first).
 
-        With a privileged ``critic`` (training/lab/privileged.py) each learner decision also
-        records the hidden part of the deal, from the engine's true state, and its value
+        With a ``critic`` of its own (training/trainers/critics.py) each learner decision
+        also records the critic's input, read from the engine's true state, and its value
         is the critic's; the actor still reads the observation alone.
         """
         engine, league, game = self.engine, self.league, self.engine.game
         n_games, n = engine.num_envs, engine.num_players
-        width = 0 if critic is None else critic.privileged
+        width = 0 if critic is None else critic.width
         buf = Rollout.empty(steps * n_games + n_games * n, engine.obs_size, engine.num_actions,
                             width)
         last, tables, timers = self.last, self.tables, self.timers
@@ -291,13 +293,13 @@ class SelfPlay:
             if learn.size:
                 legal = mask[learn].astype(bool)
                 seats = to_act[learn]
-                hidden = None
+                extra = None
                 if critic is not None:
-                    hidden = privileged_features(game, [engine.states[r] for r in learn], seats)
+                    extra = critic.inputs([engine.states[r] for r in learn], seats)
                 a, logp, values = _act(policy, obs[learn], legal, device, self.gen, critic,
-                                       hidden)
+                                       extra)
                 actions[learn] = a
-                j = buf.add(obs[learn], legal, a, logp, values, learn, seats, hidden)
+                j = buf.add(obs[learn], legal, a, logp, values, learn, seats, extra)
                 prev = last[learn, seats]
                 buf.next[prev[prev >= 0]] = j[prev >= 0]
                 last[learn, seats] = j
@@ -370,85 +372,89 @@ def build_network(cfg: dict, game, device: str = "cpu"):
     return policy.to(device)
 
 
-def _imitate(policy, stage: str, section: dict, seats: str, device: str, verbose: bool,
-             make_data, critic=None) -> dict[str, float]:
-    """The warm start before PPO (``pretrain``): its data, fitted on the CPU.
+@dataclass
+class BatchRun:
+    """A batch run as PPO receives it: the folder, the network and a critic of its own (or
+    None: the policy's value head), the checkpoint it resumes (None: a fresh run, whose
+    network the stages before PPO may have fitted) and what those stages leave for the
+    run's records."""
 
-    A privileged ``critic`` is fitted to the same decisions' returns afterwards, apart
-    from the policy (whose fit, its own value head included, is the same either way).
+    cfg: dict
+    paths: RunPaths
+    game: Any
+    device: str
+    policy: Any
+    critic: Critic | None
+    started: float  # time.time() when the run opened: the budget's clock starts there
+    checkpoint: dict | None = None
+    checkpoint_path: str | None = None
+    #: stage name -> its stats, for the run summary (the pipeline's: pretrain, expert)
+    stages: dict[str, dict[str, float] | None] = field(default_factory=dict)
+    #: (tag, value, step) the stages measured, written to TensorBoard before PPO's own
+    scalars: list[tuple[str, float, int]] = field(default_factory=list)
+
+
+def open_run(cfg: dict, run_dir: str | None = None, resume: bool = False) -> BatchRun:
+    """The run folder made, its config written, and the network built from the run's seed;
+    with ``resume``, the latest checkpoint read (not yet loaded: :func:`train_ppo` does).
+
+    A resume that has nothing left to train, or whose checkpoint was trained with another
+    ``train.critic``, is refused before the run's config.yaml is written, so the refused
+    run stays as it was.
     """
-    from stichzoo.training.trainers.pretrain import behaviour_clone
-
-    start = time.time()
-    data = make_data()
-    if verbose:
-        print(f"{stage}: {len(data['action'])} {section['teacher']} decisions ({seats}) "
-              f"in {time.time() - start:.0f} s", flush=True)
-    policy.to("cpu")
-    stats = behaviour_clone(policy, data, section["epochs"], section["batch_size"],
-                            section["learning_rate"], verbose=verbose,
-                            schedule=section["lr_schedule"])
-    if critic is not None:
-        critic.to("cpu")
-        fitted = fit_critic(critic, data, section["epochs"], section["batch_size"],
-                            section["learning_rate"], section["lr_schedule"], verbose)
-        stats["critic_value_loss"] = fitted["value_loss"]
-        critic.to(device)
-    stats.update(seconds=time.time() - start, samples=float(len(data["action"])))
-    policy.to(device)
-    return stats
-
-
-def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
-                progress_bar: bool = True, verbose: bool = True) -> str:
-    """Train per ``cfg`` on the batch engine; returns the run folder."""
-    from torch.utils.tensorboard import SummaryWriter
-
-    from stichzoo.envs import BatchEnv
-    from stichzoo.policies.runtimes.torch_policy import save_policy
-
     t, b = cfg["train"], cfg["batch"]
     th.set_num_threads(t["torch_threads"])
     device = b["device"]
     if device == "cuda" and not th.cuda.is_available():
         raise ValueError("batch.device=cuda, but torch finds no CUDA device here")
-    run_start = time.time()
+    started = time.time()
     game = config_mod.game_of(cfg)
-    run_dir = run_dir or new_run_dir(cfg)
-    paths = RunPaths(run_dir)
+    paths = RunPaths(run_dir or new_run_dir(cfg))
     latest = paths.latest_checkpoint(".pt") if resume else None
     if resume and latest and latest[1] >= t["total_timesteps"]:
-        raise ValueError(f"{run_dir} has already trained {latest[1]} samples of "
+        raise ValueError(f"{paths.root} has already trained {latest[1]} samples of "
                          f"train.total_timesteps={t['total_timesteps']}; raise it to go on")
     ckpt = th.load(latest[0], map_location=device, weights_only=False) if latest else None
-    if ckpt is not None and ("critic" in ckpt) != (t["critic"] == "privileged"):
-        # before the run's config.yaml is written: a refused resume leaves the run as it was
-        raise ValueError(f"{latest[0]} was trained with train.critic="
-                         f"{'privileged' if 'critic' in ckpt else 'observation'}; the "
-                         f"config says {t['critic']!r}: resume with the run's own critic")
+    if ckpt is not None:
+        # checkpoints from before the name was kept: the privileged critic was the only one
+        trained = ckpt.get("critic_name", "privileged" if "critic" in ckpt else "observation")
+        if trained != t["critic"]:
+            raise ValueError(f"{latest[0]} was trained with train.critic={trained}; the "
+                             f"config says {t['critic']!r}: resume with the run's own critic")
     paths.make()
     paths.write_config(cfg)
     # the network's first weights from the run's seed: without it a rerun of the same config
     # starts elsewhere (found when two expert runs of one recipe differed after one fit)
     th.manual_seed(cfg["seed"])
     policy = build_network(cfg, game, device)
-    # train.critic: privileged - a value network of its own over the observation and the
-    # hidden deal; built after the policy, so the actor's first weights are the same
-    critic = None
-    if t["critic"] == "privileged":
-        critic = PrivilegedCritic(policy.observation_space.shape[0], privileged_size(game),
-                                  t["net_arch"]).to(device)
+    # a critic of its own: built after the policy, so the actor's first weights are the same
+    critic = build_critic(cfg, game, policy.observation_space.shape[0])
+    if critic is not None:
+        critic.to(device)
+    return BatchRun(cfg, paths, game, device, policy, critic, started, ckpt,
+                    latest[0] if latest else None)
 
-    def stepped():  # what PPO's optimizer steps (the policy's own value head idles beside
-        # a privileged critic: no gradient reaches it)
-        return [*policy.parameters(), *(critic.parameters() if critic is not None else [])]
 
-    optimizer = th.optim.Adam(stepped(), lr=t["learning_rate"], eps=1e-5)
+def train_ppo(run: BatchRun, progress_bar: bool = True, verbose: bool = True) -> str:
+    """PPO on the batch engine from ``run``'s network (or its checkpoint); returns the run
+    folder."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    from stichzoo.envs import BatchEnv
+    from stichzoo.policies.runtimes.torch_policy import save_policy
+
+    cfg, paths, game, device = run.cfg, run.paths, run.game, run.device
+    policy, critic = run.policy, run.critic
+    t, b = cfg["train"], cfg["batch"]
+    run_dir = paths.root
+    # what PPO's optimizer steps (the policy's own value head idles beside a critic of its
+    # own: no gradient reaches it)
+    stepped = [*policy.parameters(), *(critic.parameters() if critic is not None else [])]
+    optimizer = th.optim.Adam(stepped, lr=t["learning_rate"], eps=1e-5)
     samples = rollouts = 0
     rng = np.random.default_rng(cfg["seed"])
-    stages: dict[str, dict[str, float]] = {}  # imitation before PPO: name -> its stats
-    expert_log: list[tuple[str, float, int]] = []  # expert iteration's (tag, value, iteration)
-    if latest:
+    ckpt = run.checkpoint
+    if ckpt is not None:
         policy.load_state_dict(ckpt["policy"])
         if critic is not None:
             critic.load_state_dict(ckpt["critic"])
@@ -456,32 +462,11 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
         samples, rollouts = ckpt["samples"], ckpt["rollouts"]
         rng = np.random.default_rng([cfg["seed"], rollouts])
         if verbose:
-            print(f"resuming {run_dir} from {latest[0]} ({samples} samples)")
-    else:
-        if cfg["pretrain"]["steps"] > 0:
-            stages["pretrain"] = _imitate(
-                policy, "pretrain", cfg["pretrain"], "every seat", device, verbose,
-                lambda: teacher_data(cfg, cfg["pretrain"]["steps"], seed=cfg["seed"] + 31337,
-                                     privileged=critic is not None), critic)
-        if cfg["expert"]["start"]:
-            # the bot's network, not a fresh one (Adam has taken no step: nothing to reset)
-            load_bot_actor(policy.to("cpu"), bot_folder(cfg["expert"]["start"]), game)
-            policy.to(device)
-        if cfg["expert"]["steps"] > 0:
-            policy.to("cpu")
-            stages["expert"] = expert_iteration(policy, cfg, paths, game, verbose,
-                                                lambda *row: expert_log.append(row))
-            policy.to(device)
-        if stages:
-            optimizer = th.optim.Adam(stepped(), lr=t["learning_rate"], eps=1e-5)
+            print(f"resuming {run_dir} from {run.checkpoint_path} ({samples} samples)")
     writer = SummaryWriter(os.path.join(paths.tb, "batch_ppo"))
-    if not latest:
+    if ckpt is None:
         writer.add_text("config", config_text(cfg), 0)
-        for stage, stats in stages.items():
-            if stage != "expert":  # its numbers are per iteration, below
-                for key, value in stats.items():
-                    writer.add_scalar(f"{stage}/{key}", value, 0)
-        for tag, value, step in expert_log:  # one point per iteration
+        for tag, value, step in run.scalars:
             writer.add_scalar(tag, value, step)
 
     league = League(cfg, game, rng)
@@ -495,7 +480,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
     snap_every = cfg["selfplay"]["snapshot_every"]
     next_snap = samples + snap_every if snap_every else None
     next_eval = samples + cfg["eval"]["every"] if cfg["eval"]["every"] else None
-    budget = Budget.of(cfg, run_start)
+    budget = Budget.of(cfg, run.started)
     bar = budget_bar(progress_bar, budget, samples)
 
     def save_checkpoint() -> None:
@@ -503,6 +488,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
                  "samples": samples, "rollouts": rollouts}
         if critic is not None:  # training state only: policy.pt and the bot are the actor's
             state["critic"] = critic.state_dict()
+            state["critic_name"] = t["critic"]
         th.save(state, os.path.join(paths.checkpoints, f"model_{samples}.pt"))
         save_policy(policy.to("cpu"), game, paths.policy, {"steps": samples, "run": run_dir})
         policy.to(device)
@@ -512,7 +498,7 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
         if budget.time_up():
             break
         buf, finished = play.rollout(policy, b["rollout_steps"], device, critic)
-        lr = ppo_learning_rate(t, (time.time() - run_start) / 60, samples - loop_samples,
+        lr = ppo_learning_rate(t, (time.time() - run.started) / 60, samples - loop_samples,
                                t["total_timesteps"] - loop_samples)
         for group in optimizer.param_groups:  # also over a resumed optimizer's own rate
             group["lr"] = lr
@@ -564,13 +550,11 @@ def train_batch(cfg: dict, run_dir: str | None = None, resume: bool = False,
         bar.close()
     save_checkpoint()
     writer.close()
-    wall = time.time() - run_start
+    wall = time.time() - run.started
     timers = play.timers
     total = sum(timers.values())
     summary = {"algo": "batch_ppo", "critic": t["critic"], "steps": samples,
-               "rollouts": rollouts,
-               "wall_seconds": wall, "pretrain": stages.get("pretrain"),
-               "expert": stages.get("expert"),
+               "rollouts": rollouts, "wall_seconds": wall, **run.stages,
                "fps": (samples - loop_samples) / max(time.time() - loop_start, 1e-9),
                **{f"{k}_share": v / max(total, 1e-9) for k, v in timers.items()},
                **budget.outcome(samples)}
@@ -611,11 +595,11 @@ def ppo_learning_rate(t: dict, minutes: float, done: int, budget: int) -> float:
 
 
 def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str,
-            critic=None) -> dict[str, float]:
+            critic: Critic | None = None) -> dict[str, float]:
     """PPO epochs over the rollout: clipped surrogate, value loss, entropy bonus.
 
-    With a privileged ``critic`` the value loss is its own (on the observation and the
-    recorded hidden deal); the gradient norm is clipped over actor and critic together,
+    With a ``critic`` of its own the value loss is the critic's (on the observation and
+    its recorded input); the gradient norm is clipped over actor and critic together,
     as it is over the policy's two heads without one.
     """
     t = cfg["train"]
@@ -628,7 +612,7 @@ def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str,
     old_logp = th.as_tensor(buf.logp[ready], device=device)
     adv_t = th.as_tensor(adv[ready], device=device)
     ret_t = th.as_tensor(ret[ready], device=device)
-    priv = None if critic is None else th.as_tensor(buf.privileged[ready], device=device)
+    extra = None if critic is None else th.as_tensor(buf.critic_input[ready], device=device)
     params = [p for group in optimizer.param_groups for p in group["params"]]
     policy.set_training_mode(True)
     gen = np.random.default_rng(int(n))
@@ -644,7 +628,7 @@ def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str,
             if len(idx) < 2:
                 continue
             logits, values = logits_values(policy, obs[idx], critic,
-                                            None if priv is None else priv[idx])
+                                            None if extra is None else extra[idx])
             log_probs = _masked_log_probs(logits, mask[idx])
             logp = log_probs.gather(1, actions[idx][:, None])[:, 0]
             entropy = -(log_probs.exp() * log_probs).masked_fill(~mask[idx], 0.0).sum(1)
@@ -680,4 +664,4 @@ def _update(policy, optimizer, buf: Rollout, cfg: dict, device: str,
     return means
 
 
-__all__ = ["League", "Rollout", "train_batch"]
+__all__ = ["BatchRun", "League", "Rollout", "build_network", "open_run", "train_ppo"]

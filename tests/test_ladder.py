@@ -167,3 +167,14 @@ def test_the_docs_show_the_committed_ladder():
     assert "<!-- generated:" not in page
     table = ladder.markdown(ladder.load())
     assert "\n" + table + "\n" in page
+
+
+def test_each_games_table_is_its_shipped_bots_table():
+    """The ladder's table per game comes from the registry (the rules' default player count);
+    the shipped bot of each game was trained there."""
+    from stichzoo.envs.registry import GAMES
+    from stichzoo.policies.runtimes.onnx_policy import read_manifest, shipped_bot
+
+    assert set(ladder.PLAYERS) == set(GAMES)
+    for game, players in ladder.PLAYERS.items():
+        assert read_manifest(shipped_bot(game))["num_players"] == players, game

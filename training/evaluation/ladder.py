@@ -47,6 +47,7 @@ import os
 import sys
 from dataclasses import dataclass
 
+from stichzoo.envs.registry import GAMES, game_class
 from stichzoo.policies.serve.levels import LADDER_FILE  # one file, read by the bot server too
 from stichzoo.policies.specs import learned_search
 from stichzoo.training.runs import RunPaths
@@ -60,9 +61,9 @@ TARGET_SEED = 86420
 THINK_DECISIONS = 100
 #: games judged on the win rate (the middle total wins Silberne Ananas)
 WIN_RATE_GAMES = ("silberne_ananas",)
-#: the shipped bots' tables (players), as in policies/bots/<game>/manifest.json
-PLAYERS = {"wizard": 4, "wunder_punkt": 4, "silberne_ananas": 3, "hoch_tief": 4,
-           "geheimtrumpf": 4}
+#: each game's table: its rules' default player count, where the shipped bots were trained
+#: (policies/bots/<game>/manifest.json says the same; tests/test_ladder.py checks it)
+PLAYERS = {name: game_class(name).Options().num_players for name in GAMES}
 
 
 @dataclass(frozen=True)

@@ -2,21 +2,25 @@
 
 ``<game>.yaml`` is the recipe of the game's shipped bot (policies/bots/<game>;
 for a bot trained in several legs, the first leg's - the file says so at its
-top).  The subfolders hold the other variants, one folder per role:
+top).  The subfolders hold the other product recipes, one folder per role:
 
 - ``sb3/``: self-play MaskablePPO (Stable-Baselines3) on the single-seat view;
-- ``batch/``: the batch trainer's 15-minute recipe, where it is not the shipped one;
-- ``hour/``: the batch trainer given the whole hour;
+- ``batch/``: the batch trainer's 15-minute recipe of a bot still shipped (a search's guide);
 - ``quick/``: the main job's short run (scripts/main.sh);
 - ``expert/``: expert iteration from a shipped bot (training/trainers/expert.py);
-- ``belief/``: belief models for the search (training/lab/belief.py; not training
-  configs of the trainer, read by ``stichzoo belief``);
-- ``tricks/``, ``leaf/``, ``standing/``, ``future/``: the other models the bots and
-  searches read - Wizard's trick model (``stichzoo tricks``), Hoch & Tief's leaf value
-  (``stichzoo leaf``), Silberne Ananas' deal model (``stichzoo standing``) and its tricks
-  to come (``stichzoo future``).
+- ``bid_model/``, ``leaf_value/``, ``tricks_to_come/``: the models the bots and searches
+  read - Wizard's bid model, Hoch & Tief's leaf value and Silberne Ananas' tricks to
+  come; read by their fitters (training/fit/), not by the trainer.
 
-``stichzoo train wizard`` (or ``sb3/wizard``, ``configs/hour/geheimtrumpf.yaml``)
+``lab/`` holds what was tried and is not shipped, by the same folders (``lab/expert/``,
+``lab/hour/``, ...) and the lab's own models (``lab/belief/``, ``lab/standing/``); it
+works from a checkout and is not installed with the wheel.
+
+A variant states only what differs from its parent (``extends: wizard``;
+:func:`stichzoo.training.config.read`), so a fix to a parent reaches every
+variant.
+
+``stichzoo train wizard`` (or ``sb3/wizard``, ``configs/quick/wizard.yaml``)
 trains the packaged file when no file of that name exists, so the commands
 work the same in a checkout and after ``pip install stichzoo``.  This module
 only finds the files; reading and checking them is
@@ -35,7 +39,7 @@ def recipe(name: str) -> Path | None:
 
     ``name`` is a recipe's path below this folder, with or without ``.yaml``
     and a leading ``configs/``: ``wizard``, ``sb3/wizard``,
-    ``configs/hour/geheimtrumpf.yaml``.  Nothing outside this folder is found.
+    ``configs/quick/wizard.yaml``.  Nothing outside this folder is found.
     """
     parts = Path(name.removesuffix(".yaml")).parts
     if parts[:1] == ("configs",):
@@ -47,6 +51,8 @@ def recipe(name: str) -> Path | None:
 
 
 def recipes() -> list[str]:
-    """Every packaged recipe by the name :func:`recipe` takes (``wizard``, ``sb3/wizard``)."""
-    names = [p.relative_to(FOLDER).with_suffix("").as_posix() for p in FOLDER.rglob("*.yaml")]
+    """Every packaged recipe by the name :func:`recipe` takes (``wizard``, ``sb3/wizard``);
+    not the lab's, which a checkout has and the wheel does not."""
+    names = [p.relative_to(FOLDER).with_suffix("").as_posix() for p in FOLDER.rglob("*.yaml")
+             if p.relative_to(FOLDER).parts[0] != "lab"]
     return sorted(names, key=lambda n: (n.count("/"), n))  # the shipped bots' recipes first

@@ -86,6 +86,7 @@ def test_wheel_has_one_top_level_package_with_the_bots(wheel):
     assert "stichzoo/policies/ladder.json" in names  # the learned search's measured strength
     assert "stichzoo/py.typed" in names  # PEP 561: type checkers read the package's hints
     assert not [n for n in names if "/lab/" in n], "the lab is not installed"
+    assert not [n for n in names if n.startswith("stichzoo/configs/lab")]
     assert not [n for n in names if "beliefs" in n], "models measured at no gain stay out"
     recipes = sorted(p for p in (ROOT / "configs").rglob("*.yaml")
                      if "lab" not in p.relative_to(ROOT / "configs").parts)
@@ -171,11 +172,15 @@ def test_train_finds_the_packaged_recipe_by_game_name(fresh_venv, tmp_path):
         from stichzoo.training import config
         from stichzoo.training.cli import config_file
         home = os.path.dirname(stichzoo.__file__)
+        from stichzoo import configs
         for name, rel in (("wizard", "wizard.yaml"), ("sb3/wizard", "sb3/wizard.yaml"),
-                          ("configs/hour/geheimtrumpf.yaml", "hour/geheimtrumpf.yaml")):
+                          ("configs/quick/wizard.yaml", "quick/wizard.yaml")):  # extends:
             path = config_file(name)
             assert path == os.path.join(home, "configs", rel), path
             assert config.load(path) == config.load({str(ROOT / "configs")!r} + "/" + rel)
+            for parent in config.parents(path):  # a variant's parents come from the wheel
+                assert str(parent).startswith(os.path.join(home, "configs")), parent
+        assert not [r for r in configs.recipes() if str(r).startswith("lab")]
         assert config_file("mine.yaml") == "mine.yaml"
         print("ok")
     """, cwd=tmp_path)

@@ -10,12 +10,21 @@ refused before a run folder exists.  CLI overrides
 (``--set train.learning_rate=1e-4``) go through the same checks.  Every error
 is a ``ValueError`` whose message is one line naming the key; ``stichzoo
 train`` prints it as ``stichzoo: error: ...`` and exits with status 2.
+
+A variant recipe says ``extends: <parent>`` and states only what differs
+(:func:`read`): a copy of its parent with three values changed used to miss
+every later fix to the parent, and hid the three values among fifty.
+Mappings merge key by key, lists and numbers replace, and the strict checks
+apply to the merged result, so a variant is checked exactly as if it were
+written out in full.  The model configs' loaders (:func:`load_flat`,
+training/fit/bid_model.py) read their files the same way.
 """
 
 from __future__ import annotations
 
 import copy
 import math
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -150,7 +159,6 @@ CHOICES = {
     "env.reward": REWARD_MODES,
     "train.vec_env": ("subproc", "dummy"),
     "train.heads": ("shared", "phase"),
-    "train.critic": ("observation", "privileged"),
     "train.lr_schedule": ("constant", "linear", "cosine"),
     "train.lr_clock": ("budget", "samples"),
     "pretrain.lr_schedule": ("constant", "cosine"),
@@ -413,6 +421,11 @@ def validate(data: dict) -> dict:
         raise ValueError(f"config: train.lr_clock={cfg['train']['lr_clock']!r} (what a decaying "
                          f"step counts) needs algo: batch_ppo, not maskable_ppo, whose step is "
                          f"constant")
+    # train.critic: observation, or a critic a module registered (the lab's, when run as
+    # python -m stichzoo.training.lab: training/trainers/critics.py)
+    from stichzoo.training.trainers.critics import check_critic
+
+    check_critic(cfg["train"]["critic"])
     if cfg["train"]["critic"] != "observation" and cfg["algo"] == "maskable_ppo":
         raise ValueError(f"config: train.critic={cfg['train']['critic']!r} (a value network that "
                          f"sees the whole deal) needs algo: batch_ppo, not maskable_ppo: SB3's "
@@ -493,26 +506,109 @@ def game_of(cfg: dict):
 
 
 def load(path: str, overrides: list[str] | None = None) -> dict:
-    """Read, override and validate a config file; every failure is one ``ValueError`` line."""
+    """Read (``extends:`` merged in), override and validate a config file; every failure is
+    one ``ValueError`` line."""
+    data = read(path)
+    for item in overrides or []:
+        apply_override(data, item)
+    return validate(data)
+
+
+#: the key that names a config's parent (:func:`read`); no schema knows it
+EXTENDS = "extends"
+
+
+def read(path: str) -> dict:
+    """The mapping the config file at ``path`` states, its ``extends:`` parents merged under it.
+
+    ``extends: NAME`` names the parent: ``NAME.yaml`` (ending in ``.yaml``) is a file
+    relative to this one's folder, any other name a packaged recipe (``wizard``,
+    ``sb3/hoch_tief``, ``bid_model/wizard``: :func:`stichzoo.configs.recipe`), which still
+    resolves when a script copies the file elsewhere.  The parent is read the same way
+    (it may extend another), then this file merged over it by :func:`merge`.  A missing
+    parent, a parent that is not a config and a cycle are errors naming the files;
+    nothing is checked against a schema here - the caller checks the merged result.
+    """
+    return _read(path, [])
+
+
+def parents(path: str) -> list[str]:
+    """The files the config at ``path`` extends, nearest first (``[]``: it extends none).
+
+    Errors as :func:`read`'s (which runs first): a missing parent or a cycle names the files.
+    """
+    read(path)
+    out: list[str] = []
+    while True:
+        with open(path) as f:
+            data = yaml.safe_load(f) or {}
+        if EXTENDS not in data:
+            return out
+        path = _parent(path, data[EXTENDS])
+        out.append(path)
+
+
+def _read(path: str, chain: list[str]) -> dict:
+    """:func:`read`, ``chain`` the files whose parent ``path`` is (the cycle check)."""
+    where = f"config file {chain[-1]}: extends: " if chain else "config file "
+    if any(os.path.realpath(p) == os.path.realpath(path) for p in chain):
+        raise ValueError(f"config file {chain[0]}: extends: a cycle, "
+                         f"{' -> '.join([*chain, path])}")
     try:
         with open(path) as f:
             text = f.read()
     except FileNotFoundError:
-        raise ValueError(f"config file {path} does not exist") from None
+        raise ValueError(f"{where}{path} does not exist") from None
     except OSError as e:
-        raise ValueError(f"config file {path}: {e.strerror or e}") from None
+        raise ValueError(f"{where}{path}: {e.strerror or e}") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
-        raise ValueError(f"config file {path} is not valid YAML: {_yaml_problem(e)}") from None
+        raise ValueError(f"{where}{path} is not valid YAML: {_yaml_problem(e)}") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ValueError(f"config file {path} must be a mapping of keys (game: ..., train: ...), "
+        raise ValueError(f"{where}{path} must be a mapping of keys (game: ..., train: ...), "
                          f"got {type(data).__name__}")
-    for item in overrides or []:
-        apply_override(data, item)
-    return validate(data)
+    if EXTENDS not in data:
+        return data
+    parent = data.pop(EXTENDS)
+    return merge(_read(_parent(path, parent), [*chain, path]), data)
+
+
+def _parent(path: str, name: Any) -> str:
+    """The file ``extends: name`` in the config file ``path`` names (:func:`read`)."""
+    from stichzoo import configs
+
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"config file {path}: extends: {name!r}; name one config, a file "
+                         f"relative to this one (base.yaml) or a packaged recipe (wizard)")
+    if name.endswith(".yaml"):
+        return os.path.normpath(os.path.join(os.path.dirname(path), name))
+    packaged = configs.recipe(name)
+    if packaged is None:
+        raise ValueError(f"config file {path}: extends: {name!r} is no packaged recipe (a "
+                         f"file relative to this one ends in .yaml); they are: "
+                         f"{', '.join(configs.recipes())}")
+    return str(packaged)
+
+
+def merge(base: dict, over: dict) -> dict:
+    """``over`` merged over ``base``: a mapping in both merges key by key, anything else in
+    ``over`` (a list, a number, null) replaces the parent's value whole.
+
+    Lists replace because a list is one value (an opponent pool, ``net_arch``): merging
+    them item by item would make a variant's pool its parent's with pieces patched in.
+    The parent's keys keep their order, new ones follow (a run folder's config.yaml
+    keeps it).
+    """
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
 
 
 def _yaml_problem(e: yaml.YAMLError) -> str:
@@ -557,9 +653,9 @@ def load_flat(path: str, overrides: dict | None, schema: dict[str, tuple[Any, An
               what: str) -> dict:
     """A flat model config (``stichzoo belief``, ``stichzoo leaf``): the file at ``path``
     with ``overrides``, every key checked against ``schema`` (key -> (type, default)) and
-    the missing ones defaulted; ValueError naming an unknown or mistyped key."""
-    with open(path) as f:
-        raw = yaml.safe_load(f) or {}
+    the missing ones defaulted; ValueError naming an unknown or mistyped key.  The file
+    may extend another (:func:`read`)."""
+    raw = read(path)
     raw.update(overrides or {})
     cfg = {}
     for key, value in raw.items():

@@ -11,7 +11,7 @@ corrections) and the start's choice; and its strength against the
 heuristic (duplicate, ``--games`` on ``--eval-seed``).  First it says how
 often the start's choice is clearly worse than the teacher's best.
 
-    .venv/bin/python scripts/probes/phase_fit.py configs/expert/geheimtrumpf_draft.yaml \\
+    .venv/bin/python scripts/probes/phase_fit.py configs/lab/expert/geheimtrumpf_draft.yaml \\
         --steps 80000 --cache runs/phase_fit/labels.npz \\
         --variant epochs=3,lr=0.0003 --variant epochs=10,lr=0.001 \\
         --variant epochs=10,lr=0.001,anchor=0

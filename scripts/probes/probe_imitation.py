@@ -1,8 +1,8 @@
 """How well can the network imitate a teacher, and how strong is the imitation?
 
-    .venv/bin/python scripts/probes/probe_imitation.py configs/batch/hoch_tief.yaml \
+    .venv/bin/python scripts/probes/probe_imitation.py configs/lab/batch/hoch_tief.yaml \
         --samples 600000 --arch 256,256 512,512 [--feature suit_state] [--games 200]
-    .venv/bin/python scripts/probes/probe_imitation.py configs/batch/hoch_tief.yaml \
+    .venv/bin/python scripts/probes/probe_imitation.py configs/lab/batch/hoch_tief.yaml \
         --samples 600000 --distil pimc --labels 80000    # expert iteration's first step
     .venv/bin/python scripts/probes/probe_imitation.py configs/geheimtrumpf.yaml \
         --samples 300000 --distil pimc --labels 40000 --targets values  # soft targets

@@ -275,13 +275,6 @@ def build_options(cls: type, game: str, kwargs: dict[str, Any], extra_known=()):
     return cls(**kwargs)
 
 
-def check_choice(game: str, name: str, value: Any, choices) -> None:
-    if value not in choices:
-        raise ValueError(
-            f"{game}: option {name}={value!r} is not allowed; choose one of {list(choices)}"
-        )
-
-
 def check_int(game: str, name: str, value: Any, lo: int, hi: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise ValueError(f"{game}: option {name}={value!r} must be an integer in {lo}..{hi}")

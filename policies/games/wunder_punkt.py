@@ -70,11 +70,6 @@ def _number_sum(mask: int, suit: int) -> int:
     return _SUIT_NUMBER_SUM[mask >> (suit * RANKS)]
 
 
-def _val(card: int, sore_suit: int) -> int:
-    """What taking ``card`` is worth to a player with ``sore_suit`` (-1: unknown -> +1)."""
-    return -CARD_NUMBER[card] if CARD_SUIT[card] == sore_suit else 1
-
-
 class Heuristic:
     """Cheap sore pick in a suit we can keep out of our tricks; one-trick look-ahead play."""
 

@@ -1,6 +1,7 @@
-"""Duplicate tournaments: any policies, any game, numbers you can trust.
+"""Evaluation: duplicate tournaments, any policies, any game, numbers you can trust.
 
-The public face of evaluation, in three modules with one job each:
+The tournament itself is three modules with one job each (their names are importable from
+here, the public face of evaluation):
 
 * :mod:`stichzoo.training.evaluation.tournament` plays every deal under every seat
   assignment (duplicate play) and summarises the games into a report;
@@ -9,7 +10,12 @@ The public face of evaluation, in three modules with one job each:
 * :mod:`stichzoo.training.evaluation.report` prints the report, writes ``report.json``
   and plots it.
 
-Every name below stays importable from here::
+Beside them: ``ladder`` (where every bot of a game stands, ``stichzoo ladder``),
+``think_time`` (searches side by side on the same positions), ``dataset`` (freshly played
+games as training arrays, ``stichzoo dataset``) and ``run_eval`` (a run's learner against its
+``eval.opponents``, during and after training).
+
+The tournament's names::
 
     from stichzoo.training.evaluation import TournamentConfig, run_tournament, format_report
 """

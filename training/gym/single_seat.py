@@ -303,8 +303,4 @@ class SingleSeatEnv(gym.Env):
         self.pool.add_snapshot(path)
 
 
-def make_single_seat(game: str, **kwargs: Any) -> SingleSeatEnv:
-    return SingleSeatEnv(game, **kwargs)
-
-
 __all__ = ["ILLEGAL_REWARD", "OpponentPool", "PoolEntry", "SingleSeatEnv", "make_policy"]

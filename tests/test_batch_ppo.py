@@ -439,6 +439,49 @@ def test_the_expert_iterations_evaluations_do_not_change_the_network(tmp_path):
                                               _weights(runs["quiet"]).values()))
 
 
+def test_ppo_is_one_algorithm_and_the_pipeline_runs_the_stages_before_it():
+    """training/trainers/ppo.py imports no other algorithm (warm start, expert iteration, a
+    start bot, a fitted model) and nothing of the lab, not even inside a function: the
+    pipeline (trainers/pipeline.py) chains them, and a critic of its own comes through the
+    table of critics (trainers/critics.py)."""
+    from pathlib import Path
+
+    from tests.test_imports import imports_of, package_modules
+
+    modules = package_modules()
+    ppo = "stichzoo.training.trainers.ppo"
+    targets = {e.target for e in imports_of(ppo, Path(modules[ppo]).read_text(), modules)}
+    training = {t for t in targets if t.startswith("stichzoo.training.")}
+    assert not {t for t in training if t.startswith(("stichzoo.training.lab",
+                                                     "stichzoo.training.fit"))}
+    assert {t for t in training if t.startswith("stichzoo.training.trainers.")} == {
+        "stichzoo.training.trainers.critics"}
+    pipeline = "stichzoo.training.trainers.pipeline"
+    assert {"stichzoo.training.trainers.ppo", "stichzoo.training.trainers.expert",
+            "stichzoo.training.trainers.pretrain", "stichzoo.training.trainers.labels",
+            "stichzoo.training.trainers.from_bot"} <= {
+        e.target for e in imports_of(pipeline, Path(modules[pipeline]).read_text(), modules)}
+
+
+def test_a_run_without_stages_is_ppo_alone(tmp_path):
+    """pretrain.steps: 0 and no expert: the pipeline goes straight to PPO; the summary still
+    names both stages (None: not run)."""
+    import yaml
+
+    from stichzoo.training.trainers.pipeline import train_batch
+
+    cfg = _tiny_batch_config()
+    cfg["pretrain"]["steps"] = 0
+    cfg["eval"].update(every=0, opponents=[])
+    run = train_batch(config_mod.validate(cfg), run_dir=str(tmp_path / "run"),
+                      progress_bar=False, verbose=False)
+    with open(os.path.join(run, "train_summary.yaml")) as f:
+        summary = yaml.safe_load(f)
+    assert summary["pretrain"] is None and summary["expert"] is None
+    assert summary["steps"] >= 300
+    assert not any(tag.startswith(("pretrain/", "expert")) for tag in _scalar_tags(run))
+
+
 def test_a_forward_does_not_depend_on_where_numpy_put_the_rows():
     """MKL's kernels for a few rows round differently with the input's address (a 2-row
     forward at 4-60 bytes past a 64-byte boundary); the trainer copies every batch into

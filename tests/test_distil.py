@@ -238,11 +238,13 @@ def test_the_improve_prior_is_the_network_or_the_fixed_start(monkeypatch, tmp_pa
 def test_a_trick_bidding_start_keeps_its_bids(monkeypatch, tmp_path):
     """expert.start: bot:wizard (bids from a trick model) - the learner's games are played,
     and each iteration is exported, as a bot with the start's trick-model bids
-    (``expert/iteration_<k>/``), not by the policy file's own bid head."""
+    (``expert/iteration_<k>/``, the pipeline's ``start_bids``), not by the policy file's own
+    bid head; a start without a trick model plays as its network."""
     from stichzoo.policies.runtimes.onnx_policy import verify_bot
     from stichzoo.training.runs import RunPaths
     from stichzoo.training.trainers import expert
     from stichzoo.training.trainers.from_bot import load_bot_actor
+    from stichzoo.training.trainers.pipeline import start_bids
     from stichzoo.training.trainers.ppo import build_network
 
     cfg = config_mod.load("configs/expert/wizard.yaml")
@@ -252,13 +254,18 @@ def test_a_trick_bidding_start_keeps_its_bids(monkeypatch, tmp_path):
     game = config_mod.game_of(cfg)
     players = _spy_players(monkeypatch, expert)
     policy = load_bot_actor(build_network(cfg, game, "cpu"), "policies/bots/wizard", game)
-    expert.expert_iteration(policy, cfg, RunPaths(str(tmp_path)), game, False,
-                            lambda *row: None)
+    paths = RunPaths(str(tmp_path))
+    expert.expert_iteration(policy, cfg, paths, game, False, lambda *row: None,
+                            as_player=start_bids(cfg, policy, game, paths))
     first = str(tmp_path / "expert" / "iteration_0")
     assert players == [f"onnx:path={first}"]
     for k in (0, 1):
         manifest, _, _ = verify_bot(str(tmp_path / "expert" / f"iteration_{k}"))
         assert manifest["provenance"]["expert_iteration"] == k
+    plain = {**cfg, "expert": {**cfg["expert"], "start": "bot:hoch_tief"}}
+    assert start_bids(plain, policy, game, paths) is None
+    assert start_bids({**cfg, "expert": {**cfg["expert"], "start": ""}}, policy, game,
+                      paths) is None
 
 
 def test_phase_labels_teach_one_phase_and_keep_the_prior_elsewhere():

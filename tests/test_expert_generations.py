@@ -26,8 +26,8 @@ echo "$*" >> calls.log
 if [ "$1" = train ]; then
     run="$4"
     mkdir -p "$run/expert/iteration_4"
-elif [ "$1" = tricks ]; then
-    mkdir -p "$6/bot"
+elif [ "$1 $2" = "fit bid_model" ]; then
+    mkdir -p "$7/bot"
 fi
 """
 
@@ -65,7 +65,7 @@ def _run(layout: Path, *args: str, **env: str) -> list[str]:
 def test_the_shipped_recipe_ends_with_a_generation_at_pimc_tables_and_keeps_its_bids(layout):
     calls = _run(layout)
     trains = [c for c in calls if c.startswith("train ")]
-    refits = [c for c in calls if c.startswith("tricks ")]
+    refits = [c for c in calls if c.startswith("fit bid_model wizard ")]
     assert len(trains) == 13
     assert not any("eval." in c for c in trains)   # each iteration is evaluated (NO_EVAL unset)
     # refits after 6, 8, 10, 11 and 12; none after the last generation (REFIT_LAST=0)
@@ -106,7 +106,7 @@ def test_no_eval_turns_off_each_generations_evaluations_before_its_own_settings(
 def test_twelve_generations_are_the_bot_shipped_before_with_the_last_refit(layout):
     calls = _run(layout, "12")
     trains = [c for c in calls if c.startswith("train ")]
-    refits = [c.split("--out ")[1] for c in calls if c.startswith("tricks ")]
+    refits = [c.split("--out ")[1] for c in calls if c.startswith("fit bid_model wizard ")]
     assert len(trains) == 12
     assert refits == [f"runs/wizard_expert/tricks_{g}" for g in (6, 8, 10, 11)] + [
         "runs/wizard_expert/tricks"]

@@ -1,9 +1,15 @@
-"""train.critic: privileged - the value network sees the whole deal, the actor never does."""
+"""train.critic: privileged - the value network sees the whole deal, the actor never does.
+
+A lab option (training/lab/privileged.py), plugged into the batch trainer through the
+table of critics (training/trainers/critics.py); importing it here registers it.
+"""
 
 from __future__ import annotations
 
 import os
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -16,6 +22,7 @@ from stichzoo.envs import BatchEnv
 from stichzoo.training import config as config_mod
 from stichzoo.training.lab.privileged import (
     PrivilegedCritic,
+    build,
     privileged_features,
     privileged_size,
 )
@@ -41,6 +48,24 @@ def test_the_key_is_checked_and_refused_where_unsupported():
                                          r"algo: rllib_ppo"):
         config_mod.validate({"game": "hoch_tief", "algo": "rllib_ppo",
                              "train": {"critic": "privileged"}})
+
+
+def test_the_product_refuses_the_lab_critic_with_the_lab_command():
+    """Without the lab imported no module registered ``privileged``: the config check names
+    the command that has it (a fresh interpreter: this one imported the lab above)."""
+    code = ("from stichzoo.training import config\n"
+            "try:\n"
+            "    config.validate({'game': 'hoch_tief', 'algo': 'batch_ppo',\n"
+            "                     'train': {'critic': 'privileged'}})\n"
+            "except ValueError as e:\n"
+            "    print(e)\n"
+            "import sys\n"
+            "print(sorted(m for m in sys.modules if m.startswith('stichzoo.training.lab')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert ("train.critic='privileged' is a lab option (training/lab/privileged.py): run it "
+            "as python -m stichzoo.training.lab train") in out
+    assert out.splitlines()[-1] == "[]"  # the check imported no lab module
 
 
 @pytest.mark.parametrize(("game", "options"), [("hoch_tief", {"num_players": 4}),
@@ -105,14 +130,16 @@ def test_the_warm_start_data_is_the_same_with_the_hidden_deal_beside_it():
 
     cfg = config_mod.validate({**_tiny_batch_config(), "game": "hoch_tief",
                                "options": {"num_players": 4}})
+    game = config_mod.game_of(cfg)
+    critic = build(cfg, game, 10)
     plain = teacher_data(cfg, 120, seed=3, games=4)
-    priv = teacher_data(cfg, 120, seed=3, games=4, privileged=True)
-    assert set(priv) == {*plain, "privileged"}
+    priv = teacher_data(cfg, 120, seed=3, games=4, critic=critic)
+    assert set(priv) == {*plain, "critic_input"}
     for key in plain:
         assert np.array_equal(plain[key], priv[key]), key
-    assert priv["privileged"].shape == (120, privileged_size(config_mod.game_of(cfg)))
+    assert priv["critic_input"].shape == (120, privileged_size(game)) == (120, critic.width)
     # 15 cards a hand in a 4-player round: 45 hidden before the seat's first card
-    assert priv["privileged"].sum(axis=1).max() == 45
+    assert priv["critic_input"].sum(axis=1).max() == 45
 
 
 def _onnx_interface(path: str) -> dict:

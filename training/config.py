@@ -425,7 +425,7 @@ def validate(data: dict) -> dict:
     # python -m stichzoo.training.lab: training/trainers/critics.py)
     from stichzoo.training.trainers.critics import check_critic
 
-    check_critic(cfg["train"]["critic"])
+    check_critic(cfg["train"]["critic"], cfg["algo"])
     if cfg["train"]["critic"] != "observation" and cfg["algo"] == "maskable_ppo":
         raise ValueError(f"config: train.critic={cfg['train']['critic']!r} (a value network that "
                          f"sees the whole deal) needs algo: batch_ppo, not maskable_ppo: SB3's "

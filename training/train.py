@@ -10,7 +10,8 @@ evaluate the same way (:mod:`stichzoo.training.evaluation.run_eval`):
 * ``maskable_ppo`` - sb3-contrib's MaskablePPO on the single-seat Gymnasium
   view (:mod:`stichzoo.training.trainers.sb3`);
 * ``batch_ppo`` - self-play PPO on the batch engine, every seat a sample
-  (:mod:`stichzoo.training.trainers.ppo`);
+  (:mod:`stichzoo.training.trainers.ppo`), after the stages its config names -
+  warm start, start bot, expert iteration (:mod:`stichzoo.training.trainers.pipeline`);
 * ``rllib_ppo`` - RLlib's multi-agent PPO, on a local Ray or a cluster
   (:mod:`stichzoo.training.rllib.run`).
 """
@@ -34,7 +35,7 @@ def train(cfg: dict, run_dir: str | None = None, resume: bool = False,
     """Train per ``cfg`` (a checked config) with the trainer its ``algo`` names; returns the
     run folder.  ``resume`` continues ``run_dir`` from its latest checkpoint."""
     if cfg["algo"] == "batch_ppo":
-        from stichzoo.training.trainers.ppo import train_batch as trainer
+        from stichzoo.training.trainers.pipeline import train_batch as trainer
     elif cfg["algo"] == "rllib_ppo":
         from stichzoo.training.rllib.run import train_rllib as trainer
     else:

@@ -47,7 +47,7 @@ def _summary(run_dir: str) -> dict:
 
 
 def bench_batch(cfg: dict, seconds: float, folder: str, samples: int | None = None) -> dict:
-    from stichzoo.training.trainers.ppo import train_batch
+    from stichzoo.training.trainers.pipeline import train_batch
 
     with contextlib.redirect_stdout(sys.stderr):  # the time guard's notice: stdout stays data
         s = _summary(train_batch(_cfg(cfg, "batch_ppo", seconds, samples), run_dir=folder,

@@ -46,7 +46,7 @@ def heldout(runs: list[str], count: int, seed: int) -> None:
     import torch as th
 
     from stichzoo.training import config as config_mod
-    from stichzoo.training.lab.privileged import PrivilegedCritic, privileged_size
+    from stichzoo.training.lab.privileged import build
     from stichzoo.training.runs import RunPaths
     from stichzoo.training.trainers.ppo import build_network, logits_values
 
@@ -68,8 +68,7 @@ def heldout(runs: list[str], count: int, seed: int) -> None:
         policy.load_state_dict(ckpt["policy"])
         critic = None
         if "critic" in ckpt:
-            critic = PrivilegedCritic(obs.shape[1], privileged_size(game),
-                                      cfg["train"]["net_arch"])
+            critic = build(cfg, game, obs.shape[1])
             critic.load_state_dict(ckpt["critic"])
         policy.set_training_mode(False)
         with th.no_grad():

@@ -1,4 +1,5 @@
-# Sourced by the repro scripts that train: the evaluations they run beside the training.
+# Sourced by the recipes that train (scripts/recipes/*.sh): the evaluations they run beside
+# the training; makes nothing itself.
 # By default every run keeps its curves - the periodic evaluations (eval.every), expert
 # iteration's evaluation of each iteration's network (eval.opponents) and the final one
 # (--final-eval). NO_EVAL=1 leaves them all out: issue 30's pipelines are labels, training

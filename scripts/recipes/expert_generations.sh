@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Expert iteration in generations (docs/levers.md "Wizard: expert iteration from the
-# learned search"): each generation runs configs/expert/<game>.yaml (its iterations of
-# labels by the learned search, fitted as the start's policy improved by the search's
-# values) from the previous generation's bot, whose network also guides that generation's
-# search - the improved network guides the next search.  Generation 1 is the config as
-# committed (seed 0); generation g > 1 uses seed g - 1.
+# Expert iteration in generations (docs/lab/expert_iteration.md "Wizard: expert iteration
+# from the learned search"): the engine of the shipped Wizard bot's recipe
+# (scripts/recipes/wizard_expert.sh) and of the shipped Geheimtrumpf bot's generations
+# (scripts/recipes/geheimtrumpf_pipeline.sh); on its own it makes GAME's bot of
+# configs/expert/<game>.yaml in generations (wizard, geheimtrumpf, hoch_tief), shipped only
+# with --ship.  Each generation runs configs/expert/<game>.yaml (stichzoo train: the batch
+# pipeline's start and expert iteration - labels by the learned search, fitted as the
+# start's policy improved by the search's values) from the previous generation's bot, whose
+# network also guides that generation's search - the improved network guides the next
+# search.  Generation 1 is the config as committed (seed 0); generation g > 1 uses seed g - 1.
 # A trick bidder's generations (Wizard) keep the first start's trick-model bids; at the end
-# the trick pipeline (the recipe of configs/bid_model/wizard.yaml) refits them on the last
-# generation's actor - and, with REFITS="G ...", also after generation G, the generations
-# after it starting from the refitted bot (runs/<game>_expert/tricks_G).  Other games'
-# generations are exported as bots (stichzoo export).
+# the bid model (stichzoo fit bid_model, the recipe of configs/bid_model/wizard.yaml) is
+# refitted on the last generation's actor - and, with REFITS="G ...", also after generation
+# G, the generations after it starting from the refitted bot (runs/<game>_expert/tricks_G).
+# Other games' generations are exported as bots (stichzoo export).
 #   bash scripts/recipes/expert_generations.sh GAME [GENERATIONS] [--ship]   (default 4)
 # A generation already finished in runs/<game>_expert (its `seconds` file) is kept, and so
 # is a bid refit of the same actor, so an interrupted run goes on where it stopped.  Bots:
@@ -42,14 +46,15 @@ refit_last="${REFIT_LAST:-1}"
 # the config's one) - other games, so another bot, to be measured before it ships
 refit_set=()
 if [ -n "${REFIT_WORKERS:-}" ]; then refit_set=(--set "collect.workers=$REFIT_WORKERS"); fi
-refit() {   # the trick pipeline on $start's actor into folder $1; a finished refit of the same
+refit() {   # the bid model on $start's actor into folder $1; a finished refit of the same
             # actor and settings is kept (its `from` file names them)
     local out="$1" from="$start${refit_set[*]:+ ${refit_set[*]}}"
     if [ ! -f "$out/seconds" ] || [ "$(cat "$out/from" 2>/dev/null)" != "$from" ]; then
         rm -rf "$out"
         sed "s|^bot: .*|bot: $start|" "configs/bid_model/$game.yaml" > "$out.yaml"
         SECONDS=0
-        .venv/bin/stichzoo tricks "$game" --config "$out.yaml" --out "$out" "${refit_set[@]}"
+        .venv/bin/stichzoo fit bid_model "$game" --config "$out.yaml" --out "$out" \
+            "${refit_set[@]}"
         echo "$SECONDS" > "$out/seconds"
         echo "$from" > "$out/from"
     fi

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# The first two legs of the shipped Geheimtrumpf bot (the v4 bot shipped before it):
-# configs/geheimtrumpf.yaml (heuristic imitation on 400k decisions, then 806k PPO samples
-# at a constant step of 1e-4), resumed in the same run folder for as many samples again
-# with the step decaying linearly to 0 (train.lr_schedule) - then the export.  About 31
-# minutes on the quiet 2-core machine (16.7 + 14.2 measured for the shipped bot; 55 under
-# load); the second leg's clock is raised so that the samples, not the clock, end it.
-# Since the v3 bot with reward margin (docs/levers.md "The margin reward"), leg 1 sets
+# Makes the two-leg Geheimtrumpf bot (v4, shipped before the six-leg one, not kept): the
+# first two of the six legs of policies/bots/geheimtrumpf/start, the start of the shipped
+# Geheimtrumpf bot (scripts/recipes/geheimtrumpf_legs.sh runs this script for them).
+# configs/geheimtrumpf.yaml (stichzoo train: the batch pipeline; heuristic imitation on
+# 400k decisions, then 806k PPO samples at a constant step of 1e-4), resumed in the same
+# run folder for as many samples again with the step decaying linearly to 0
+# (train.lr_schedule) - then the export.  About 31 minutes on the quiet 2-core machine
+# (16.7 + 14.2 measured for the two-leg bot; 55 under load); the second leg's clock is
+# raised so that the samples, not the clock, end it.
+# Since the v3 bot with reward margin (docs/lab/reward.md "The margin reward"), leg 1 sets
 # env.reward=margin and the resume keeps it; arguments after RUN_DIR go to leg 1 and win
 # (--set env.reward=score: the recipe of every Geheimtrumpf bot before it).
-# The six-leg bot (policies/bots/geheimtrumpf/start) adds four legs to these two
-# (scripts/recipes/geheimtrumpf_legs.sh, which runs
-# this script with BOT_OUT set to a folder of the run).
 #   bash scripts/recipes/geheimtrumpf_2legs.sh [RUN_DIR [--set KEY=VALUE ...]]
 #   (default runs/geheimtrumpf_2legs; the bot goes to $BOT_OUT, default RUN_DIR/bot - the
 #   shipped bots stay as they are)

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The start of the shipped Geheimtrumpf bot (policies/bots/geheimtrumpf/start): the two legs of
+# Makes the start of the shipped Geheimtrumpf bot (policies/bots/geheimtrumpf/start,
+# bot:geheimtrumpf/start; stichzoo train: the batch pipeline, then PPO legs): the two legs of
 # scripts/recipes/geheimtrumpf_2legs.sh (heuristic imitation, 806,116 PPO samples at a constant
 # step, as many again with the step decaying to 0; their bot goes to RUN_DIR/leg2_bot), then
 # SELFPLAY more legs of as many samples again, each with the step decaying from 1e-4 to 0
 # once more and no heuristic seats: the learner and its frozen snapshots fill the table
-# (docs/levers.md "Geheimtrumpf: legs without the heuristic"); then the export, to
+# (docs/lab/ppo.md "Geheimtrumpf: legs without the heuristic (shipped)"); then the export, to
 # $LEGS_BOT (default RUN_DIR/bot).  Its bot is the six-leg bot shipped until 2026-12-06,
 # now policies/bots/geheimtrumpf/start: the start of scripts/recipes/geheimtrumpf_pipeline.sh,
 # which makes the shipped bot from it.  A leg

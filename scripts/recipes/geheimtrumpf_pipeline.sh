@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The shipped Geheimtrumpf bot (policies/bots/geheimtrumpf) in one command (docs/levers.md
-# "Geheimtrumpf: PPO legs after the PIMC-table generations (shipped)"):
+# Makes the shipped Geheimtrumpf bot (policies/bots/geheimtrumpf, bot:geheimtrumpf) in one
+# command - its manifest's train_command, with START=policies/bots/geheimtrumpf/start
+# (docs/lab/expert_iteration.md "Geheimtrumpf: PPO legs after the PIMC-table generations
+# (shipped)"); every training step is stichzoo train (the batch pipeline):
 #   1. the start: six PPO legs (scripts/recipes/geheimtrumpf_legs.sh, about 76 minutes), the
 #      bot shipped before, kept as policies/bots/geheimtrumpf/start;
 #   2. two generations of expert iteration from it at PIMC's tables (configs/expert/
@@ -21,7 +23,7 @@
 # generation was labelled) change the recipe: fewer self-play legs in the start, the first
 # generation on more labelling processes - another bot, to be measured before it ships.
 # NO_EVAL=1 SELFPLAY_LEGS=0 GEN_1_WORKERS=2: 101.35 minutes in one go (2026-12-06, quiet
-# machine; docs/levers.md "Geheimtrumpf's pipeline in two hours"): its bot beats PIMC and the
+# machine; docs/lab/pipelines.md "Geheimtrumpf's pipeline in two hours"): its bot beats PIMC and the
 # heuristic on fresh seeds, level head to head with the shipped bot, weaker than it against
 # the heuristic - not shipped.
 # NO_EVAL=1: without the evaluations beside the training (the legs' periodic and final ones,

@@ -1,13 +1,13 @@
 """Stamp a bot folder as shipped: how it was made, and how it plays.
 
-The repro scripts that ship a bot (wizard_hour.sh, expert_generations.sh)
+The recipes that ship a bot (wizard_hour.sh, expert_generations.sh, geheimtrumpf_pipeline.sh)
 end here, so that every shipped manifest records the same things the same
 way: the command that made it (``train_command``), its legs or generations,
 and its duplicate evaluations against random and the heuristic (1,000
 games, seed 104729 - the final evaluation's deals, never used in training;
 docs/results.md's table of shipped bots reads them).
 
-    python scripts/recipes/stamp_bot.py BOT --command "bash scripts/repro/..." \
+    python scripts/recipes/stamp_bot.py BOT --command "bash scripts/recipes/..." \
         [--leg "stichzoo train ..."] [--generations runs/<game>_expert N --config FILE]
         [--after RUN/legs]
 

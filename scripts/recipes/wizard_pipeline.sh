@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
-# Wizard's whole pipeline in one command (issue 30's two hours; docs/levers.md "Wizard:
-# expert iteration from the learned search"): the start - PPO on configs/wizard.yaml for 5M
+# Wizard's whole pipeline in one command, from nothing (issue 30's two hours;
+# docs/lab/pipelines.md "Wizard's pipeline from nothing"). It makes a bot of the shipped
+# Wizard bot's recipe, not the shipped bot itself: policies/bots/wizard was made by the
+# same steps run one at a time (scripts/recipes/wizard_hour.sh, then wizard_expert.sh; its
+# manifest), and no bot of a one-go run of this script was shipped - each was level with
+# it head to head (-0.12 [-4.66, +4.42] after 120.6 minutes, -0.61 [-5.08, +3.86] after
+# 107.0), below the ship rule's mean of at least 0.
+# The steps: the start - PPO on configs/wizard.yaml for 5M
 # samples with trick-model bids (scripts/recipes/wizard_hour.sh, 30.4 minutes) - then
 # thirteen generations of expert iteration from the learned search with their bid refits
 # (scripts/recipes/wizard_expert.sh: twelve in 69.4 minutes, each timed on a quiet 2-core
@@ -11,15 +17,15 @@
 # (GENERATIONS=12). As committed the thirteenth labels on two processes: 120.55 minutes in one
 # go (2026-12-06: the start 31.9, the twelve generations and five refits 78.4, the thirteenth
 # 10.2; a test suite niced beside the start's first quarter) - 33 seconds over issue 30's two
-# hours again (docs/levers.md). NO_EVAL=1 leaves out the evaluations beside the training
+# hours again (docs/lab/pipelines.md). NO_EVAL=1 leaves out the evaluations beside the training
 # (scripts/recipes/evals.sh): 122.97 minutes in one go (2026-12-06, afternoon) - 3 minutes over;
-# the load moves the time by more than the evaluations take (docs/levers.md).
+# the load moves the time by more than the evaluations take (docs/lab/pipelines.md).
 # REFIT_WORKERS=2: the six bid refits (the start's and five) collect their games on two
 # processes (scripts/recipes/expert_generations.sh) - other games, so another bot.
 # NO_EVAL=1 REFIT_WORKERS=2: 107.0 minutes in one go (2026-12-06, evening, quiet machine: the
 # start 30.6, the twelve generations 36.0, the five refits 30.8, the thirteenth 9.5) - inside
 # issue 30's two hours; its bot is level with the shipped one head to head on fresh seeds
-# (docs/levers.md), so the shipped bot stays the 120.6-minute run's.
+# (docs/lab/pipelines.md), so the shipped bot stays.
 # Without --ship everything lands under runs/wizard_pipeline (the expert generations in
 # runs/wizard_pipeline/expert, the bot in runs/wizard_pipeline/expert/gen_13/expert/iteration_4)
 # and the shipped bots stay as they are; --ship puts the start in policies/bots/wizard/start

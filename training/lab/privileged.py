@@ -1,4 +1,7 @@
-"""A privileged critic for the batch trainer (``train.critic: privileged``).
+"""A privileged critic for the batch trainer (``train.critic: privileged``), a lab option.
+
+    python -m stichzoo.training.lab train configs/lab/batch/hoch_tief.yaml \\
+        --set train.critic=privileged
 
 During training the value network may see the whole deal (PerfectDou,
 Suphx's oracle): it reads the seat's own observation *and* the hidden part
@@ -17,6 +20,13 @@ Ananas and Wunder Punkt the other hands are the hidden part of the round
 are not encoded; Geheimtrumpf's hands are public, so there the critic
 learns nothing new).  Numpy only; :class:`PrivilegedCritic` is the torch
 module.
+
+It plugs into the batch trainer through the table of critics
+(training/trainers/critics.py): the lab's ``__init__`` registers :func:`build`
+as ``privileged``, so ``python -m stichzoo.training.lab train`` has it (the
+product's ``stichzoo train`` refuses the name, naming that command).
+Measured on Hoch & Tief and not shipped: scripts/probes/privileged_critic.sh,
+docs/lab/privileged_critic.md.
 """
 
 from __future__ import annotations
@@ -29,8 +39,6 @@ from torch import nn
 
 from stichzoo.envs.core.batch import masks_into
 from stichzoo.training.trainers.pretrain import lr_scheduler
-
-CRITICS = ("observation", "privileged")
 
 
 def privileged_size(game) -> int:
@@ -58,9 +66,11 @@ def privileged_features(game, states: Sequence, seats: Sequence[int],
 
 class PrivilegedCritic(nn.Module):
     """The value network of ``train.critic: privileged``: an MLP (``net_arch``, ReLU) over
-    the observation and the privileged input, concatenated; one value per row."""
+    the observation and the privileged input, concatenated; one value per row.  A
+    :class:`~stichzoo.training.trainers.critics.Critic` of ``game`` (which the trainer's
+    :meth:`inputs` read; a critic only evaluated needs none)."""
 
-    def __init__(self, obs_size: int, privileged: int, net_arch: Sequence[int]):
+    def __init__(self, obs_size: int, privileged: int, net_arch: Sequence[int], game=None):
         super().__init__()
         layers: list[nn.Module] = []
         width = obs_size + privileged
@@ -69,22 +79,39 @@ class PrivilegedCritic(nn.Module):
             width = size
         layers.append(nn.Linear(width, 1))
         self.net = nn.Sequential(*layers)
-        self.obs_size, self.privileged = obs_size, privileged
+        self.obs_size, self.width, self.game = obs_size, privileged, game
 
     def forward(self, obs: th.Tensor, privileged: th.Tensor) -> th.Tensor:
         return self.net(th.cat([obs, privileged], dim=1)).flatten()
+
+    def inputs(self, states: Sequence, seats: Sequence[int]) -> np.ndarray:
+        """The other seats' hands at each decision (:func:`privileged_features`)."""
+        return privileged_features(self.game, states, seats)
+
+    def warm_start(self, data: dict[str, np.ndarray], section: dict,
+                   verbose: bool) -> dict[str, float]:
+        """:func:`fit_critic` on the warm start's decisions, by ``pretrain``'s settings."""
+        fitted = fit_critic(self, data, section["epochs"], section["batch_size"],
+                            section["learning_rate"], section["lr_schedule"], verbose)
+        return {"critic_value_loss": fitted["value_loss"]}
+
+
+def build(cfg: dict, game, obs_size: int) -> PrivilegedCritic:
+    """The table's builder: the run's ``net_arch`` over the observation and the hands."""
+    return PrivilegedCritic(obs_size, privileged_size(game), cfg["train"]["net_arch"], game)
 
 
 def fit_critic(critic: PrivilegedCritic, data: dict[str, np.ndarray], epochs: int,
                batch_size: int, lr: float, schedule: str = "constant",
                verbose: bool = True) -> dict[str, float]:
     """The warm start's value regression for the privileged critic: the teacher's
-    return-to-go from (observation, privileged input), squared error - what
-    ``behaviour_clone`` does for the observation critic, on the same decisions."""
+    return-to-go from (observation, privileged input: ``data["critic_input"]``), squared
+    error - what ``behaviour_clone`` does for the observation critic, on the same
+    decisions."""
     optimizer = th.optim.Adam(critic.parameters(), lr=lr)
     n = len(data["return"])
     scheduler = lr_scheduler(optimizer, schedule, epochs * -(-n // batch_size))
-    obs, priv = th.as_tensor(data["obs"]), th.as_tensor(data["privileged"])
+    obs, priv = th.as_tensor(data["obs"]), th.as_tensor(data["critic_input"])
     returns = th.as_tensor(data["return"])
     gen = np.random.default_rng(0)
     loss_v = 0.0
@@ -107,5 +134,4 @@ def fit_critic(critic: PrivilegedCritic, data: dict[str, np.ndarray], epochs: in
     return {"value_loss": loss_v}
 
 
-__all__ = ["CRITICS", "PrivilegedCritic", "fit_critic", "privileged_features",
-           "privileged_size"]
+__all__ = ["PrivilegedCritic", "build", "fit_critic", "privileged_features", "privileged_size"]

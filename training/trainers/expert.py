@@ -18,16 +18,15 @@ the fidelity *before* fitting on the new labels (how often the network
 already plays the search's choice on positions it has not seen, and the
 soft-target weight of its choice), the fitted losses, and its strength
 against each ``eval.opponents`` (``expert_eval/vs_<opp>/...``, the
-periodic evaluation's seed).  ``expert.start`` may name a bot folder: the
-run then starts from that bot's network (training/trainers/from_bot.py) instead of
-a fresh one or the warm start.  The run folder keeps every iteration's
+periodic evaluation's seed).  The run folder keeps every iteration's
 network, ``expert/iteration_<k>.pt`` (after k iterations; 0 is the start).
 
-A start that bids from a trick model (Wizard, training/fit/bid_model.py) keeps its
-bids: the network learns the card play, and every iteration's network is
-also exported with the start's trick model (``expert/iteration_<k>/``, a bot
-folder) - that bot plays the learner's games and is the one evaluated, so
-the positions and the strength are those of the bot the run will ship.
+The network it improves is the caller's: the batch pipeline
+(training/trainers/pipeline.py) hands it a fresh, imitating or start bot's
+network, and - for a start that bids from a trick model (Wizard) - the
+``as_player`` that makes each iteration's network the bot the run will ship,
+with the start's bids; that bot then plays the learner's games and is the
+one evaluated.
 """
 
 from __future__ import annotations
@@ -35,6 +34,7 @@ from __future__ import annotations
 import copy
 import os
 import time
+from collections.abc import Callable
 
 import numpy as np
 import torch as th
@@ -46,7 +46,6 @@ from stichzoo.training.evaluation.run_eval import (
 )
 from stichzoo.training.runs import RunPaths
 from stichzoo.training.trainers.distil import improved_targets
-from stichzoo.training.trainers.from_bot import has_trick_bids
 from stichzoo.training.trainers.labels import search_labels
 from stichzoo.training.trainers.pretrain import behaviour_clone
 
@@ -77,12 +76,15 @@ def masked_logits(policy, data: dict[str, np.ndarray], chunk: int = 4096) -> np.
     return np.concatenate(out)
 
 
-def expert_iteration(policy, cfg: dict, paths: RunPaths, game, verbose: bool,
-                     log) -> dict[str, float]:
+def expert_iteration(policy, cfg: dict, paths: RunPaths, game, verbose: bool, log,
+                     as_player: Callable[[int, str], str] | None = None) -> dict[str, float]:
     """Run ``expert.iterations`` rounds on ``policy`` (fitted in place, on the CPU).
 
     ``log(tag, value, iteration)`` receives every number; returns the last
-    iteration's stats (the run summary's ``expert`` entry).
+    iteration's stats (the run summary's ``expert`` entry).  ``as_player(k, path)``
+    is the policy spec of the network after ``k`` iterations, saved at ``path``
+    (called once per network, after it is saved): the learner in its games
+    (``positions: learner``) and in its evaluations; by default the network itself.
     """
     from stichzoo.policies.runtimes.torch_policy import save_policy
 
@@ -98,21 +100,8 @@ def expert_iteration(policy, cfg: dict, paths: RunPaths, game, verbose: bool,
         save_policy(policy, game, path, {"expert_iteration": k})
         return path
 
-    bids = None  # a start that bids from a trick model: its bids stay (module docstring)
-    if e["start"]:
-        from stichzoo.policies.runtimes.onnx_policy import bot_folder
-
-        start_dir = bot_folder(e["start"])
-        bids = start_dir if has_trick_bids(start_dir) else None
-
     def spec(k: int, path: str) -> str:  # the network after k iterations, as a player
-        if bids is None:
-            return f"ppo:path={path}"
-        from stichzoo.training.fit.bid_model import rebid
-
-        bot = rebid(policy, bids, os.path.join(folder, f"iteration_{k}"), game,
-                    {"expert_iteration": k})
-        return f"onnx:path={bot}"
+        return f"ppo:path={path}" if as_player is None else as_player(k, path)
 
     path = saved(0)
     player_spec = spec(0, path)

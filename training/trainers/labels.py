@@ -8,16 +8,21 @@ another policy than the one labelling them (DAgger).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from stichzoo.policies import Decision
 from stichzoo.training.config import opponent_specs
 from stichzoo.training.trainers.distil import NEVER, advantage, soft_target
 
+if TYPE_CHECKING:
+    from stichzoo.training.trainers.critics import Critic
+
 
 def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                  teacher: str | None = None, temperature: float | None = None,
-                 player: str | None = None, privileged: bool = False,
+                 player: str | None = None, critic: Critic | None = None,
                  phases: list[str] | None = None, opponent: str | list[str] | None = None,
                  opponent_seats: int = 0, opponent_share: float = 1.0
                  ) -> dict[str, np.ndarray]:
@@ -33,9 +38,10 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
     ``player`` (a policy spec) the player makes the moves in every seat and
     the teacher only labels them: the positions are the ones the player
     reaches (DAgger), the labels and targets the teacher's, and the value
-    target the player's return.  With ``privileged`` each decision also
-    gets the hidden part of the deal as its seat saw it hidden
-    (``privileged``, training/lab/privileged.py): the privileged critic's warm start.
+    target the player's return.  With a ``critic`` of the run's own
+    (``train.critic``, training/trainers/critics.py) each decision also gets
+    that critic's input, read from the true state (``critic_input``): its warm
+    start; the games and every other array are the same.
 
     With ``phases`` (and a ``temperature``) the teacher labels only the
     decisions of those phases; every other decision keeps an advantage of 0
@@ -89,10 +95,8 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
     out = {"obs": np.zeros((steps, engine.obs_size), np.float32),
            "mask": np.zeros((steps, engine.num_actions), bool),
            "action": np.zeros(steps, np.int64), "return": np.zeros(steps, np.float32)}
-    if privileged:
-        from stichzoo.training.lab.privileged import privileged_features, privileged_size
-
-        out["privileged"] = np.zeros((steps, privileged_size(game)), np.float32)
+    if critic is not None:
+        out["critic_input"] = np.zeros((steps, critic.width), np.float32)
     if temperature is not None:
         out["target"] = np.zeros((steps, engine.num_actions), np.float32)
         out["advantage"] = np.zeros((steps, engine.num_actions), np.float32)
@@ -125,12 +129,12 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                 action, targets[r] = _teacher_target(teacher, decision, engine.num_actions,
                                                      temperature)
                 actions.append(action)
-        hidden = (privileged_features(game, engine.states, to_act) if privileged
-                  else [None] * len(actions))
+        extra = (critic.inputs(engine.states, to_act) if critic is not None
+                 else [None] * len(actions))
         for r, a in enumerate(actions):
             if sampled[r]:
                 chains[r][to_act[r]].append([obs[r].copy(), mask[r].astype(bool), a, 0.0,
-                                             targets[r], hidden[r]])
+                                             targets[r], extra[r]])
         if mover is not None:
             actions = [mover.act(decision) if sampled[r] else a
                        for r, (a, decision) in enumerate(zip(actions, decisions))]
@@ -159,8 +163,8 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
                     if temperature is not None:
                         out["target"][filled], out["advantage"][filled], \
                             out["labelled"][filled] = item[4]
-                    if privileged:
-                        out["privileged"][filled] = item[5]
+                    if critic is not None:
+                        out["critic_input"][filled] = item[5]
                     filled += 1
             chains[r] = [[] for _ in range(n)]
             foreign[r], seated[r] = foreign_seats()

@@ -255,7 +255,6 @@ class SelfPlay:
         # the game's own metrics of finished games (bid hit rate...), from their logs
         self.seat_metrics = None
         if engine.log:
-
             module = metrics_of(engine.game.name)
             self.seat_metrics = module.seat_metrics
 
@@ -355,7 +354,7 @@ def build_network(cfg: dict, game, device: str = "cpu"):
 
     The SB3 (Maskable) policy module the SB3 path trains - same classes, same files - so a
     batch run's ``policy.pt``, a checkpoint and an RLlib module all load into it.  The
-    trainer, the checkpoint export, the RLlib module and the repro probes build it here,
+    trainer, the checkpoint export, the RLlib module and the lab's probes build it here,
     so there is one place that turns a config into a network.
     """
     from gymnasium import spaces

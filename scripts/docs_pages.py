@@ -1,4 +1,4 @@
-"""The docs site's generated pages: environments, results tables, API reference.
+"""The docs site's generated pages: environments, results tables, layout, API reference.
 
 mkdocs-gen-files runs this file at every build (``mkdocs.yml``, plugin
 ``gen-files``); ``bash scripts/docs.sh`` builds the site.  Nothing here is
@@ -15,6 +15,12 @@ match that is measured again never needs a docs edit:
   markers replaced by tables made from the recorded data - the shipped bots'
   manifests (``policies/bots/<game>/manifest.json``) and the ladder
   (``policies/ladder.json``, the same text as ``stichzoo ladder --markdown``).
+- ``layout.md``: the map of the repository - every package and module of
+  ``stichzoo`` (envs/, policies/, training/, configs/) with the summary of its
+  docstring, grouped by package, then every config and script with the first
+  sentence of its header comment; the lab wing (a ``lab`` folder, and
+  ``scripts/probes/``) is marked.  Read from the files (``ast``), never
+  imported, so a lab module that needs an extra still has its line.
 - ``reference/``: one page per public module of the installed ``stichzoo``
   package (private modules - a name part starting with ``_`` - skipped),
   with a literate-nav ``SUMMARY.md``.  mkdocstrings reads the sources
@@ -27,6 +33,7 @@ their python blocks too).
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import logging
@@ -177,6 +184,146 @@ def fill(text: str) -> str:
     return _MARKER.sub(table, text)
 
 
+# ---------------------------------------------------------------- layout
+
+#: the top folders that are no package of stichzoo, and what each holds
+FOLDERS = {
+    "scripts": "entry points run by path: setup, tests, docs, the main job, the browser table, "
+               "and the folders below",
+    "tests": "the test suite (pytest): rules, env API and contract, leaks, policies, training, "
+             "export, server, tables, docs",
+    "docs": "this site's pages (mkdocs.yml); the generated ones come from scripts/docs_pages.py",
+}
+#: script folders and the role of each (the lab wing: probes)
+SCRIPT_FOLDERS = {
+    "scripts": "user entry points",
+    "scripts/recipes": "recipes: the commands that make the shipped bots",
+    "scripts/figures": "figures: remake a documented table or plot",
+    "scripts/checks": "checks: compare the engines against each other",
+    "scripts/bench": "speed benchmarks (docs: speed)",
+    "scripts/probes": "probes: the lab's measurements (docs: lab)",
+}
+_LAB = "lab"
+
+
+def summary(doc: str | None) -> str:
+    """The summary of a docstring: its first paragraph, cut after the first sentence
+    when it runs long - one line of the map, whatever the docstring's line breaks.
+    reST's ``code`` and ``:mod:`x``` roles read as Markdown code."""
+    para = " ".join(line.strip() for line in (doc or "").strip().split("\n\n")[0].splitlines())
+    para = re.sub(r":\w+:`~?([^`]+)`", r"`\1`", para).replace("``", "`")
+    if len(para) > 160:
+        end = re.search(r"(?<=[a-z)\]`'\"])\.(\s|$)", para)
+        para = para[:end.start() + 1] if end else para
+    if len(para) > 240:
+        para = para[:para.rfind(" ", 0, 230)]
+        para += "` ..." if para.count("`") % 2 else " ..."  # close a code span cut in two
+    return para.replace("|", "\\|") or "(no docstring)"
+
+
+def module_summary(path: Path) -> str:
+    """A module's docstring summary, read from its source (nothing imported)."""
+    return summary(ast.get_docstring(ast.parse(path.read_text(), str(path))))
+
+
+def header_summary(path: Path) -> str:
+    """The first sentence of a file's leading comment block (shell scripts, YAML configs)."""
+    lines = []
+    for line in path.read_text().splitlines():
+        if line.startswith("#!"):
+            continue
+        if not line.startswith("#"):
+            break
+        lines.append(line.lstrip("#").strip())
+    return summary("\n".join(lines)) if lines else "(no header)"
+
+
+def layout_modules(tree: Path) -> list[tuple[str, Path]]:
+    """Every module of ``stichzoo`` as installed (dotted name, source file), packages as
+    their ``__init__.py`` and private modules included, sorted by name."""
+    found = []
+    top = tree / "stichzoo"
+    for folder, dirs, files in os.walk(top, followlinks=True):
+        dirs[:] = sorted(d for d in dirs if (Path(folder) / d / "__init__.py").exists())
+        base = Path(folder).relative_to(tree).parts
+        for name in files:
+            if name.endswith(".py"):
+                parts = base if name == "__init__.py" else (*base, name[:-3])
+                found.append((".".join(parts), Path(folder) / name))
+    return sorted(found)
+
+
+def is_lab(name: str) -> bool:
+    """A module or file of the lab wing: inside a ``lab`` folder, or a probe script."""
+    parts = re.split(r"[./]", name)
+    return _LAB in parts or name.startswith("scripts/probes")
+
+
+#: the order of the top packages in the map: the games, the bots, training, the recipes
+_TOP = ("stichzoo", "stichzoo.envs", "stichzoo.policies", "stichzoo.training", "stichzoo.configs")
+
+
+def _package_order(name: str) -> tuple[int, str]:
+    return _TOP.index(".".join(name.split(".")[:2])), name
+
+
+def _mark(name: str) -> str:
+    return " **lab**" if is_lab(name) else ""
+
+
+def layout_page(tree: Path) -> str:
+    """The repository map: each package of stichzoo with its modules, then configs and
+    scripts, every line from the file's own docstring or header."""
+    modules = layout_modules(tree)
+    packages = [name for name, path in modules if path.name == "__init__.py"]
+    docs = dict(modules)
+    out = ["# Layout", "",
+           "The map of the repository, generated at every build from the files themselves "
+           "(`scripts/docs_pages.py`): each package and module of `stichzoo` with the summary "
+           "of its docstring, then the configs and scripts with their header's first sentence. "
+           "The folders `envs/`, `policies/`, `training/` and `configs/` install as "
+           "`stichzoo.envs`, `.policies`, `.training` and `.configs` (pyproject's "
+           "`package-dir`). **lab** marks the lab wing - levers tried for strength that no "
+           "shipped bot, ladder rung, bot level or documented command uses "
+           "([the lab](lab/index.md)); the product never imports it, and the wheel leaves "
+           "it out.", "",
+           "| folder | what |", "|---|---|"]
+    for folder in ("envs", "policies", "training", "configs"):
+        out.append(f"| `{folder}/` | {module_summary(docs[f'stichzoo.{folder}'])} |")
+    out.append(f"| `stichzoo/` | {module_summary(docs['stichzoo'])} |")
+    out += [f"| `{folder}/` | {text} |" for folder, text in FOLDERS.items()]
+    for package in sorted(packages, key=_package_order):
+        depth = max(package.count("."), 1)
+        own = [(n, p) for n, p in modules if n.rsplit(".", 1)[0] == package
+               and p.name != "__init__.py"]
+        subs = [n for n in packages if n != package and n.rsplit(".", 1)[0] == package]
+        out += ["", f"{'#' * min(depth + 1, 4)} `{package}`{_mark(package)}", "",
+                module_summary(docs[package]), ""]
+        if own or subs:
+            out += ["| module | what |", "|---|---|"]
+            out += [f"| `{n.rsplit('.', 1)[1]}` (package) | {module_summary(docs[n])}{_mark(n)} |"
+                    for n in subs]
+            out += [f"| `{n.rsplit('.', 1)[1]}` | {module_summary(p)}{_mark(n)} |"
+                    for n, p in own]
+        if package == "stichzoo.configs":
+            out += ["", "| config | what |", "|---|---|"]
+            for config in sorted((ROOT / "configs").rglob("*.yaml")):
+                name = str(config.relative_to(ROOT))
+                out.append(f"| `{name}` | {header_summary(config)}{_mark(name)} |")
+    out += ["", "## `scripts/`", "", SCRIPT_FOLDERS["scripts"][0].upper()
+            + SCRIPT_FOLDERS["scripts"][1:] + " at the top, the rest by role:"]
+    for folder, role in SCRIPT_FOLDERS.items():
+        files = sorted(f for f in (ROOT / folder).glob("*") if f.suffix in (".py", ".sh"))
+        if not files:
+            continue
+        if folder != "scripts":
+            out += ["", f"### `{folder}/`{_mark(folder)}", "", role[0].upper() + role[1:] + "."]
+        out += ["", "| script | what |", "|---|---|"]
+        out += [f"| `{f.name}` | "
+                f"{module_summary(f) if f.suffix == '.py' else header_summary(f)} |" for f in files]
+    return "\n".join(out) + "\n"
+
+
 # ---------------------------------------------------------------- API reference
 
 def package_tree() -> Path:
@@ -246,6 +393,7 @@ def pages(reference: bool = True) -> dict[str, str]:
         text = src.read_text()
         if _MARKER.search(text):
             out[str(src.relative_to(DOCS))] = fill(text)
+    out["layout.md"] = layout_page(package_tree())
     if reference:
         out.update(reference_pages(public_modules(package_tree())))
     return out

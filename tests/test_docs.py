@@ -11,7 +11,9 @@ a page about one game (docs/views/<game>.md) run with ``game``, ``state``
 and ``seat`` bound to a mid-game table of that game, the names their
 one-line examples use.  Every ``stichzoo ...`` command line in a ```bash
 block must be accepted by the real argument parser, and every script,
-config and docs file a command names must exist.
+config and docs file a command names must exist.  The generated layout map
+names every module, config and script, and the lab's verdict table
+(docs/lab/index.md) links every page of the lab.
 """
 
 from __future__ import annotations
@@ -88,7 +90,8 @@ def _table(game_name: str) -> dict:
 def test_every_page_has_been_found():
     names = {Path(p).name for p in PAGES}
     assert {"README.md", "bots.md", "records.md", "wizard.md", "getting_started.md",
-            "results.md", "training.md"} <= names
+            "results.md", "training.md", "add_a_game.md", "layout.md"} <= names
+    assert {"docs/lab/index.md", "docs/lab/expert_iteration.md"} <= set(PAGES)
     assert {f"docs/envs/{g}.md" for g in envs.GAMES} <= set(PAGES)
     assert len(_blocks("python")) >= 5 + len(envs.GAMES)
 
@@ -228,3 +231,93 @@ def test_the_readme_links_land():
             if anchor not in {_slug(h) for h in headings}:
                 bad.append(f"{path}#{anchor}")
     assert not bad, f"README.md links to what is not there: {bad}"
+
+
+def _layout_sections() -> dict[str, str]:
+    """The generated layout page, cut at its headings: heading text -> the text below it."""
+    parts = re.split(r"^#+ (.+)$", GENERATED["layout.md"], flags=re.M)
+    return {parts[i].strip(): parts[i + 1] for i in range(1, len(parts), 2)}
+
+
+def _modules() -> list[tuple[str, bool]]:
+    """Every module of the installed package, found from the folders pyproject installs
+    (not from the docs script): (dotted name, is a package)."""
+    import tomllib
+
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        package_dir = tomllib.load(f)["tool"]["setuptools"]["package-dir"]
+    roots = {"stichzoo": ROOT / "stichzoo"}
+    roots.update({name: ROOT / folder for name, folder in package_dir.items()})
+    found = []
+    for name, folder in roots.items():
+        for path in sorted(folder.rglob("*.py")):
+            rel = path.relative_to(folder)
+            if any(not (folder / Path(*rel.parts[:i]) / "__init__.py").exists()
+                   for i in range(1, len(rel.parts))):
+                continue  # a folder that is no package (data, scripts)
+            if name == "stichzoo" and len(rel.parts) > 1:
+                continue  # the stichzoo root holds the other packages' links only
+            parts = [*name.split("."), *rel.with_suffix("").parts]
+            if parts[-1] == "__init__":
+                found.append((".".join(parts[:-1]), True))
+            else:
+                found.append((".".join(parts), False))
+    return found
+
+
+def test_the_layout_names_every_module():
+    """Each package has its section in the map, each module a row in its package's table,
+    and everything in a lab folder is marked lab."""
+    sections = _layout_sections()
+    missing, unmarked = [], []
+    for name, is_package in _modules():
+        if name == "stichzoo":
+            continue
+        parent, _, leaf = name.rpartition(".")
+        lab = "lab" in name.split(".")
+        if is_package:
+            heading = f"`{name}`" + (" **lab**" if lab else "")
+            if heading not in sections:
+                missing.append(name)
+            if parent != "stichzoo" and f"| `{leaf}` (package) |" not in sections.get(
+                    f"`{parent}`" + (" **lab**" if "lab" in parent.split(".") else ""), ""):
+                missing.append(f"{name} (in {parent})")
+            continue
+        section = next((text for head, text in sections.items()
+                        if head.split()[0] == f"`{parent}`"), "")
+        row = next((line for line in section.splitlines()
+                    if line.startswith(f"| `{leaf}` |")), None)
+        if row is None:
+            missing.append(name)
+        elif lab and "**lab**" not in row:
+            unmarked.append(name)
+    assert not missing, f"docs/layout.md (scripts/docs_pages.py) lacks: {missing}"
+    assert not unmarked, f"docs/layout.md does not mark these lab modules: {unmarked}"
+
+
+def test_the_layout_names_every_config_and_script():
+    page = GENERATED["layout.md"]
+    configs = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "configs").rglob("*.yaml"))]
+    scripts = [p.name for folder in ("scripts", "scripts/recipes", "scripts/figures",
+                                     "scripts/checks", "scripts/bench", "scripts/probes")
+               for p in sorted((ROOT / folder).glob("*")) if p.suffix in (".py", ".sh")]
+    missing = [c for c in configs if f"| `{c}` |" not in page]
+    missing += [s for s in scripts if f"| `{s}` |" not in page]
+    assert not missing, f"docs/layout.md lacks: {missing}"
+    assert all(f"| `{c}` |" in page and "**lab**" in page.split(f"| `{c}` |")[1].split("\n")[0]
+               for c in configs if c.startswith("configs/lab/"))
+
+
+def test_the_lab_index_links_every_lab_page():
+    """The verdict table is the lab's front door: every method page has rows in it, and
+    every row names its lever, game, figure, verdict, command and page."""
+    index = PAGES["docs/lab/index.md"]
+    rows = [line for line in index.splitlines()
+            if line.startswith("| ") and "](" in line.rsplit("|", 2)[-2]]
+    linked = {m for row in rows for m in re.findall(r"\]\(([\w]+\.md)#", row.rsplit("|", 2)[-2])}
+    pages = {p.name for p in (ROOT / "docs" / "lab").glob("*.md")} - {"index.md"}
+    assert pages <= linked, f"lab pages without a row in docs/lab/index.md: {pages - linked}"
+    cells = [row.strip("|").split(" | ") for row in rows]
+    bad = [row for row, cell in zip(rows, cells)
+           if len(cell) != 6 or "`" not in cell[4] or "..." in cell[4]]
+    assert not bad, f"rows of docs/lab/index.md without six cells or a whole command: {bad[:3]}"

@@ -56,6 +56,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
+import stichzoo.policies.lab  # noqa: F401  (a lab probe: registers the lab's spec options)
 from stichzoo.envs.core.game import Game, GameState, win_share
 from stichzoo.envs.registry import game_class
 from stichzoo.policies import make_policy

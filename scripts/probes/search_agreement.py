@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 
+import stichzoo.policies.lab  # noqa: F401  (a lab probe: registers the lab's spec options)
 from stichzoo.envs.registry import game_class
 from stichzoo.policies.base import Decision
 from stichzoo.policies.specs import build_policy

@@ -3,7 +3,7 @@
 A bot that loses to the heuristic loses somewhere: in the bids, the draft, the
 task choice or the card play.  Swapping one phase's decisions to another bot
 and measuring again (duplicate, same deals) tells how much of the gap each
-phase holds - ``docs/levers.md`` has the table for the shipped networks.
+phase holds - ``docs/lab/phase_split.md`` has the table for the shipped networks.
 Each key is a phase of the game (``state.phase_name``) or ``else`` (every
 other phase; the default is ``heuristic``); each value is a policy spec
 without arguments of its own (``heuristic``, ``random``, ``pimc``, ``bot``,

@@ -509,7 +509,7 @@ def test_an_evaluation_leaves_the_training_random_numbers_alone(tiny_run, worker
     """The trainer's snapshot seats sample from torch's global generator; checking an
     evaluation's lineup loads the policy, whose construction draws from it. The periodic
     evaluation of the 5M-sample Wizard start moved it, and the run's network parted from
-    the run without evaluations right after the first one (docs/levers.md).
+    the run without evaluations right after the first one (docs/lab/pipelines.md).
     ``evaluate_policy_file`` keeps its own copy of the state."""
     from stichzoo.training.evaluation.run_eval import evaluate_policy_file
 

@@ -4,7 +4,7 @@ Rough, rule-derived numbers that the heuristic bot drafts, chooses and
 plays by, and that the observation's draft reading (``reading.py``,
 version 2) hands to a network: a network imitating the heuristic agreed
 with its card draft on 0.774 of held-out decisions from the raw pieces,
-0.836 with these (``scripts/probes/probe_imitation.py``, docs/levers.md).
+0.836 with these (``scripts/probes/probe_imitation.py``, docs/lab/observation.md).
 They read only what a seat may know - its view of the trumps (the true
 draw once it knows them, else the average over every draw that agrees with
 the announced row winners) and the public hands and rows.

@@ -8,7 +8,7 @@ trumps that change every round, a trump-value card that follows no suit) to
 use it, and the measurement says it does not: a 256x256 network imitating
 the heuristic agreed with its card play on 0.68 of held-out decisions and
 lost 1.20 tasks per game to it; with these pieces 0.80 and 0.61
-(``scripts/probes/probe_imitation.py --feature play_trumps``, docs/levers.md).
+(``scripts/probes/probe_imitation.py --feature play_trumps``, docs/lab/observation.md).
 
 - ``trump_candidates``: the trump draws that agree with every announced row
   winner (``rules.consistent_trumps``) - the deduction the others make
@@ -27,7 +27,7 @@ such chance over the row (``task_chances``); per card, its chance to win a
 trick as the seat sees the trumps (``win_chances``).  The card draft is
 where the shipped version-1 network lost to the heuristic: with the
 heuristic's draft and its own play and task choice it went from -0.19 to
-+0.04 tasks per game against three heuristics (docs/levers.md); a network
++0.04 tasks per game against three heuristics (docs/lab/observation.md); a network
 imitating the heuristic agreed with its draft on 0.774 of held-out
 decisions from the version-1 pieces, 0.836 with these.
 
@@ -38,7 +38,7 @@ still needs, and the suit a "no suit" task keeps out of its tricks - what
 the heuristic's play steers by (``steering.py``), which the
 network would otherwise assemble from ``chosen``, ``tricks_won`` and
 ``won_cards``.  With the v2 bot the heuristic's card play was worth 0.26
-tasks per game over the network's (docs/levers.md).
+tasks per game over the network's (docs/lab/observation.md).
 
 Version 4 adds the **trick reading**, for the seat to play (all zero for
 the others and in the other phases): per legal card, the relative seat

@@ -5,7 +5,7 @@ trump choice, bids, card play).  ``shared`` feeds all of them through one
 MLP; ``phase`` gives the policy one MLP per phase and picks the right one
 with the observation's ``phase`` one-hot (the value function stays shared),
 so bidding and play cannot crowd each other out of the same hidden units.
-Which is better is measured, not assumed (docs/levers.md).
+Which is better is measured, not assumed (docs/lab/ppo.md).
 """
 
 from __future__ import annotations

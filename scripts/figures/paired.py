@@ -6,7 +6,7 @@ same cards; each deal's margin - the bot's mean objective over its seats and
 seat assignments, less the baseline's - is paired across the two, and the
 difference gets the paired t-interval over deals that the tournaments use
 (training/evaluation/stats.py).  This is the test of "is bot A better than bot B against
-this opponent" when A and B never sat at one table (docs/levers.md, the
+this opponent" when A and B never sat at one table (docs/lab/expert_iteration.md, the
 PIMC-table generation's confirmation).
 
     python scripts/figures/paired.py OUT_A RECORDS_A OUT_B RECORDS_B

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduce docs/levers.md "Wizard bids from a predicted trick distribution": the
+# Reproduce docs/lab/bid_model.md "Wizard bids from a predicted trick distribution": the
 # shipped Wizard bot (trick-model bids, policies/bots/wizard) against the bot it
 # replaced (policy-head bids, extracted from git commit 4e07617 into
 # runs/bots/wizard_policy_head), duplicate, 1,000 games each, on seeds no training

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduce docs/levers.md "Wizard: expert iteration from the learned search": the shipped
+# Reproduce docs/lab/expert_iteration.md "Wizard: expert iteration from the learned search": the shipped
 # Wizard bot (policies/bots/wizard, scripts/recipes/wizard_expert.sh) against the bot it
 # started from (policies/bots/wizard/start), duplicate, on seeds no training used (the
 # generations labelled games of seeds 0-3 + 4242 ..., the bid refit collected 7001-7003).

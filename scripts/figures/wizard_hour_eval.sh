@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduce docs/levers.md "Wizard: 5M samples, decaying step": the shipped Wizard bot
+# Reproduce docs/lab/ppo.md "Wizard: 5M samples, decaying step": the shipped Wizard bot
 # (policies/bots/wizard/start since the expert bot shipped: the 5M-sample actor of configs/wizard.yaml with
 # trick-model bids) against the bot it replaced (the 2.3M-sample actor with
 # trick-model bids, taken from git commit 4ce5ee3 into runs/bots/wizard_15min),

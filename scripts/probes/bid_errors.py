@@ -5,7 +5,7 @@ network: 0.60 in self-play, 0.57 among PIMC seats) misses them either because
 its bids misread that table or because its card play cannot steer to them
 there.  The split tells the two apart: a seat that bids first has seen no
 other bid, so an error it shares with the later seats is not in the bids it
-read (docs/levers.md, "Wizard: expert iteration from the learned search").
+read (docs/lab/bid_model.md, "Wizard: expert iteration from the learned search").
 
 Reads one tournament (``stichzoo eval wizard ... --records FILE --out OUT``) and
 prints, for each policy, its rounds by bid (0, 1, 2, 3, 4 and more) - share,

@@ -104,7 +104,7 @@ def true_deal_pimc(game: Game, seed: int) -> Policy:
     in the baseline and only the inference differs - unless the rollout
     player is deterministic (Wunder Punkt's heuristic): then every world is
     played out alike, one line per action, and the probe is no ceiling
-    (docs/headroom.md).  Never a bot: it reads the hidden hands.
+    (docs/lab/ceilings.md).  Never a bot: it reads the hidden hands.
     """
     policy = make_policy("pimc", game, seed=seed)
     seeing = copy.copy(game)

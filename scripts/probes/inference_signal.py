@@ -25,7 +25,7 @@ compared with what the game's rollout player would have decided:
 
 An agreement that barely differs between the true state and the worlds
 means an inference built on that model would weight the worlds almost
-alike (docs/inference.md).
+alike (docs/lab/inference.md).
 """
 
 from __future__ import annotations

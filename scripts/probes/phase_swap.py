@@ -9,7 +9,7 @@ a gain against it lies) - a duplicate tournament on the same deals for every
 row, so the rows compare.  ``all`` is the candidate alone; ``a+b`` swaps
 phases a and b together (a hybrid of two networks).  The
 ``mix:`` spec does the same for shipped bots only (its parts take no
-arguments); this script takes any bot folder (docs/levers.md, Geheimtrumpf's
+arguments); this script takes any bot folder (docs/lab/expert_iteration.md, Geheimtrumpf's
 third generation).
 
     python scripts/probes/phase_swap.py geheimtrumpf runs/gt_pimc3b/bot --deals 250 \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A lab probe (docs/levers.md "A privileged critic (Hoch & Tief)"; not shipped):
+# A lab probe (docs/lab/privileged_critic.md "A privileged critic (Hoch & Tief)"; not shipped):
 # configs/lab/batch/hoch_tief.yaml twice per seed, train.critic observation and privileged,
 # on the same sample budget (1.2M learner samples; max_minutes raised so the budget, not the
 # clock, ends each run), then each final policy against the heuristic (duplicate, 1,000

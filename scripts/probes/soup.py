@@ -5,7 +5,7 @@ mean of their parameters plays at least as well as each of them ("model
 soups", Wortsman et al. 2022).  This writes that mean as a policy file,
 playable as ``ppo:path=OUT`` and exportable like any run's policy; the
 header and everything but the weights are the last input's.  Measured on
-Silberne Ananas (docs/levers.md, "a weight soup"): level.
+Silberne Ananas (docs/lab/weight_soup.md, "a weight soup"): level.
 
     python scripts/probes/soup.py runs/a/policy.pt runs/b/policy.pt --out runs/soup/policy.pt
 """

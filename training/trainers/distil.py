@@ -4,7 +4,7 @@ PIMC at its default budget often cannot tell its best action from the next
 one: the two differ by less than the noise of a dozen sampled worlds, and
 its argmax between them is a coin flip.  Imitating that argmax teaches the
 coin flips (Hoch & Tief: a network fitted on 72k PIMC choices predicted
-0.465 of held-out ones, docs/levers.md).  A *soft* target spreads the
+0.465 of held-out ones, docs/lab/imitation.md).  A *soft* target spreads the
 probability over the actions the search cannot tell apart and away from
 the ones it measured clearly worse:
 

@@ -81,7 +81,7 @@ def test_bench_search_script():
     out = run("scripts/bench/search_time.py", "--games", "geheimtrumpf", "--decisions", "3")
     lines = [x for x in out.splitlines() if x.startswith("geheimtrumpf")]
     assert [x.split()[1] for x in lines] == ["pimc", "pimc:guide=bot:geheimtrumpf"]
-    out = run("scripts/bench/search_time.py", "--games", "wizard", "--decisions", "3",
+    out = run("scripts/bench/search_time.py", "--games", "wizard", "--decisions", "3", "--lab",
               "--specs", "pimc:worlds=2", "pimc:infer=0.5,worlds=2")
     lines = [x for x in out.splitlines() if x.startswith("wizard")]
     assert [x.split()[1] for x in lines] == ["pimc:worlds=2", "pimc:infer=0.5,worlds=2"]
@@ -183,7 +183,7 @@ def test_curve_minutes_chain_the_legs_of_a_resumed_run(tmp_path):
 
 
 def test_probe_imitation_script_measures_fidelity_pieces_and_search_labels(tmp_path):
-    out = run("scripts/probes/probe_imitation.py", "configs/batch/hoch_tief.yaml", "--samples",
+    out = run("scripts/probes/probe_imitation.py", "configs/lab/batch/hoch_tief.yaml", "--samples",
               "1500", "--arch", "16", "--epochs", "1", "--feature", "suit_state", "--distil",
               "pimc:worlds=2", "--labels", "40", "--games", "8", "--threads", "1",
               "--out", str(tmp_path))

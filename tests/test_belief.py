@@ -8,7 +8,7 @@
   enumerated, its probabilities sum to 1, and with the flat model and no voids each
   deal has the uniform sampler's chance ``1 / #deals``;
 - determinism: the same seed draws the same worlds; training the same config twice
-  gives the same weights.
+  gives the same weights, and its played data kept in a file (``--data``) is read back.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from stichzoo.policies.lab.belief import (
 )
 from stichzoo.policies.search import PIMCPolicy
 from stichzoo.policies.specs import build_policy
+from stichzoo.training import fit
 from stichzoo.training.lab import belief as training
 
 from .test_search_honesty import redeal, replay, snapshot, states
@@ -43,9 +44,9 @@ from .test_search_honesty import redeal, replay, snapshot, states
 
 def assert_repeatable(config, folder, report: dict) -> None:
     """Training twice from ``config`` made ``folder``/m0.npz and m1.npz: the same arrays, and
-    ``stichzoo belief --evaluate`` of m0 gives the quality the run ``report``ed."""
-    again = training.evaluate(training.load_config(str(config)), str(folder / "m0.npz"),
-                              log=lambda *_: None)
+    ``fit belief --evaluate`` of m0 gives the quality the run ``report``ed."""
+    again = fit.measure("belief", training.load_config(str(config)), str(folder / "m0.npz"),
+                        log=lambda *_: None)
     assert again["quality"] == report["quality"]
     with np.load(folder / "m0.npz") as a, np.load(folder / "m1.npz") as b:
         assert a.files == b.files
@@ -299,12 +300,14 @@ def test_training_is_deterministic_and_the_model_loads(tmp_path):
            "hidden": [16], "card_hidden": 8, "epochs": 1, "batch_size": 64}
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    outs = []
-    for i in range(2):
+    outs, said = [], []
+    for i in range(2):  # the second fit reads the first one's played data back
         out = tmp_path / f"m{i}.npz"
-        report = training.run(training.load_config(str(path)), str(out), log=lambda *_: None)
+        report = fit.run("belief", training.load_config(str(path)), str(out), log=said.append,
+                         data=str(tmp_path / "data.npz"))
         assert set(report["quality"]) >= {"bid", "play early", "play late", "all"}
         outs.append(BeliefModel.load(out))
+    assert f"data from {tmp_path / 'data.npz'}" in said
     assert_repeatable(path, tmp_path, report)
     game = wizard(rounds=[3])
     spec = f"pimc:belief={tmp_path / 'm0.npz'},worlds=2"

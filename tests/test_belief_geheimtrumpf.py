@@ -41,6 +41,7 @@ from stichzoo.policies.lab.belief_secrets import (
 )
 from stichzoo.policies.search import PIMCPolicy
 from stichzoo.policies.specs import build_policy
+from stichzoo.training import fit
 from stichzoo.training.lab import belief as training
 
 from .test_belief import assert_repeatable
@@ -235,8 +236,8 @@ def test_training_is_deterministic_and_the_model_loads(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))
     for i in range(2):
-        report = training.run(training.load_config(str(path)), str(tmp_path / f"m{i}.npz"),
-                              log=lambda *_: None)
+        report = fit.run("belief", training.load_config(str(path)), str(tmp_path / f"m{i}.npz"),
+                         log=lambda *_: None)
         assert set(report["quality"]) == {"draft", "task choice", "all"}
     assert_repeatable(path, tmp_path, report)
     game = table()

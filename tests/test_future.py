@@ -31,6 +31,7 @@ from stichzoo.policies.runtimes.tricks_to_come import (
     taker_values,
 )
 from stichzoo.policies.specs import build_policy
+from stichzoo.training import fit
 from stichzoo.training.fit import tricks_to_come as training
 
 from .test_search_honesty import honest_states, redeal, states
@@ -124,18 +125,23 @@ def _config(tmp_path):
     return path
 
 
+def _fit(cfg: dict, out) -> dict:
+    return fit.run("tricks_to_come", cfg, str(out), log=lambda *_: None)
+
+
 def test_training_is_deterministic_for_any_number_of_workers(tmp_path):
     path = _config(tmp_path)
-    a = training.run(training.load_config(str(path)), str(tmp_path / "a.npz"))
-    b = training.run(training.load_config(str(path), {"workers": 2}), str(tmp_path / "b.npz"))
-    assert a["quality"] == b["quality"] and a["train_views"] == b["train_views"] >= 3 * 11 * 3
+    a = _fit(training.load_config(str(path)), tmp_path / "a.npz")
+    b = _fit(training.load_config(str(path), {"workers": 2}), tmp_path / "b.npz")
+    assert a["quality"] == b["quality"] and a["samples"] == b["samples"] >= 3 * 11 * 3
     model, other = FutureModel.load(tmp_path / "a.npz"), FutureModel.load(tmp_path / "b.npz")
     for (wa, ba), (wb, bb) in zip(model.layers, other.layers, strict=True):
         assert np.array_equal(wa, wb) and np.array_equal(ba, bb)
-    again = training.run(training.load_config(str(path)), str(tmp_path / "c.npz"))
+    again = _fit(training.load_config(str(path)), tmp_path / "c.npz")
     assert again["quality"] == a["quality"]
     assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "c.npz").read_bytes()
     assert model.meta["config"]["train_games"] == 3
+    assert model.meta["report"] == {"train_views": a["samples"], "quality": a["quality"]}
     shares = model.shares(np.stack([features(FULL >> 22, FULL & ~(FULL >> 22), [0, 0, 0], 0,
                                              HAND_SIZE)]))
     assert shares.sum() == pytest.approx(1.0) and (shares > 0).all()
@@ -147,13 +153,21 @@ def test_training_is_deterministic_for_any_number_of_workers(tmp_path):
             training.load_config(str(path), bad)
 
 
-def test_future_command_writes_the_model(tmp_path, capsys):
+def test_fit_command_writes_the_model(tmp_path, capsys):
+    """``stichzoo fit tricks_to_come``; the old ``stichzoo future`` says the new spelling."""
+    import json
+
     from stichzoo.training.cli import main
 
     path = _config(tmp_path)
     out = tmp_path / "cli.npz"
-    assert main(["future", "silberne_ananas", "--config", str(path), "--out", str(out),
-                 "--set", "train_games=2"]) == 0
+    assert main(["fit", "tricks_to_come", "silberne_ananas", "--config", str(path), "--out",
+                 str(out), "--set", "train_games=2", "--report", str(tmp_path / "r.json"),
+                 "--quiet"]) == 0
     assert FutureModel.load(out).meta["config"]["train_games"] == 2
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["out"] == str(out) and report["quality"]["views"] > 0
     assert main(["future", "silberne_ananas", "--config", str(path), "--set", "epochs"]) == 2
-    assert "KEY=VALUE" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "stichzoo future is now: stichzoo fit tricks_to_come silberne_ananas" in err
+    assert "KEY=VALUE" in err

@@ -7,7 +7,8 @@
 - the search with a leaf value is honest: on a re-deal of what the seat
   cannot see (fixed seed) it takes the same action, and it plays only legal
   cards;
-- training is deterministic for a seed; a config is checked strictly.
+- training is deterministic for a seed; a config is checked strictly;
+  ``stichzoo fit leaf_value`` trains with its overrides and measures a saved model.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from stichzoo.envs.registry import game_class
 from stichzoo.policies.base import Decision
 from stichzoo.policies.runtimes.leaf_value import LeafModel, LeafValue, over, play, position, scores
 from stichzoo.policies.specs import build_policy
+from stichzoo.training import fit
 from stichzoo.training.fit import leaf_value as training
 
 from .test_search_honesty import honest_states, states
@@ -83,7 +85,8 @@ def _model(tmp_path, seed: int = 0):
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))
     out = tmp_path / f"m{seed}.onnx"
-    report = training.run(training.load_config(str(path)), str(out), log=lambda *_: None)
+    report = fit.run("leaf_value", training.load_config(str(path)), str(out),
+                     log=lambda *_: None)
     return out, report, path
 
 
@@ -93,8 +96,12 @@ def test_training_is_deterministic_and_the_model_is_the_trained_one(tmp_path):
     assert set(report["quality"]) == {"positions", "margin_variance", "model",
                                       "one uniform play-out"}
     again = tmp_path / "again.onnx"
-    training.run(training.load_config(str(config)), str(again), log=lambda *_: None)
+    fit.run("leaf_value", training.load_config(str(config)), str(again), log=lambda *_: None)
     assert out.read_bytes() == again.read_bytes()
+    # --evaluate: the saved file's held-out quality is the one the fit reported
+    measured = fit.measure("leaf_value", training.load_config(str(config)), str(out),
+                           log=lambda *_: None)
+    assert measured["quality"] == report["quality"]
     # the model's forward pass on the trainer's own batch: the torch layers, weights as saved
     import onnx
     import torch
@@ -149,16 +156,22 @@ def test_leaf_spec_errors(tmp_path):
         LeafValue(wizard(wizard.Options(num_players=4)), LeafModel.load(out))
 
 
-def test_leaf_command_trains_with_overrides(tmp_path, capsys):
+def test_fit_command_trains_with_overrides(tmp_path, capsys):
+    """``stichzoo fit leaf_value hoch_tief``; the old ``stichzoo leaf`` says the new spelling
+    and runs it."""
     from stichzoo.training.cli import main
 
     _, _, config = _model(tmp_path)
     out = tmp_path / "cli.onnx"
-    assert main(["leaf", "hoch_tief", "--config", str(config), "--out", str(out),
-                 "--set", "label=playout", "--set", "train_rounds=10"]) == 0
+    assert main(["fit", "leaf_value", "hoch_tief", "--config", str(config), "--out", str(out),
+                 "--set", "label=playout", "--set", "train_rounds=10", "--quiet"]) == 0
     assert LeafModel.load(out).meta["train_rounds"] == 10
     assert main(["leaf", "hoch_tief", "--config", str(config), "--set", "label"]) == 2
-    assert "KEY=VALUE" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "stichzoo leaf is now: stichzoo fit leaf_value hoch_tief" in err
+    assert "KEY=VALUE" in err
+    assert main(["fit", "leaf_value", "wizard", "--config", str(config)]) == 2
+    assert "leaf_value is fitted for hoch_tief, not wizard" in capsys.readouterr().err
 
 
 def test_hoch_tief_search_spec_is_the_leaf_search():

@@ -5,7 +5,8 @@
   the rules core; the win shares always sum to one;
 - the search with it is honest (a re-deal of what the seat cannot see, a
   fixed seed: the same action) and legal; its spec errors name the problem;
-- training is deterministic and independent of the number of workers.
+- training is deterministic and independent of the number of workers; it is a lab
+  fitter, ``python -m stichzoo.training.lab fit standing silberne_ananas``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from stichzoo.policies.lab.standing import (
     splits,
 )
 from stichzoo.policies.specs import build_policy
+from stichzoo.training import fit
 from stichzoo.training.lab import standing as training
 
 from .test_search_honesty import honest_states, states
@@ -73,7 +75,7 @@ def test_certain_deals_give_the_rules_winner(split, first_dealer, alone):
 
 
 def test_win_shares_sum_to_one_and_follow_the_totals():
-    probs = training.fit([], prior=78.0)  # no deals: the uniform split
+    probs = training.split_shares([], prior=78.0)  # no deals: the uniform split
     assert sum(probs.values()) == pytest.approx(1.0)
     value = StandingValue(probs, 100)
     for totals in [(0, 0, 0), (43, 30, 56), (95, 60, 80), (99, 98, 4)]:
@@ -95,15 +97,22 @@ def _config(tmp_path, **over):
     return path
 
 
+def _fit(cfg: dict, out=None) -> dict:
+    return fit.run("standing", cfg, None if out is None else str(out), log=lambda *_: None)
+
+
 def test_training_is_deterministic_for_any_number_of_workers(tmp_path):
     path = _config(tmp_path)
-    a = training.run(training.load_config(str(path)), str(tmp_path / "a.json"))
-    b = training.run(training.load_config(str(path), {"workers": 2}), str(tmp_path / "b.json"))
-    assert a["quality"] == b["quality"] and a["deals"] == b["deals"] >= 6 * 3
+    a = _fit(training.load_config(str(path)), tmp_path / "a.json")
+    b = _fit(training.load_config(str(path), {"workers": 2}), tmp_path / "b.json")
+    assert a["quality"] == b["quality"] and a["samples"] == b["samples"] >= 6 * 3
     pa, pb = load_splits(tmp_path / "a.json"), load_splits(tmp_path / "b.json")
     assert pa == pb and sum(pa.values()) == pytest.approx(1.0)
     meta = json.loads((tmp_path / "a.json").read_text())["meta"]
     assert meta["config"]["train_games"] == 6
+    assert meta["report"] == {"deals": a["samples"], "quality": a["quality"]}
+    assert fit.measure("standing", training.load_config(str(path)), str(tmp_path / "a.json"),
+                       log=lambda *_: None)["quality"] == a["quality"]
     for bad, match in [({"seed": 4}, "seed of their own"), ({"game": "wizard"}, "silberne_ananas"),
                        ({"options": {"match": False}}, "single deals"),
                        ({"prior": -1}, "at least 0"), ({"games": 3}, "unknown key")]:
@@ -113,7 +122,7 @@ def test_training_is_deterministic_for_any_number_of_workers(tmp_path):
 
 def test_standing_search_is_honest_and_legal(tmp_path):
     path = _config(tmp_path)
-    training.run(training.load_config(str(path)))
+    _fit(training.load_config(str(path)))
     game = ananas()
     spec = f"pimc:standing={tmp_path / 'deals.json'},worlds=3"
     found = list(honest_states(game, spec, 5, random.Random(6), states(game, 23, 3, 12)))
@@ -158,14 +167,26 @@ def test_the_heuristic_steers_by_the_learned_standing_when_asked():
         build_policy("heuristic:standing=silberne_ananas", ananas(match=False), seed=0)
 
 
-def test_standing_command_writes_the_model(tmp_path, capsys):
+def test_the_lab_command_writes_the_model(tmp_path, capsys):
+    """``python -m stichzoo.training.lab fit standing silberne_ananas``, a process of its
+    own (the lab's ``__main__``); the old ``stichzoo standing`` names that command."""
+    import subprocess
+    import sys
+
     from stichzoo.training.cli import main
 
     path = _config(tmp_path)
     out = tmp_path / "cli.json"
-    assert main(["standing", "silberne_ananas", "--config", str(path), "--out", str(out),
-                 "--set", "train_games=4"]) == 0
+    done = subprocess.run([sys.executable, "-m", "stichzoo.training.lab", "fit", "standing",
+                           "silberne_ananas", "--config", str(path), "--out", str(out),
+                           "--set", "train_games=4", "--quiet"], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
     assert json.loads(out.read_text())["meta"]["config"]["train_games"] == 4
-    assert main(["standing", "silberne_ananas", "--config", str(path), "--set", "prior"]) == 2
+    assert main(["fit", "standing", "silberne_ananas", "--config", str(path),
+                 "--set", "prior"]) == 2
     assert "KEY=VALUE" in capsys.readouterr().err
+    assert main(["standing", "silberne_ananas", "--config", str(path)]) == 2
+    assert capsys.readouterr().err == ("stichzoo: error: standing is a lab fitter: python -m "
+                                       "stichzoo.training.lab fit standing silberne_ananas\n")
 

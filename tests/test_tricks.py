@@ -7,7 +7,9 @@
   own logits everywhere else;
 - the bid reads only the seat's view: re-dealing what it cannot see at its
   bid gives the same bid;
-- the shipped bot is such a bidder and loads through OnnxPolicy/verify_bot.
+- the shipped bot is such a bidder and loads through OnnxPolicy/verify_bot;
+- ``stichzoo fit bid_model wizard`` collects, fits and exports one (the old
+  ``stichzoo tricks`` says that spelling and runs it).
 """
 
 from __future__ import annotations
@@ -181,13 +183,19 @@ def test_shipped_bot_bids_from_its_trick_model():
 
 
 def test_pipeline_end_to_end(tmp_path):
-    """``stichzoo tricks`` in miniature: labels are the tricks taken, the bot verifies and keeps
-    the source's actor, and a config key it does not know is refused."""
+    """``stichzoo fit bid_model wizard`` in miniature: labels are the tricks taken, the bot
+    verifies and keeps the source's actor, and a config key it does not know is refused."""
+    import json
+
+    from stichzoo.training import cli
+
     config = tmp_path / "tricks.yaml"
     config.write_text("bot: bot:wizard\nrounds: 2\ncollect: {games: 6, batch: 4}\n"
                       "model: {hidden: [8]}\ntrain: {epochs: 1, batch_size: 64}\n")
-    cfg = tricks.load_config(str(config))
-    bot = tricks.run(cfg, str(tmp_path / "out"), progress=False)
+    assert cli.main(["fit", "bid_model", "wizard", "--config", str(config), "--out",
+                     str(tmp_path / "out"), "--report", str(tmp_path / "report.json"),
+                     "--quiet"]) == 0
+    bot = tmp_path / "out" / "bot"
     manifest, _, _ = verify_bot(bot)
     rounds = manifest["provenance"]["bids"]["rounds"]
     assert [r["collect"]["games"] for r in rounds] == [6, 6]
@@ -196,30 +204,35 @@ def test_pipeline_end_to_end(tmp_path):
     source = tricks.actor_from_onnx(f"{shipped_bot('wizard')}/model.onnx").state_dict()
     copied = tricks.actor_from_onnx(f"{bot}/model.onnx").state_dict()
     assert all(th.equal(source[k], copied[k]) for k in source)
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["samples"] == 2 * 6 * 4 * 15 and report["quality"] == rounds[1]["fit"]
+    assert tricks.load_config(str(bot / "tricks.yaml")) == report["config"]
     (tmp_path / "bad.yaml").write_text("collect: {gamez: 6}\n")
     with pytest.raises(ValueError, match=r"unknown key collect\.'gamez'"):
         tricks.load_config(str(tmp_path / "bad.yaml"))
 
 
-def test_the_command_s_sets_override_the_config_file(tmp_path, monkeypatch):
-    """``stichzoo tricks --set collect.workers=2`` changes that key alone; a key the config
-    does not know, or a value where a section belongs, is one clear error line."""
-    from stichzoo.training import cli
+def test_the_command_s_sets_override_the_config_file(tmp_path, monkeypatch, capsys):
+    """``stichzoo fit bid_model --set collect.workers=2`` changes that key alone (as the old
+    ``stichzoo tricks``, which says the new spelling, did); a key the config does not know,
+    or a value where a section belongs, is one clear error line."""
+    from stichzoo.training import cli, fit
 
     config = tmp_path / "tricks.yaml"
     config.write_text("bot: bot:wizard\nrounds: 2\ncollect: {games: 6, batch: 4}\n")
     seen = {}
-    monkeypatch.setattr(tricks, "run", lambda cfg, out, progress: seen.update(cfg) or out)
+    monkeypatch.setattr(fit, "run", lambda name, cfg, out, log: seen.update(cfg) or {})
     assert cli.main(["tricks", "wizard", "--config", str(config), "--quiet",
                      "--set", "collect.workers=2", "--set", "train.epochs=1"]) == 0
+    assert "stichzoo tricks is now: stichzoo fit bid_model wizard" in capsys.readouterr().err
     assert seen["collect"] == {**tricks.DEFAULTS["collect"], "games": 6, "batch": 4,
                                "workers": 2}
     assert seen["train"]["epochs"] == 1 and seen["rounds"] == 2
     for bad, message in (("collect.wrokers=2", r"unknown key collect\.'wrokers'"),
                          ("collect=2", "collect is a section, not 2")):
         with pytest.raises(ValueError, match=message):
-            cli.cmd_tricks(cli.build_parser().parse_args(
-                ["tricks", "wizard", "--config", str(config), "--set", bad]))
+            cli.cmd_fit(cli.build_parser().parse_args(
+                ["fit", "bid_model", "wizard", "--config", str(config), "--set", bad]))
 
 
 def test_collected_labels_are_the_tricks_taken():
@@ -228,7 +241,7 @@ def test_collected_labels_are_the_tricks_taken():
     game = WizardGame(WizardOptions(num_players=4))
     actor = tricks.actor_from_onnx(f"{shipped_bot('wizard')}/model.onnx")
     player = tricks.TrickBidderForExport(actor, None, game.bid0, 0.1).eval()
-    data = tricks.collect(player, {"num_players": 4}, 3, 3, 11, 0.0, 2, game.bid0, 16)
+    data = tricks.collect_bids(player, {"num_players": 4}, 3, 3, 11, 0.0, 2, game.bid0, 16)
     assert len(data["bid"]) == 3 * 60
     for g in range(3):
         assert data["tricks"][data["game"] == g].sum() == sum(range(1, 16))  # every trick
@@ -242,31 +255,33 @@ def test_mixed_tables_seat_the_player_once_and_label_only_its_bids():
     game = WizardGame(WizardOptions(num_players=4))
     actor = tricks.actor_from_onnx(f"{shipped_bot('wizard')}/model.onnx")
     player = tricks.TrickBidderForExport(actor, None, game.bid0, 0.1).eval()
-    data = tricks.collect(player, {"num_players": 4}, 4, 2, 12, 0.0, 2, game.bid0, 16,
+    data = tricks.collect_bids(player, {"num_players": 4}, 4, 2, 12, 0.0, 2, game.bid0, 16,
                           mixed=1.0, opponent="heuristic")
     assert data["stats"]["mixed_games"] == 4
     assert len(data["bid"]) == 4 * 15
     for g in range(4):
         assert (data["game"] == g).sum() == 15
         assert (data["tricks"][data["game"] == g] <= np.arange(1, 16)).all()
-    self_play = tricks.collect(player, {"num_players": 4}, 4, 2, 12, 0.0, 2, game.bid0, 16)
+    self_play = tricks.collect_bids(player, {"num_players": 4}, 4, 2, 12, 0.0, 2, game.bid0, 16)
     assert self_play["stats"]["mixed_games"] == 0 and len(self_play["bid"]) == 4 * 60
 
 
 def test_a_round_split_over_workers_joins_the_shares_in_worker_order():
-    """``collect.workers``: one worker is :func:`collect` itself; two play their shares with the
-    seeds ``seed`` and ``seed + 7919`` and the rows come back in worker order, the second
-    share's game ids after the first's - the same rows as the two shares played alone."""
+    """``collect.workers``: one worker is :func:`collect_bids` itself; two play their shares
+    with the seeds ``seed`` and ``seed + 7919`` and the rows come back in worker order, the
+    second share's game ids after the first's - the same rows as the two shares played
+    alone."""
     game = WizardGame(WizardOptions(num_players=4))
     actor = tricks.actor_from_onnx(f"{shipped_bot('wizard')}/model.onnx")
     player = tricks.TrickBidderForExport(actor, None, game.bid0, 0.1).eval()
     c = {**tricks.DEFAULTS["collect"], "games": 3, "batch": 2, "explore": 0.5, "mixed": 0.5}
     one = tricks.collect_shares(player, {"num_players": 4}, {**c, "workers": 1}, 21, game.bid0, 16)
-    alone = tricks.collect(player, {"num_players": 4}, 3, 2, 21, 0.5, 2, game.bid0, 16, 0.5)
+    alone = tricks.collect_bids(player, {"num_players": 4}, 3, 2, 21, 0.5, 2, game.bid0, 16, 0.5)
     assert all((one[k] == alone[k]).all() for k in ("observation", "bid", "tricks", "game"))
     two = tricks.collect_shares(player, {"num_players": 4}, {**c, "workers": 2}, 21, game.bid0, 16)
-    first = tricks.collect(player, {"num_players": 4}, 2, 2, 21, 0.5, 2, game.bid0, 16, 0.5)
-    second = tricks.collect(player, {"num_players": 4}, 1, 2, 21 + 7919, 0.5, 2, game.bid0, 16,
+    first = tricks.collect_bids(player, {"num_players": 4}, 2, 2, 21, 0.5, 2, game.bid0, 16,
+                                 0.5)
+    second = tricks.collect_bids(player, {"num_players": 4}, 1, 2, 21 + 7919, 0.5, 2, game.bid0, 16,
                             0.5)
     for key in ("observation", "bid", "tricks"):
         assert (two[key] == np.concatenate([first[key], second[key]])).all()

@@ -12,17 +12,17 @@
     stichzoo dataset --records games.jsonl --out games.npz   (records -> arrays)
     stichzoo serve --port 8000                    (the shipped bots; or --bots DIR, --stdio)
     stichzoo ladder [--run runs/<run>] [--markdown]   (where every bot stands)
-    stichzoo tricks wizard --out runs/tricks/wizard   (Wizard bids from predicted tricks)
-    stichzoo belief wizard --config configs/lab/belief/wizard.yaml   (a belief model for PIMC)
-    stichzoo leaf hoch_tief   (a learned value in place of PIMC's play-outs)
-    stichzoo standing silberne_ananas   (a learned match standing for PIMC)
-    stichzoo future silberne_ananas     (the tricks to come, for heuristic:future=)
+    stichzoo fit leaf_value hoch_tief   (a learned value in place of PIMC's play-outs)
+    stichzoo fit tricks_to_come silberne_ananas   (the tricks to come, heuristic:future=)
+    stichzoo fit bid_model wizard --config FILE --out DIR   (Wizard bids from predicted tricks)
 
 ``eval`` plays a duplicate tournament (see :mod:`stichzoo.training.evaluation`) and
 prints per policy the mean score and win rate with 95% intervals, the
 difference to the baseline with its test, ratings by the game's objective
 (duplicate and openskill; docs/evaluation.md) and per-game metrics;
-``--out`` writes ``report.json`` and ``report.png``.
+``--out`` writes ``report.json`` and ``report.png``.  ``fit`` makes a model that is not a
+bot (:mod:`stichzoo.training.fit`); the lab's fitters and policy options join the same
+subcommands under ``python -m stichzoo.training.lab`` (``fit belief wizard``).
 
 One spelling across the subcommands: a list follows its flag, separated by
 spaces (``--policies heuristic random``, ``--games wizard hoch_tief``); the
@@ -41,6 +41,7 @@ import json
 import math
 import os
 import sys
+import textwrap
 
 from stichzoo import __version__, configs, envs
 from stichzoo.envs.core.rewards import REWARD_MODES
@@ -186,73 +187,59 @@ def cmd_dataset(args: argparse.Namespace) -> int:
     return 0
 
 
-def model_config(kind: str, game: str, config: str | None) -> str:
-    """The config a model command reads: ``--config``, else configs/<kind>/<game>.yaml - the
-    clone's file, or the packaged recipe outside a clone."""
-    config = config or f"configs/{kind}/{game}.yaml"
-    if not os.path.isfile(config):
-        packaged = configs.recipe(config)
-        if packaged is None:
-            raise ValueError(f"{kind}: no config {config}")
-        config = str(packaged)
-    return config
+#: the fitters' old subcommands, kept one release: the model each fits now
+RENAMED_FITTERS = {"leaf": "leaf_value", "future": "tricks_to_come", "tricks": "bid_model"}
+#: the lab's fitters (their old subcommands, and their names under ``fit``)
+LAB_FITTERS = ("belief", "standing")
 
 
-def cmd_belief(args: argparse.Namespace) -> int:
-    """Train a belief model from a config and report its held-out quality (docs/inference.md)."""
-    from stichzoo.training.lab import belief
-
-    config = model_config("belief", args.game, args.config)
-    cfg = belief.load_config(config, {"game": args.game} if args.game else None)
-    if args.evaluate:
-        report = belief.evaluate(cfg, args.evaluate, temper=args.temper)
-    else:
-        report = belief.run(cfg, args.out, data_path=args.data)
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return 0
+def _lab_fitter(model: str, game: str) -> ValueError:
+    return ValueError(f"{model} is a lab fitter: python -m stichzoo.training.lab fit {model} "
+                      f"{game}")
 
 
-def _model_command(args: argparse.Namespace, kind: str, module) -> int:
-    """``stichzoo leaf`` / ``stichzoo standing``: the config (``--config``, else
-    configs/<kind>/<game>.yaml) with its ``--set KEY=VALUE`` overrides, trained by
-    ``module.run``; the report also written to ``--report``."""
-    import yaml
+def cmd_fit(args: argparse.Namespace) -> int:
+    """A model that is not a bot (:mod:`stichzoo.training.fit`): its config (``--config``,
+    else configs/<folder>/<game>.yaml) with the ``--set`` overrides, then collect, fit,
+    held-out quality and save - or, with ``--evaluate``, the quality of a saved model."""
+    from stichzoo.training import fit
+    from stichzoo.training.config import apply_override
 
-    config = model_config(kind, args.game, args.config)
-    overrides: dict = {"game": args.game}
+    if args.model in LAB_FITTERS and args.model not in fit.MODELS:
+        raise _lab_fitter(args.model, args.game)
+    entry = fit.model_fit(args.model)
+    if args.game not in entry.games:
+        raise ValueError(f"{entry.name} is fitted for {', '.join(entry.games)}, not "
+                         f"{args.game}")
+    steps = entry.steps()
+    overrides: dict = {"game": args.game} if "game" in getattr(steps, "SCHEMA", {}) else {}
     for item in args.set:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise ValueError(f"{kind}: --set {item!r}; write KEY=VALUE (--set seed=1)")
-        overrides[key] = yaml.safe_load(value)
-    report = module.run(module.load_config(config, overrides), args.out)
+        apply_override(overrides, item)
+    cfg = steps.load_config(entry.config_path(args.game, args.config), overrides)
+    flags = {f.name: getattr(args, f.name) for m in fit.MODELS.values() for f in m.flags
+             if getattr(args, f.name, None) is not None}
+    log = print if not args.quiet else (lambda *_: None)
+    if args.evaluate:
+        report = fit.measure(entry.name, cfg, args.evaluate, log, **flags)
+    else:
+        report = fit.run(entry.name, cfg, args.out, log, **flags)
     if args.report:
         with open(args.report, "w") as f:
             json.dump(report, f, indent=1)
     return 0
 
 
-def cmd_leaf(args: argparse.Namespace) -> int:
-    """Train a leaf value for PIMC from a config and report its held-out quality."""
-    from stichzoo.training.fit import leaf_value as leaf
-
-    return _model_command(args, "leaf", leaf)
-
-
-def cmd_standing(args: argparse.Namespace) -> int:
-    """Learn a deal model for the learned match standing and report its held-out quality."""
-    from stichzoo.training.lab import standing
-
-    return _model_command(args, "standing", standing)
+def cmd_renamed_fitter(args: argparse.Namespace) -> int:
+    """``stichzoo leaf`` and the other old fitter subcommands: the new spelling on stderr,
+    then ``stichzoo fit``."""
+    print(f"{args.prog} {args.command} is now: {args.prog} fit {args.model} {args.game}",
+          file=sys.stderr)
+    return cmd_fit(args)
 
 
-def cmd_future(args: argparse.Namespace) -> int:
-    """Learn Silberne Ananas' tricks to come and report their held-out quality."""
-    from stichzoo.training.fit import tricks_to_come as future
-
-    return _model_command(args, "future", future)
+def cmd_lab_fitter(args: argparse.Namespace) -> int:
+    """``stichzoo belief``, ``stichzoo standing``: lab fitters now, run from the lab."""
+    raise _lab_fitter(args.command, args.game)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -399,23 +386,6 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_tricks(args: argparse.Namespace) -> int:
-    """The Wizard bid model (:mod:`stichzoo.training.fit.bid_model`): collect, fit, export."""
-    from stichzoo.policies.runtimes.onnx_policy import shipped_bot
-    from stichzoo.training.config import apply_override
-    from stichzoo.training.fit import bid_model as tricks
-
-    path = args.config or os.path.join(shipped_bot(args.game), "tricks.yaml")
-    if not os.path.isfile(path):
-        raise ValueError(f"--config {path}: no such file")
-    overrides: dict = {}
-    for item in args.set:
-        apply_override(overrides, item)
-    bot = tricks.run(tricks.load_config(path, overrides), args.out, progress=not args.quiet)
-    print(f"exported {bot} (model.onnx, manifest.json)")
-    return 0
-
-
 def _table_store(args: argparse.Namespace):
     """The web table's store with the serve options' limits (0 turns a per-client one off)."""
     from stichzoo.policies.tables.table import TableStore
@@ -462,9 +432,59 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="stichzoo", description="stichzoo: train, evaluate, export")
+def _fit_arguments(parser: argparse.ArgumentParser, flags: list) -> None:
+    """What ``fit`` and its old spellings take after the model and the game."""
+    parser.add_argument("game", choices=list(envs.GAMES), metavar="GAME",
+                        help=f"one of: {', '.join(envs.GAMES)} (the model's)")
+    parser.add_argument("--config", help="the config (default: configs/<model's folder>/"
+                                         "<game>.yaml)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a config key, once per flag (--set seed=1, "
+                             "--set collect.workers=2)")
+    parser.add_argument("--out", help="where the model goes (default: the config's out, else "
+                                      "runs/<model>/<game>...); bid_model: a folder, the bot "
+                                      "in OUT/bot")
+    parser.add_argument("--report", metavar="FILE.json", help="also write the report here")
+    parser.add_argument("--evaluate", metavar="FILE",
+                        help="fit nothing: the held-out quality of this saved model (the "
+                             "config's held-out games)")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    for model, flag in flags:
+        parser.add_argument(f"--{flag.name}", type=flag.type, metavar=flag.metavar,
+                            help=f"{model}: {flag.help}")
+
+
+def _add_fit(sub) -> None:
+    """``fit``, and the fitters' old subcommands: hidden, so that the help shows the product."""
+    from stichzoo.training.fit import MODELS
+
+    flags = [(m.name, f) for m in MODELS.values() for f in m.flags]
+    models = "\n".join(textwrap.fill(
+        f"{m.name} ({', '.join(m.games) if len(m.games) < len(envs.GAMES) else 'every game'})"
+        f": {m.summary}", 78, initial_indent="  ", subsequent_indent="    ")
+        for m in MODELS.values())
+    fp = sub.add_parser("fit", help="fit a model that is not a bot: collect, fit, held-out "
+                                    "quality, save (leaf_value, tricks_to_come, bid_model)",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description=f"Fit a model from self-play: collect, fit, held-out "
+                                    f"quality, save.\n\nmodels:\n{models}")
+    fp.add_argument("model", metavar="MODEL", help=f"one of: {', '.join(MODELS)}")
+    _fit_arguments(fp, flags)
+    fp.set_defaults(func=cmd_fit)
+    for old, model in RENAMED_FITTERS.items():
+        _fit_arguments(sub.add_parser(old), flags)
+        sub.choices[old].set_defaults(func=cmd_renamed_fitter, model=model)
+    for old in LAB_FITTERS:
+        lab = sub.add_parser(old)
+        lab.add_argument("game")
+        lab.add_argument("rest", nargs=argparse.REMAINDER)
+        lab.set_defaults(func=cmd_lab_fitter)
+
+
+def build_parser(prog: str = "stichzoo") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description="stichzoo: train, evaluate, export")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    p.set_defaults(prog=prog)
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("eval", help="duplicate tournament between policies")
     e.add_argument("game", choices=list(envs.GAMES))
@@ -522,37 +542,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="discount of the return per later decision of the seat (default 1)")
     d.add_argument("--quiet", action="store_true", help="no progress bar")
     d.set_defaults(func=cmd_dataset)
-    bl = sub.add_parser("belief", help="train a belief model (where each unseen card lies) "
-                                       "from self-play; docs/inference.md")
-    bl.add_argument("game", choices=list(envs.GAMES))
-    bl.add_argument("--config", help="the config (default: configs/lab/belief/<game>.yaml)")
-    bl.add_argument("--out", help="the model file to write (default: the config's out)")
-    bl.add_argument("--report", metavar="FILE.json", help="also write the report here")
-    bl.add_argument("--data", metavar="FILE.npz",
-                    help="keep the played training data here: read back when it holds the "
-                         "same config's games, else played and written")
-    bl.add_argument("--evaluate", metavar="MODEL.npz",
-                    help="train nothing: the held-out quality of this model (the config's "
-                         "test games)")
-    bl.add_argument("--temper", type=float, default=1.0,
-                    help="with --evaluate: the walk's weights (p / prior) ** TEMPER, as "
-                         "pimc:belief=...,temper= (default 1)")
-    bl.set_defaults(func=cmd_belief)
-    for kind, games, text, func in (
-            ("leaf", ["hoch_tief"], "train a leaf value (a whole position's round scores) for "
-             "PIMC: pimc:leaf=<game>; docs/inference.md", cmd_leaf),
-            ("standing", ["silberne_ananas"], "learn how a deal's tricks fall, for the "
-             "learned match standing: pimc:standing=<model>; docs/results.md", cmd_standing),
-            ("future", ["silberne_ananas"], "learn each seat's share of the tricks to come "
-             "from its own hand: heuristic:future=<model>; docs/levers.md", cmd_future)):
-        md = sub.add_parser(kind, help=text)
-        md.add_argument("game", choices=games)
-        md.add_argument("--config", help=f"the config (default: configs/{kind}/<game>.yaml)")
-        md.add_argument("--out", help="the model file to write (default: the config's out)")
-        md.add_argument("--report", metavar="FILE.json", help="also write the report here")
-        md.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a config key, once per flag (--set seed=1)")
-        md.set_defaults(func=func)
     pl = sub.add_parser("play", help="play a game against bots in the terminal")
     pl.add_argument("game", choices=list(envs.GAMES))
     pl.add_argument("--players", type=int, default=None,
@@ -575,7 +564,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "packaged recipe by name: stichzoo train wizard)")
     t.add_argument("config", nargs="?",
                    help="a config file, or a packaged recipe by name: a game (wizard: the "
-                        "recipe of its shipped bot) or a variant (sb3/wizard, hour/geheimtrumpf)")
+                        "recipe of its shipped bot) or a variant (sb3/wizard, quick/wizard)")
     t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config value, e.g. --set train.total_timesteps=20000")
     t.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
@@ -678,31 +667,25 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("--redo", action="store_true", help="with --measure: play recorded ones again")
     lad.add_argument("--workers", type=int, default=0)
     lad.set_defaults(func=cmd_ladder)
-    tr = sub.add_parser("tricks", help="Wizard: bid the best expected score under a predicted "
-                                       "trick distribution (self-play, fit, export)")
-    tr.add_argument("game", choices=["wizard"])
-    tr.add_argument("--config", help="a tricks config (default: the shipped bot's tricks.yaml)")
-    tr.add_argument("--out", default="runs/tricks/wizard",
-                    help="folder for the summary; the bot lands in OUT/bot")
-    tr.add_argument("--quiet", action="store_true", help="no progress lines")
-    tr.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="override a config value, once per flag (--set collect.workers=2)")
-    tr.set_defaults(func=cmd_tricks)
+    _add_fit(sub)
+    # the old fitter subcommands have no help line, and the list names only the others
+    shown = [n for n in sub.choices if n not in RENAMED_FITTERS and n not in LAB_FITTERS]
+    sub.metavar = "{" + ",".join(shown) + "}"
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "stichzoo") -> int:
     """Run one command; a user error is one line on stderr and exit status 2, never a traceback.
 
     ``ValueError`` is how stichzoo reports a bad config, option or argument;
     ``OSError`` (a folder that cannot be written, a file that vanished) is the
     user's environment, not a bug, so it is reported the same way.
     """
-    args = build_parser().parse_args(argv)
+    args = build_parser(prog).parse_args(argv)
     try:
         return args.func(args)
     except (ValueError, OSError) as e:
-        print(f"stichzoo: error: {_one_line(e)}", file=sys.stderr)
+        print(f"{prog}: error: {_one_line(e)}", file=sys.stderr)
         return 2
 
 

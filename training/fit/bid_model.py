@@ -9,18 +9,20 @@ bid - and the seat bids the argmax of the expected score under the game's own
 scoring (:func:`expected_scores`, :func:`score_table` from
 ``rules.round_score``).  The cards are still played by the shipped network.
 
-Pipeline (``stichzoo tricks policies/bots/wizard/tricks.yaml``), all from
-self-play with the network in every seat:
+Pipeline (``stichzoo fit bid_model wizard``: the steps :func:`collect`, :func:`fit`,
+:func:`evaluate` and :func:`save` of :mod:`stichzoo.training.fit`), all from self-play
+with the network in every seat:
 
-1. *collect*: games of the current bot (the shipped network's actor, later the
-   bidder of the previous round) through the batch engine; at each bid, with
+1. *collect*: ``rounds`` rounds of games of the current bot (the shipped network's
+   actor, later the bidder fitted on the rounds before) through the batch engine
+   (:func:`collect_bids`); at each bid, with
    probability ``explore``, the seat bids a random legal bid within
    ``explore_width`` of its own choice instead (so the model sees the bids it
    must compare); the label is the tricks the seat actually took;
-2. *fit*: the trick model on all rounds' rows (cross entropy of the taken
-   bid's distribution; a held-out split of whole games is scored against a
-   trivial baseline, the frequencies per hand size and bid);
-3. *export*: one ``model.onnx`` with the shipped inputs and outputs
+2. *fit*: the trick model on all rounds' rows (:func:`fit_tricks`: cross entropy of
+   the taken bid's distribution; a held-out split of whole games is scored against a
+   trivial baseline, the frequencies per hand size and bid - the held-out quality);
+3. *save*, an export: one ``model.onnx`` with the shipped inputs and outputs
    (:class:`TrickBidderForExport`): in the bid phase the logits are the
    expected scores times ``scale``, elsewhere the policy's own logits - every
    runtime (OnnxPolicy, the server, the tables, onnxruntime alone) plays the
@@ -38,6 +40,7 @@ import itertools
 import json
 import os
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -47,6 +50,7 @@ from torch import nn
 
 from stichzoo.envs.core.batch import BatchEnv
 from stichzoo.envs.wizard.rules import round_score
+from stichzoo.training.config import read
 from stichzoo.training.export import masked_outputs
 
 # -- the expected score: written once ---------------------------------------------
@@ -311,9 +315,9 @@ class TrickBidder:
 # -- self-play data --------------------------------------------------------------
 
 
-def collect(player: TrickBidderForExport, options: dict, games: int, batch: int, seed: int,
-            explore: float, width: int, bid0: int, num_bids: int, mixed: float = 0.0,
-            opponent: str = "heuristic") -> dict[str, Any]:
+def collect_bids(player: TrickBidderForExport, options: dict, games: int, batch: int,
+                 seed: int, explore: float, width: int, bid0: int, num_bids: int,
+                 mixed: float = 0.0, opponent: str = "heuristic") -> dict[str, Any]:
     """``games`` games of ``player``; one row per bid it makes.
 
     A share ``mixed`` of the games (drawn per game) seats ``player`` once, at a
@@ -395,9 +399,9 @@ def collect(player: TrickBidderForExport, options: dict, games: int, batch: int,
 
 def _collect_games(player: TrickBidderForExport, options: dict, c: dict, games: int, seed: int,
                    bid0: int, num_bids: int) -> dict[str, Any]:
-    """:func:`collect` with the ``collect`` section of a config."""
-    return collect(player, options, games, c["batch"], seed, c["explore"], c["explore_width"],
-                   bid0, num_bids, c["mixed"], c["opponent"])
+    """:func:`collect_bids` with the ``collect`` section of a config."""
+    return collect_bids(player, options, games, c["batch"], seed, c["explore"],
+                        c["explore_width"], bid0, num_bids, c["mixed"], c["opponent"])
 
 
 def _collect_share(args: tuple) -> dict[str, Any]:
@@ -407,13 +411,13 @@ def _collect_share(args: tuple) -> dict[str, Any]:
 
 def collect_shares(player: TrickBidderForExport, options: dict, c: dict, seed: int, bid0: int,
                    num_bids: int) -> dict[str, Any]:
-    """One round's games (:func:`collect`), split over ``c["workers"]`` processes.
+    """One round's games (:func:`collect_bids`), split over ``c["workers"]`` processes.
 
     Games at tables of a search (``opponent: pimc``) cost about a second each on
     one core, so they are played in parallel: worker ``k`` plays its share of
     the games with the seed ``seed + 7919 k``; the shares are joined in worker
     order (game ids continued), so the rows depend on the seed and the worker
-    count only - one worker is exactly :func:`collect` with ``seed``.
+    count only - one worker is exactly :func:`collect_bids` with ``seed``.
     """
     import multiprocessing as mp
 
@@ -464,8 +468,8 @@ def baseline_log_probs(bid, tricks, hand, train, size: int) -> np.ndarray:
         return np.log(probs[hand, bid])
 
 
-def fit(data: dict[str, np.ndarray], cfg: dict, max_hand: int, hand_offset: int,
-        seed: int) -> tuple[TrickNet, dict]:
+def fit_tricks(data: dict[str, np.ndarray], cfg: dict, max_hand: int, hand_offset: int,
+               seed: int) -> tuple[TrickNet, dict]:
     """Train a :class:`TrickNet` on ``data``; returns it and its held-out report."""
     t = cfg["train"]
     th.manual_seed(seed)
@@ -532,9 +536,8 @@ DEFAULTS: dict[str, Any] = {
 
 def load_config(path: str, overrides: dict | None = None) -> dict:
     """The config file merged over :data:`DEFAULTS`, then ``overrides`` (nested like the
-    file: ``stichzoo tricks --set``) over it; a key not there is refused."""
-    with open(path) as f:
-        given = yaml.safe_load(f) or {}
+    file: ``stichzoo fit bid_model --set``) over it; a key not there is refused."""
+    given = read(path)  # its extends: chain merged in (training/config.py)
 
     def merge(base: dict, new: dict, where: str) -> dict:
         out = copy.deepcopy(base)
@@ -566,62 +569,131 @@ def first_bidder(cfg: dict, source: str, manifest: dict, actor: Actor,
     return bot_bidder(actor, source, manifest, game)
 
 
-def run(cfg: dict, out_dir: str, progress: bool = True) -> str:
-    """Collect, fit and export (module docstring); the bot lands in ``out_dir/bot``."""
-    from stichzoo.policies.runtimes.onnx_policy import bot_folder, verify_bot
+# -- the steps of ``stichzoo fit bid_model`` -------------------------------------------
 
-    start = time.time()
-    th.set_num_threads(cfg["train"]["torch_threads"])
-    source = bot_folder(cfg["bot"])
-    manifest, game, _ = verify_bot(source)
-    if game.name != "wizard":
-        raise ValueError(f"bot {source}: it plays {game.name}; trick bids are Wizard's")
-    max_hand = game.max_hand
-    hand_offset = hand_size_offset(manifest)
-    actor = actor_from_onnx(os.path.join(source, manifest["model"]["file"]))
-    c = cfg["collect"]
-    player = first_bidder(cfg, source, manifest, actor, game)
-    parts: list[dict] = []
-    rounds = []
-    for k in range(cfg["rounds"]):
-        t0 = time.time()
-        part = collect_shares(player, manifest["options"], c, cfg["seed"] + k, game.bid0,
-                              max_hand + 1)
-        part["game"] = part["game"] + k * c["games"]  # game ids unique over the rounds
-        parts.append(part)
-        t1 = time.time()
+
+@dataclass
+class Source:
+    """The bot whose actor plays the cards: its folder, manifest, game and actor."""
+
+    folder: str
+    manifest: dict
+    game: Any
+    actor: Actor
+
+    @classmethod
+    def of(cls, cfg: dict) -> Source:
+        from stichzoo.policies.runtimes.onnx_policy import bot_folder, verify_bot
+
+        folder = bot_folder(cfg["bot"])
+        manifest, game, _ = verify_bot(folder)
+        if game.name != "wizard":
+            raise ValueError(f"bot {folder}: it plays {game.name}; trick bids are Wizard's")
+        return cls(folder, manifest, game,
+                   actor_from_onnx(os.path.join(folder, manifest["model"]["file"])))
+
+    def bidder(self, cfg: dict, net: TrickNet) -> TrickBidderForExport:
+        """The actor's cards with the bids of ``net``."""
+        return TrickBidderForExport(self.actor, net, self.game.bid0, cfg["export"]["scale"],
+                                    cfg["export"]["reach"]).eval()
+
+    def fit(self, cfg: dict, parts: list[dict], k: int) -> tuple[TrickNet, dict, float]:
+        """Round ``k``'s trick model, on the rows of rounds 0..k; its report and seconds."""
+        start = time.time()
         data = {key: np.concatenate([p[key] for p in parts])
                 for key in ("observation", "bid", "tricks", "game")}
-        net, report = fit(data, cfg, max_hand, hand_offset, cfg["seed"] + k)
-        player = TrickBidderForExport(actor, net, game.bid0, cfg["export"]["scale"],
-                                      cfg["export"]["reach"]).eval()
-        rounds.append({"collect": part["stats"], "collect_seconds": round(t1 - t0, 1),
-                       "fit": report, "fit_seconds": round(time.time() - t1, 1)})
-        if progress:
-            print(f"round {k}: collected {json.dumps(part['stats'])} in {t1 - t0:.0f}s; "
-                  f"fit {json.dumps(report['held_out'])} in {time.time() - t1:.0f}s",
-                  flush=True)
+        net, report = fit_tricks(data, cfg, self.game.max_hand, hand_size_offset(self.manifest),
+                                 cfg["seed"] + k)
+        return net, report, round(time.time() - start, 1)
+
+
+@dataclass
+class Rounds:
+    """The collected rounds: the source, each round's rows (``parts``) and record (its games'
+    stats and seconds, and but for the last its fit's report and seconds)."""
+
+    source: Source
+    parts: list[dict]
+    records: list[dict]
+
+
+@dataclass
+class BidModel:
+    """The fitted bidder (the actor's cards, the last round's bids) and every round's record."""
+
+    source: Source
+    player: TrickBidderForExport
+    records: list[dict]
+
+
+def collect(cfg: dict, log=print) -> tuple[int, Rounds]:
+    """``rounds`` rounds of games (:func:`collect_shares`); round ``k > 0``'s bids come from
+    the trick model fitted on the rounds before (collecting the next round needs it), the
+    first round's from :func:`first_bidder`."""
+    th.set_num_threads(cfg["train"]["torch_threads"])
+    source = Source.of(cfg)
+    c = cfg["collect"]
+    player = first_bidder(cfg, source.folder, source.manifest, source.actor, source.game)
+    parts: list[dict] = []
+    records: list[dict] = []
+    for k in range(cfg["rounds"]):
+        start = time.time()
+        part = collect_shares(player, source.manifest["options"], c, cfg["seed"] + k,
+                              source.game.bid0, source.game.max_hand + 1)
+        part["game"] = part["game"] + k * c["games"]  # game ids unique over the rounds
+        parts.append(part)
+        records.append({"collect": part["stats"], "collect_seconds": round(time.time() - start, 1)})
+        log(f"round {k}: collected {json.dumps(part['stats'])} in {time.time() - start:.0f}s")
+        if k < cfg["rounds"] - 1:
+            net, report, seconds = source.fit(cfg, parts, k)
+            records[-1].update({"fit": report, "fit_seconds": seconds})
+            log(f"round {k}: fit {json.dumps(report['held_out'])} in {seconds:.0f}s")
+            player = source.bidder(cfg, net)
+    return sum(len(p["bid"]) for p in parts), Rounds(source, parts, records)
+
+
+def fit(cfg: dict, rounds: Rounds, log=print) -> tuple[BidModel, dict]:
+    """The last round's trick model, on every round's rows; the rounds' records."""
+    k = len(rounds.parts) - 1
+    net, report, seconds = rounds.source.fit(cfg, rounds.parts, k)
+    records = [*rounds.records[:-1], {**rounds.records[-1], "fit": report, "fit_seconds": seconds}]
+    log(f"round {k}: fit {json.dumps(report['held_out'])} in {seconds:.0f}s")
+    return BidModel(rounds.source, rounds.source.bidder(cfg, net), records), {"rounds": records}
+
+
+def evaluate(cfg: dict, model: BidModel, log=print) -> dict:
+    """The last fit's report: its rows and its held-out games' log loss and accuracy, the
+    model's and the trivial baseline's."""
+    return model.records[-1]["fit"]
+
+
+def save(cfg: dict, model: BidModel, out: str, report: dict) -> None:
+    """Export the bidder as a bot, ``out/bot`` (the source's manifest and config.yaml, the
+    bids' provenance, this config as its ``tricks.yaml``), and ``out/tricks_summary.json``."""
+    from stichzoo.policies.runtimes.onnx_policy import verify_bot
     from stichzoo.training.export import export_module
 
-    old = manifest["provenance"]
+    source, game = model.source, model.source.game
+    old = source.manifest["provenance"]
+    seconds = sum(report.get(k, 0.0) for k in ("data_s", "train_s", "quality_s"))
     provenance = {**{k: v for k, v in old.items() if k not in ("evaluation", "bids")},
                   "bids": {"method": "argmax over legal bids of the expected round score "
                                      "under a predicted trick distribution "
                                      "(stichzoo.training.fit.bid_model)",
-                           "config": cfg, "rounds": rounds,
-                           "wall_seconds": round(time.time() - start, 1)}}
-    bot = os.path.join(out_dir, "bot")
-    export_module(player, game, bot, provenance)
+                           "config": cfg, "rounds": model.records,
+                           "wall_seconds": round(seconds, 1)}}
+    bot = os.path.join(out, "bot")
+    export_module(model.player, game, bot, provenance)
     verify_bot(bot, game)
     for name in ("config.yaml",):  # the actor's own recipe stays with it
-        if os.path.exists(os.path.join(source, name)):
-            with open(os.path.join(source, name)) as f:
+        if os.path.exists(os.path.join(source.folder, name)):
+            with open(os.path.join(source.folder, name)) as f:
                 text = f.read()
             with open(os.path.join(bot, name), "w") as f:
                 f.write(text)
     with open(os.path.join(bot, "tricks.yaml"), "w") as f:
-        f.write("# the config of this bot's bids: stichzoo tricks wizard --config tricks.yaml\n")
+        f.write("# the config of this bot's bids: stichzoo fit bid_model wizard --config "
+                "tricks.yaml\n")
         yaml.safe_dump(cfg, f, sort_keys=False)
-    with open(os.path.join(out_dir, "tricks_summary.json"), "w") as f:
+    with open(os.path.join(out, "tricks_summary.json"), "w") as f:
         json.dump(provenance["bids"], f, indent=1)
-    return bot

@@ -1,4 +1,4 @@
-"""Train a leaf value (issue 29, item 4): ``stichzoo leaf hoch_tief --config FILE``.
+"""Fit a leaf value (issue 29, item 4): ``stichzoo fit leaf_value hoch_tief --config FILE``.
 
 1. **Data.**  Self-play rounds of the config's table: the game's heuristic
    in every seat, each card replaced by a random legal one with chance
@@ -19,7 +19,9 @@
    search ranks by) and the share of its variance explained, against one
    uniform random play-out from the same position (PIMC's own estimate).
 
-Torch and onnx are used here only; play time needs onnxruntime alone.
+The steps of ``stichzoo fit`` (:mod:`stichzoo.training.fit`): :func:`collect`,
+:func:`fit`, :func:`evaluate`, :func:`save`.  Torch and onnx are used here only; play time
+needs onnxruntime alone.
 """
 
 from __future__ import annotations
@@ -27,14 +29,13 @@ from __future__ import annotations
 import json
 import math
 import random
-import time
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from stichzoo.envs.registry import game_class
-from stichzoo.policies.base import Decision
 from stichzoo.policies.runtimes.leaf_value import (
     LeafModel,
     bits,
@@ -43,8 +44,8 @@ from stichzoo.policies.runtimes.leaf_value import (
     position,
     rows,
 )
-from stichzoo.policies.specs import build_policy
-from stichzoo.training.config import load_flat
+from stichzoo.training.fit import read_config
+from stichzoo.training.fit.self_play import Table, games
 
 #: key -> (type, default): every key of a leaf config, checked strictly
 SCHEMA: dict[str, tuple[Any, Any]] = {
@@ -69,19 +70,21 @@ SCHEMA: dict[str, tuple[Any, Any]] = {
 
 def load_config(path: str, overrides: dict | None = None) -> dict:
     """The config at ``path`` with ``overrides``; ValueError naming an unknown or mistyped key."""
-    cfg = load_flat(path, overrides, SCHEMA, "leaf")
+    cfg = read_config(path, overrides, SCHEMA, "leaf_value")
     if cfg["game"] != "hoch_tief":
-        raise ValueError(f"leaf config: game={cfg['game']!r}; leaf values exist for hoch_tief")
+        raise ValueError(f"leaf_value config: game={cfg['game']!r}; leaf values exist for "
+                         f"hoch_tief")
     if cfg["train_rounds"] < 10 or cfg["test_rounds"] < 1 or cfg["epochs"] < 1:
-        raise ValueError("leaf config: train_rounds must be at least 10 (the last tenth chooses "
-                         "the epoch), test_rounds and epochs at least 1")
+        raise ValueError("leaf_value config: train_rounds must be at least 10 (the last tenth "
+                         "chooses the epoch), test_rounds and epochs at least 1")
     if cfg["label"] not in ("round", "playout"):
-        raise ValueError(f"leaf config: label={cfg['label']!r}; choose round (the scores the "
+        raise ValueError(f"leaf_value config: label={cfg['label']!r}; choose round (the scores the "
                          f"round ended with) or playout (one uniform play-out's)")
     if not 0 <= cfg["explore"] <= 1:
-        raise ValueError(f"leaf config: explore={cfg['explore']!r} is a chance from 0 to 1")
+        raise ValueError(f"leaf_value config: explore={cfg['explore']!r} is a chance from 0 to 1")
     if cfg["seed"] == cfg["test_seed"]:
-        raise ValueError("leaf config: the held-out rounds need a seed of their own (test_seed)")
+        raise ValueError("leaf_value config: the held-out rounds need a seed of their own "
+                         "(test_seed)")
     return cfg
 
 
@@ -93,24 +96,13 @@ def make_game(cfg: dict):
 
 def play_rounds(game, cfg: dict, rounds: int, seed: int):
     """Per round: its decision states (clones) and per state its label - the scores the round
-    ended with (``label: round``) or those of one uniform play-out from it (``playout``)."""
+    ended with (``label: round``) or those of one uniform play-out from it (``playout``).
+    The config's player in every seat, a random card with chance ``explore``."""
     from stichzoo.policies.games.hoch_tief import uniform_playout
 
-    rng = random.Random(seed)
     draw = random.Random(seed + 1)
-    for _ in range(rounds):
-        players = [build_policy(cfg["player"], game, seed=rng.getrandbits(31))
-                   for _ in range(game.num_players)]
-        s = game.new_game(rng.getrandbits(31))
-        states = []
-        while not s.over:
-            states.append(s.clone())
-            legal = [a for a in range(game.num_actions) if s.legal_mask() >> a & 1]
-            if rng.random() < cfg["explore"]:
-                card = rng.choice(legal)
-            else:
-                card = players[s.current_player].act(Decision(game, s))
-            s.apply(card)
+    table = Table(game, (cfg["player"],), explore=cfg["explore"])
+    for states, s in games(table, rounds, seed, watch=lambda state: state.clone()):
         if cfg["label"] == "playout":
             yield states, [uniform_playout(x, draw) for x in states]
         else:
@@ -222,9 +214,9 @@ def train(cfg: dict, data: dict[str, np.ndarray], shape: tuple[int, int, int],
     return best, {"curve": curve, "best_validation_margin_mse": best_err}
 
 
-def save(path: str | Path, weights: dict[str, np.ndarray], meta: dict) -> Path:
-    """The model file: ONNX (dense layers, ReLU between them; ``policies.leaf.LeafModel``),
-    the meta as JSON in its metadata."""
+def to_onnx(weights: dict[str, np.ndarray], meta: dict):
+    """The model file's contents: ONNX (dense layers, ReLU between them;
+    ``policies.runtimes.leaf_value.LeafModel``), the meta as JSON in its metadata."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -251,10 +243,7 @@ def save(path: str | Path, weights: dict[str, np.ndarray], meta: dict) -> Path:
     model.ir_version = 8
     helper.set_model_props(model, {"stichzoo": json.dumps({**meta, "layers": layers})})
     onnx.checker.check_model(model)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(model, str(path))
-    return path
+    return model
 
 
 def quality(model: LeafModel, game, cfg: dict) -> dict:
@@ -283,36 +272,64 @@ def quality(model: LeafModel, game, cfg: dict) -> dict:
     return out
 
 
-def run(cfg: dict, out: str | None = None, log=print) -> dict:
-    """Data, training, saving and the held-out quality, timed; returns the report."""
+def shape_of(game) -> tuple[int, int, int]:
+    """Seats, suits, numbers: the layout of a position's features."""
+    return game.num_players, len(game.lookups.suit_mask), game.lookups.numbers
+
+
+# -- the steps of ``stichzoo fit leaf_value`` ------------------------------------------
+
+
+def collect(cfg: dict, log=print) -> tuple[int, dict[str, np.ndarray]]:
+    """The training rounds' positions (:func:`arrays`)."""
+    data = arrays(make_game(cfg), cfg, cfg["train_rounds"], cfg["seed"])
+    return len(data["masks"]), data
+
+
+def fit(cfg: dict, data: dict[str, np.ndarray], log=print):
+    """The model as its file holds it (an ONNX graph, :func:`to_onnx`) and the training
+    curve."""
     game = make_game(cfg)
-    t = game.lookups
-    shape = (game.num_players, len(t.suit_mask), t.numbers)
-    out = out or cfg["out"] or f"runs/leaf/{cfg['game']}.onnx"
-    report: dict[str, Any] = {"config": cfg, "out": out}
-    t0 = time.perf_counter()
-    data = arrays(game, cfg, cfg["train_rounds"], cfg["seed"])
-    report["samples"] = len(data["masks"])
-    report["data_s"] = round(time.perf_counter() - t0, 1)
-    log(f"{cfg['game']}: {report['samples']} positions from {cfg['train_rounds']} rounds "
-        f"({report['data_s']} s)")
-    t1 = time.perf_counter()
-    weights, report["training"] = train(cfg, data, shape, log)
-    report["train_s"] = round(time.perf_counter() - t1, 1)
+    shape = shape_of(game)
+    weights, training = train(cfg, data, shape, log)
     meta = {"game": game.name, "num_players": game.num_players, "suits": shape[1],
             "numbers": shape[2], "player": cfg["player"],
             "explore": cfg["explore"], "label": cfg["label"], "train_rounds": cfg["train_rounds"],
             "seed": cfg["seed"]}
-    save(out, weights, meta)
-    t2 = time.perf_counter()
-    report["quality"] = q = quality(LeafModel.load(out), game, cfg)
-    report["quality_s"] = round(time.perf_counter() - t2, 1)
-    report["total_s"] = round(time.perf_counter() - t0, 1)
+    return to_onnx(weights, meta), training
+
+
+def evaluate(cfg: dict, model, log=print) -> dict:
+    """:func:`quality` of the ONNX graph ``model``, read by the runtime that plays it (through
+    a scratch file: ``LeafModel.load`` reads files)."""
+    import onnx
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "leaf_value.onnx"
+        onnx.save(model, str(path))
+        q = quality(LeafModel.load(path), make_game(cfg), cfg)
     log(f"held-out ({cfg['test_rounds']} rounds, {q['positions']} positions, margin variance "
         f"{q['margin_variance']:.1f}): model MSE {q['model']['margin_mse']:.1f} (explained "
         f"{q['model']['explained']:.3f}), one uniform play-out MSE "
         f"{q['one uniform play-out']['margin_mse']:.1f} "
         f"(explained {q['one uniform play-out']['explained']:.3f})")
-    log(f"saved {out}; data {report['data_s']} s, training {report['train_s']} s, "
-        f"held-out quality {report['quality_s']} s, total {report['total_s']} s")
-    return report
+    return q
+
+
+def load(path: str):
+    """A saved leaf value's ONNX graph (``stichzoo fit leaf_value --evaluate``)."""
+    import onnx
+
+    try:
+        return onnx.load(str(path))
+    except Exception as e:  # a missing file or one that is no ONNX model
+        raise ValueError(f"leaf_value: {path} is no leaf value model "
+                         f"({str(e).splitlines()[0][:160]})") from None
+
+
+def save(cfg: dict, model, out: str, report: dict) -> None:
+    import onnx
+
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(model, str(path))

@@ -1,4 +1,4 @@
-"""Learn Silberne Ananas' tricks to come (issue 30): ``stichzoo future silberne_ananas``.
+"""Fit Silberne Ananas' tricks to come (issue 30): ``stichzoo fit tricks_to_come silberne_ananas``.
 
 The model of ``policies/runtimes/tricks_to_come.py`` predicts, from what a seat knows, each
 seat's chance of taking any one trick still to come.  This plays self-play
@@ -10,23 +10,23 @@ of those counts.
 
 Quality, on held-out matches of their own seed: the mean log-likelihood of
 a view's tricks to come (nats, higher is better) and the squared error of
-each seat's count, against the uniform split the heuristic assumes.
+each seat's count, against the uniform split the heuristic assumes.  The file keeps
+the config and that report, no timings, so that the committed config rebuilds it
+byte for byte.  The steps of ``stichzoo fit`` (:mod:`stichzoo.training.fit`):
+:func:`collect`, :func:`fit`, :func:`evaluate`, :func:`save`.
 """
 
 from __future__ import annotations
 
-import random
-import time
 from typing import Any
 
 import numpy as np
 
 from stichzoo.envs.silberne_ananas.rules import NUM_PLAYERS, PLAY
-from stichzoo.policies.base import Decision
 from stichzoo.policies.runtimes.tricks_to_come import FEATURES, FULL, FutureModel, features
-from stichzoo.policies.specs import build_policy
-from stichzoo.training.config import load_flat
-from stichzoo.training.lab.standing import make_game, play_matches
+from stichzoo.training.config import game_of
+from stichzoo.training.fit import read_config
+from stichzoo.training.fit.self_play import Table, seeded_games
 
 #: key -> (type, default): every key of a future config, checked strictly
 SCHEMA: dict[str, tuple[Any, Any]] = {
@@ -49,44 +49,55 @@ SCHEMA: dict[str, tuple[Any, Any]] = {
 
 def load_config(path: str, overrides: dict | None = None) -> dict:
     """The config at ``path`` with ``overrides``; ValueError naming an unknown or mistyped key."""
-    cfg = load_flat(path, overrides, SCHEMA, "future")
+    cfg = read_config(path, overrides, SCHEMA, "tricks_to_come")
     if cfg["game"] != "silberne_ananas":
-        raise ValueError(f"future config: game={cfg['game']!r}; a model of the tricks to come "
-                         f"exists for silberne_ananas")
+        raise ValueError(f"tricks_to_come config: game={cfg['game']!r}; a model of the tricks "
+                         f"to come exists for silberne_ananas")
     for key in ("train_games", "test_games", "workers", "epochs", "batch_size",
                 "torch_threads"):
         if cfg[key] < 1:
-            raise ValueError(f"future config: {key}={cfg[key]!r}; at least 1")
+            raise ValueError(f"tricks_to_come config: {key}={cfg[key]!r}; at least 1")
     if not cfg["hidden"] or any(not isinstance(h, int) or isinstance(h, bool) or h < 1
                                 for h in cfg["hidden"]):
-        raise ValueError(f"future config: hidden={cfg['hidden']!r}; a list of layer widths")
+        raise ValueError(f"tricks_to_come config: hidden={cfg['hidden']!r}; a list of layer "
+                         f"widths")
     if cfg["learning_rate"] <= 0:
-        raise ValueError(f"future config: learning_rate={cfg['learning_rate']!r}; above 0")
+        raise ValueError(f"tricks_to_come config: learning_rate={cfg['learning_rate']!r}; "
+                         f"above 0")
     if cfg["seed"] == cfg["test_seed"]:
-        raise ValueError("future config: the held-out games need a seed of their own "
+        raise ValueError("tricks_to_come config: the held-out games need a seed of their own "
                          "(test_seed)")
     return cfg
 
 
-def play_match(cfg: dict, seed: int) -> list[dict]:
-    """One self-play match: per deal, the state at the start of every trick (hands, tricks
-    taken, leader, cards played) and the deal's final tricks."""
-    game = make_game(cfg)
-    rng = random.Random(seed)
-    players = [build_policy(cfg["player"], game, seed=rng.getrandbits(31))
-               for _ in range(game.num_players)]
-    s = game.new_game(rng.getrandbits(31), log=True)
+def trick_start(s) -> tuple[int, tuple | None]:
+    """Before a decision: its deal, and at the start of a trick the state (hands, tricks
+    taken, leader, cards played)."""
+    start = None
+    if s.phase == PLAY and not s.trick.cards:
+        start = (tuple(s.hands), tuple(s.tricks_won), s.trick.leader, s.played)
+    return s.deal_index, start
+
+
+def deals_of(seen: list[tuple[int, tuple | None]], end) -> list[dict]:
+    """One self-play match: per deal, the state at the start of every trick and the deal's
+    final tricks."""
     deals: list[dict] = []
-    while not s.over:
-        if not deals or deals[-1]["deal"] != s.deal_index:
-            deals.append({"deal": s.deal_index, "starts": []})
-        if s.phase == PLAY and not s.trick.cards:
-            deals[-1]["starts"].append((tuple(s.hands), tuple(s.tricks_won), s.trick.leader,
-                                        s.played))
-        s.apply(players[s.current_player].act(Decision(game, s)))
-    for deal, rec in zip(deals, s.log, strict=True):
+    for deal, start in seen:
+        if not deals or deals[-1]["deal"] != deal:
+            deals.append({"deal": deal, "starts": []})
+        if start is not None:
+            deals[-1]["starts"].append(start)
+    for deal, rec in zip(deals, end.log, strict=True):
         deal["final"] = tuple(rec["tricks_won"])
     return deals
+
+
+def play_matches(cfg: dict, games: int, seed: int) -> list[list[dict]]:
+    """``games`` self-play matches of the config's player, the ``i``-th seeded by
+    ``(seed, i)`` whatever the number of workers: each one's :func:`deals_of`."""
+    table = Table(game_of(cfg), (cfg["player"],), log=True)
+    return seeded_games(table, games, seed, deals_of, trick_start, cfg["workers"])
 
 
 def rows(matches: list[list[dict]]) -> tuple[np.ndarray, np.ndarray]:
@@ -121,7 +132,7 @@ def quality(model: FutureModel, x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     return out
 
 
-def fit(cfg: dict, x: np.ndarray, y: np.ndarray) -> FutureModel:
+def train(cfg: dict, x: np.ndarray, y: np.ndarray) -> FutureModel:
     """The network by the multinomial likelihood of the counts (seeded: the same data and
     config give the same weights)."""
     import torch
@@ -151,25 +162,33 @@ def fit(cfg: dict, x: np.ndarray, y: np.ndarray) -> FutureModel:
                         for m in linear])
 
 
-def run(cfg: dict, out: str | None = None) -> dict:
-    """Play, fit, measure and write the model; the report."""
-    out = out or cfg["out"]
-    if not out:
-        raise ValueError("future: no output file (--out or the config's out)")
-    start = time.perf_counter()
-    train = rows(play_matches(cfg, cfg["train_games"], cfg["seed"], play_match))
-    test = rows(play_matches(cfg, cfg["test_games"], cfg["test_seed"], play_match))
-    played = time.perf_counter() - start
-    model = fit(cfg, *train)
-    report = {
-        "train_views": len(train[0]),
-        "quality": quality(model, *test),
-        "seconds": round(time.perf_counter() - start, 1),
-        "seconds_playing": round(played, 1),
-    }
-    # the file holds no timings, so that the committed config rebuilds it byte for byte
-    model.meta = {"config": cfg, "report": {k: v for k, v in report.items()
-                                            if not k.startswith("seconds")}}
+# -- the steps of ``stichzoo fit tricks_to_come`` -------------------------------------
+
+
+def collect(cfg: dict, log=print) -> tuple[int, tuple[np.ndarray, np.ndarray]]:
+    """The training matches' views (:func:`rows`)."""
+    x, y = rows(play_matches(cfg, cfg["train_games"], cfg["seed"]))
+    return len(x), (x, y)
+
+
+def fit(cfg: dict, data: tuple[np.ndarray, np.ndarray], log=print) -> tuple[FutureModel, dict]:
+    return train(cfg, *data), {}
+
+
+def evaluate(cfg: dict, model: FutureModel, log=print) -> dict[str, Any]:
+    """:func:`quality` on the held-out matches."""
+    q = quality(model, *rows(play_matches(cfg, cfg["test_games"], cfg["test_seed"])))
+    log(f"held-out ({cfg['test_games']} matches, {q['views']} views): log-likelihood "
+        f"{q['log_likelihood_model']} (uniform {q['log_likelihood_uniform']})")
+    return q
+
+
+def load(path: str) -> FutureModel:
+    return FutureModel.load(path)
+
+
+def save(cfg: dict, model: FutureModel, out: str, report: dict) -> None:
+    """The model file, with the config and the report (no timings) in its meta."""
+    model.meta = {"config": cfg, "report": {"train_views": report["samples"],
+                                            "quality": report["quality"]}}
     model.save(out)
-    print(report)
-    return report

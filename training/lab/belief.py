@@ -1,4 +1,5 @@
-"""Train a belief model (issue 29, item 2): ``stichzoo belief wizard --config FILE``.
+"""Fit a belief model (issue 29, item 2), a lab fitter:
+``python -m stichzoo.training.lab fit belief wizard --config FILE``.
 
 1. **Labels and data.**  Self-play games of the config's table (``players``:
    one policy spec per seat; the shipped config plays PIMC at its defaults in
@@ -18,25 +19,33 @@
    (``policies.belief.walk``) against the same walk with the flat model (the
    uniform sampler), per phase (bid, play early, play late).
 
-Torch is used here only; play time needs numpy alone.
+The steps of ``stichzoo fit`` (:mod:`stichzoo.training.fit`): :func:`collect`,
+:func:`fit`, :func:`evaluate`, :func:`save`, :func:`load`; Geheimtrumpf's categorical
+secrets take them from ``training/lab/belief_secrets.py``.  ``--data FILE`` keeps the
+played data (:func:`~stichzoo.training.lab.belief_steps.cached`), ``--temper T`` measures
+the walk's weights ``(p / prior) ** T``.  Torch is used here only; play time needs numpy
+alone.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import math
-import time
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from stichzoo.envs.registry import game_class
 from stichzoo.policies.lab.belief import BeliefModel, adapter, flat, log_likelihood, ratios
-from stichzoo.training.config import load_flat
-from stichzoo.training.lab.belief_steps import pipeline, play_samples, quality_table, summary
+from stichzoo.training.config import game_of
+from stichzoo.training.fit import read_config
+from stichzoo.training.lab.belief_steps import (
+    Weights,
+    cached,
+    play_samples,
+    quality_table,
+    summary,
+)
 
 #: key -> (type, default): every key of a belief config, checked strictly
 SCHEMA: dict[str, tuple[Any, Any]] = {
@@ -60,7 +69,7 @@ SCHEMA: dict[str, tuple[Any, Any]] = {
 
 def load_config(path: str, overrides: dict | None = None) -> dict:
     """The config at ``path`` with ``overrides``; ValueError naming an unknown or mistyped key."""
-    cfg = load_flat(path, overrides, SCHEMA, "belief")
+    cfg = read_config(path, overrides, SCHEMA, "belief")
     if not cfg["game"]:
         raise ValueError("belief config: game is required")
     if cfg["train_games"] < 3 or cfg["test_games"] < 1 or cfg["epochs"] < 1:
@@ -71,14 +80,9 @@ def load_config(path: str, overrides: dict | None = None) -> dict:
     return cfg
 
 
-def make_game(cfg: dict):
-    cls = game_class(cfg["game"])
-    return cls(cls.Options(**cfg["options"]))
-
-
-def arrays(side, game, players: list[str], games: int, seed: int) -> tuple[np.ndarray, ...]:
-    """Training arrays: features (float16), per card its location (-1: seen by the seat) and
-    the index of each sample's game."""
+def arrays(side, game, players: list[str], games: int, seed: int) -> dict[str, np.ndarray]:
+    """Training arrays: ``x`` features (float16), ``y`` per card its location (-1: seen by the
+    seat) and ``games`` the index of each sample's game."""
     feats, labels, index = [], [], []
     for g, state, seat in play_samples(game, players, games, seed):
         index.append(g)
@@ -87,25 +91,7 @@ def arrays(side, game, players: list[str], games: int, seed: int) -> tuple[np.nd
         label[hidden.cards] = side.truth(state, seat, hidden)
         feats.append(side.features(state, seat).astype(np.float16))
         labels.append(label)
-    return np.stack(feats), np.stack(labels), np.array(index, np.int32)
-
-
-def data(cfg: dict, side, game, path: str | None = None, log=print) -> tuple[np.ndarray, ...]:
-    """:func:`arrays` of the config's training games; with ``path``, read from there when it
-    holds the same config's data, else played and written there (a cache: the games take
-    minutes, a training run seconds)."""
-    key = json.dumps({k: cfg[k] for k in ("game", "options", "players", "seed", "train_games")},
-                     sort_keys=True)
-    if path and Path(path).is_file():
-        with np.load(path) as f:
-            if str(f["key"]) == key:
-                log(f"data from {path}")
-                return f["x"], f["y"], f["games"]
-    x, y, g = arrays(side, game, cfg["players"], cfg["train_games"], cfg["seed"])
-    if path:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        np.savez(path, x=x, y=y, games=g, key=np.array(key))
-    return x, y, g
+    return {"x": np.stack(feats), "y": np.stack(labels), "games": np.array(index, np.int32)}
 
 
 def _network(cfg: dict, side):
@@ -234,50 +220,66 @@ def quality(model: BeliefModel, side, game, players: list[str], games: int,
     return summary(per_stage)
 
 
-def evaluate(cfg: dict, path: str, log=print, temper: float = 1.0) -> dict:
-    """The held-out quality of a saved model (the config's test games), timed."""
-    game = make_game(cfg)
-    side = adapter(game)
-    load, measure, table = BeliefModel.load, quality, quality_table
-    if getattr(side, "categorical", False):  # Geheimtrumpf: training/lab/belief_secrets.py
-        from stichzoo.training.lab import belief_secrets
+# -- the steps of ``fit belief`` ----------------------------------------------------------
 
-        load = belief_secrets.SecretsModel.load
-        measure, table = belief_secrets.quality, belief_secrets.table
-    model = load(path)
+
+def _secrets(side):
+    """``training/lab/belief_secrets.py`` for Geheimtrumpf's categorical secrets, else None."""
+    if not getattr(side, "categorical", False):
+        return None
+    from stichzoo.training.lab import belief_secrets
+
+    return belief_secrets
+
+
+def collect(cfg: dict, log=print, data: str | None = None) -> tuple[int, dict[str, np.ndarray]]:
+    """The training games' samples (:func:`arrays`), kept in the file ``data`` if given."""
+    game = game_of(cfg)
+    side = adapter(game)
+    make = getattr(_secrets(side), "arrays", arrays)
+    d = cached(cfg, data, lambda: make(side, game, cfg["players"], cfg["train_games"],
+                                       cfg["seed"]), log)
+    return len(d["x"]), d
+
+
+def fit(cfg: dict, d: dict[str, np.ndarray], log=print) -> tuple[Weights, dict]:
+    """The weights (:func:`train`) with the meta the model file keeps."""
+    game = game_of(cfg)
+    side = adapter(game)
+    secrets = _secrets(side)
+    meta = {"game": game.name, "num_players": game.num_players, "options": cfg["options"],
+            "input": side.size}
+    if secrets is None:
+        weights, training = train(cfg, d["x"], d["y"], d["games"], side, log)
+        meta.update({"deck": side.deck, "locations": side.locations})
+    else:
+        weights, training = secrets.train(cfg, d, side, log)
+        meta["context"] = side.context_size
+    meta.update({"context_layers": len(cfg["hidden"]), "players": cfg["players"],
+                 "train_games": cfg["train_games"], "seed": cfg["seed"]})
+    return Weights(weights, meta), training
+
+
+def evaluate(cfg: dict, weights: Weights, log=print, temper: float = 1.0) -> dict:
+    """The held-out quality (:func:`quality`) of the model as its file gives it back;
+    ``temper``: the walk's weights ``(p / prior) ** temper``, as ``pimc:belief=...,temper=``."""
+    game = game_of(cfg)
+    side = adapter(game)
+    secrets = _secrets(side)
+    model = weights.model(BeliefModel if secrets is None else secrets.SecretsModel)
     model.check(game, side)
-    t = time.perf_counter()
+    measure, table = (quality, quality_table) if secrets is None else (secrets.quality,
+                                                                      secrets.table)
     q = measure(model, side, game, cfg["players"], cfg["test_games"], cfg["test_seed"], temper)
     for line in table(q):
         log(line)
-    log(f"held-out quality of {path} (temper {temper:g}): {cfg['test_games']} games "
-        f"(seed {cfg['test_seed']}), {time.perf_counter() - t:.1f} s")
-    return {"config": cfg, "model": path, "temper": temper, "quality": q}
+    log(f"held-out: {cfg['test_games']} games (seed {cfg['test_seed']}), temper {temper:g}")
+    return q
 
 
-def run(cfg: dict, out: str | None = None, log=print, data_path: str | None = None) -> dict:
-    """Data, training, saving and the held-out quality, timed; returns the report."""
-    game = make_game(cfg)
-    side = adapter(game)
-    out = out or cfg["out"] or f"runs/belief/{cfg['game']}.npz"
-    if getattr(side, "categorical", False):  # Geheimtrumpf: training/lab/belief_secrets.py
-        from stichzoo.training.lab import belief_secrets
-
-        return belief_secrets.run(cfg, side, game, out, log, data_path)
-    meta = {"game": game.name, "num_players": game.num_players, "options": cfg["options"],
-            "input": side.size, "deck": side.deck, "locations": side.locations,
-            "context_layers": len(cfg["hidden"]), "players": cfg["players"],
-            "train_games": cfg["train_games"], "seed": cfg["seed"]}
-
-    def collect() -> tuple[int, tuple]:
-        d = data(cfg, side, game, data_path, log)
-        return len(d[0]), d
-
-    return pipeline(
-        cfg, out, log, collect, fit=lambda d: train(cfg, *d, side, log), meta=meta,
-        load=BeliefModel.load,
-        measure=lambda model: quality(model, side, game, cfg["players"], cfg["test_games"],
-                                      cfg["test_seed"]),
-        table=quality_table, noun="samples")
+def load(path: str) -> Weights:
+    return Weights.load(path)
 
 
+def save(cfg: dict, weights: Weights, out: str, report: dict) -> None:
+    weights.save(out)

@@ -1,7 +1,9 @@
-"""Train Geheimtrumpf's belief model (issue 29, item 2): ``stichzoo belief geheimtrumpf``.
+"""Fit Geheimtrumpf's belief model (issue 29, item 2):
+``python -m stichzoo.training.lab fit belief geheimtrumpf``.
 
-The categorical twin of ``training/lab/belief.py`` (which dispatches here for
-the games of ``policies.belief.SECRETS``), same config keys and steps:
+The categorical twin of ``training/lab/belief.py`` (whose steps take :func:`arrays`,
+:func:`train`, :func:`quality` and :func:`table` from here for Geheimtrumpf's secrets),
+same config keys and steps:
 
 1. **Labels and data.**  Self-play games of the config's table.  At every
    state where a seat acts, for every seat that cannot see something: its
@@ -25,19 +27,15 @@ the games of ``policies.belief.SECRETS``), same config keys and steps:
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from collections import defaultdict
-from pathlib import Path
 
 import numpy as np
 
 from stichzoo.envs.geheimtrumpf.rules import NUM_TASKS
 from stichzoo.policies.lab.belief_secrets import DRAW_FEATURES, DRAWS, TASK_FEATURES, SecretsModel
 from stichzoo.policies.lab.belief_secrets import log_likelihood as secrets_log_likelihood
-from stichzoo.training.lab.belief_steps import pipeline, play_samples, quality_table, summary
-
-DATA_KEYS = ("game", "options", "players", "seed", "train_games")
+from stichzoo.training.lab.belief_steps import play_samples, quality_table, summary
 
 
 def arrays(side, game, players: list[str], games: int, seed: int) -> dict[str, np.ndarray]:
@@ -66,22 +64,6 @@ def arrays(side, game, players: list[str], games: int, seed: int) -> dict[str, n
             "tasks": np.array(rows["tasks"], np.int8).reshape(-1, n - 1),
             "draw_mask": np.stack(rows["draw_mask"]), "task_mask": np.stack(rows["task_mask"]),
             "games": np.array(rows["games"], np.int32)}
-
-
-def data(cfg: dict, side, game, path: str | None = None, log=print) -> dict[str, np.ndarray]:
-    """:func:`arrays` of the config's training games, cached at ``path`` as in
-    ``training/lab/belief.py``."""
-    key = json.dumps({k: cfg[k] for k in DATA_KEYS}, sort_keys=True)
-    if path and Path(path).is_file():
-        with np.load(path) as f:
-            if str(f["key"]) == key:
-                log(f"data from {path}")
-                return {k: f[k] for k in f.files if k != "key"}
-    out = arrays(side, game, cfg["players"], cfg["train_games"], cfg["seed"])
-    if path:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        np.savez(path, key=np.array(key), **out)
-    return out
 
 
 def _network(cfg: dict, side):
@@ -236,22 +218,3 @@ def quality(model: SecretsModel, side, game, players: list[str], games: int, see
 
 def table(q: dict) -> list[str]:
     return quality_table(q, "values allowed", "allowed")
-
-
-def run(cfg: dict, side, game, out: str, log=print, data_path: str | None = None) -> dict:
-    """Data, training, saving and the held-out quality, timed (``training.belief.pipeline``);
-    returns the report."""
-    def collect() -> tuple[int, dict]:
-        d = data(cfg, side, game, data_path, log)
-        return len(d["x"]), d
-
-    meta = {"game": game.name, "num_players": game.num_players, "options": cfg["options"],
-            "input": side.size, "context": side.context_size,
-            "context_layers": len(cfg["hidden"]), "players": cfg["players"],
-            "train_games": cfg["train_games"], "seed": cfg["seed"]}
-    return pipeline(
-        cfg, out, log, collect, fit=lambda d: train(cfg, d, side, log), meta=meta,
-        load=SecretsModel.load,
-        measure=lambda model: quality(model, side, game, cfg["players"], cfg["test_games"],
-                                      cfg["test_seed"]),
-        table=table, noun="seat views with a secret")

@@ -1,26 +1,28 @@
-"""The steps every belief model's training shares (issue 29, item 2): torch-free.
+"""What every belief model's fit shares (issue 29, item 2): torch-free.
 
 ``training/lab/belief.py`` (card locations) and ``training/lab/belief_secrets.py``
-(Geheimtrumpf's categorical secrets) both play self-play games for their
-samples, save their weights, summarise the held-out quality per stage and
-print it, and time it all the same way; written here once, so that neither
-module needs the other.
+(Geheimtrumpf's categorical secrets) both take their samples from the same self-play
+games, keep their played data in the same cache file, save their weights the same way
+and summarise the held-out quality per stage; written here once, so that neither
+module needs the other.  The path they take (collect, fit, held-out quality, save) is
+``stichzoo fit``'s (:func:`stichzoo.training.fit.run`).
 """
 
 from __future__ import annotations
 
 import json
-import random
 import statistics
-import time
 from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from stichzoo.policies.base import Decision
-from stichzoo.policies.specs import build_policy
+from stichzoo.training.fit import self_play
+
+#: the config keys the played data depends on (the cache's key)
+DATA_KEYS = ("game", "options", "players", "seed", "train_games")
 
 
 def play_samples(game, players: list[str], games: int, seed: int):
@@ -30,29 +32,60 @@ def play_samples(game, players: list[str], games: int, seed: int):
     The state is a snapshot (a clone); the game's seats play ``players``
     (one spec for all seats, or one per seat), seeded from ``seed``.
     """
-    n = game.num_players
-    if len(players) not in (1, n):
-        raise ValueError(f"belief config: players needs 1 or {n} specs, not {len(players)}")
-    specs = players * n if len(players) == 1 else players
-    rng = random.Random(seed)
-    for index in range(games):
-        deal_seed = rng.getrandbits(31)
-        bots = [build_policy(specs[p], game, seed=rng.getrandbits(31)) for p in range(n)]
-        s = game.new_game(deal_seed)
-        while not (s.over or s.truncated):
-            snapshot = s.clone()
-            for seat in range(n):
+    table = self_play.Table(game, tuple(players), deal_first=True)
+    for index, (snapshots, _) in enumerate(self_play.games(table, games, seed,
+                                                           lambda s: s.clone())):
+        for snapshot in snapshots:
+            for seat in range(game.num_players):
                 yield index, snapshot, seat
-            s.apply(bots[s.current_player].act(Decision(game, s)))
 
 
-def save(path: str | Path, arrays_: dict[str, np.ndarray], meta: dict) -> Path:
-    """The model file: float16 weights and the meta (JSON)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, meta=np.array(json.dumps(meta)),
-                        **{k: v.astype(np.float16) for k, v in arrays_.items()})
-    return path
+def cached(cfg: dict, path: str | None, play: Callable[[], dict[str, np.ndarray]],
+           log=print) -> dict[str, np.ndarray]:
+    """``play()``'s arrays; with ``path``, read from there when it holds the same config's
+    data (:data:`DATA_KEYS`), else played and written there (a cache: the games take
+    minutes, a training run seconds)."""
+    key = json.dumps({k: cfg[k] for k in DATA_KEYS}, sort_keys=True)
+    if path and Path(path).is_file():
+        with np.load(path) as f:
+            if str(f["key"]) == key:
+                log(f"data from {path}")
+                return {k: f[k] for k in f.files if k != "key"}
+    out = play()
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, key=np.array(key), **out)
+    return out
+
+
+@dataclass
+class Weights:
+    """A belief model as its file holds it: the weights (saved as float16) and the meta."""
+
+    arrays: dict[str, np.ndarray]
+    meta: dict
+
+    def model(self, cls):
+        """The model ``cls`` (``BeliefModel``, ``SecretsModel``) as ``cls.load`` reads it back
+        from the file: float16 weights, the meta through JSON."""
+        return cls({k: v.astype(np.float16).astype(np.float32) for k, v in self.arrays.items()},
+                   json.loads(json.dumps(self.meta)))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Weights:
+        try:
+            with np.load(path) as f:
+                return cls({k: f[k] for k in f.files if k != "meta"}, json.loads(str(f["meta"])))
+        except (OSError, KeyError, ValueError) as e:
+            raise ValueError(f"belief: {path} is no belief model ({e})") from None
+
+    def save(self, path: str | Path) -> Path:
+        """The model file: float16 weights and the meta (JSON)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, meta=np.array(json.dumps(self.meta)),
+                            **{k: v.astype(np.float16) for k, v in self.arrays.items()})
+        return path
 
 
 def summary(per_stage: dict[str, list], size_key: str = "unseen_cards") -> dict:
@@ -74,36 +107,6 @@ def summary(per_stage: dict[str, list], size_key: str = "unseen_cards") -> dict:
                       "interval": [mean - half, mean + half],
                       size_key: statistics.fmean(r[3] for r in rows)}
     return out
-
-
-def pipeline(cfg: dict, out: str, log, collect, *, fit, meta: dict, load, measure, table,
-             noun: str) -> dict:
-    """Every belief model's ``run``: data, training, saving, the held-out quality, each
-    timed - written once for the card-location models and the categorical ones
-    (``training/lab/belief_secrets.py``).  ``collect() -> (sample count, data)``, ``fit(data) ->
-    (weights, training report)``, ``load(path) -> model``, ``measure(model) -> quality``,
-    ``table(quality)`` its markdown rows."""
-    report: dict[str, Any] = {"config": cfg, "out": out}
-    t0 = time.perf_counter()
-    count, d = collect()
-    report["samples"] = count
-    report["data_s"] = round(time.perf_counter() - t0, 1)
-    log(f"{cfg['game']}: {count} {noun} from {cfg['train_games']} games "
-        f"({report['data_s']} s)")
-    t1 = time.perf_counter()
-    weights, report["training"] = fit(d)
-    report["train_s"] = round(time.perf_counter() - t1, 1)
-    save(out, weights, meta)
-    model = load(out)
-    t2 = time.perf_counter()
-    report["quality"] = measure(model)
-    report["quality_s"] = round(time.perf_counter() - t2, 1)
-    report["total_s"] = round(time.perf_counter() - t0, 1)
-    for line in table(report["quality"]):
-        log(line)
-    log(f"saved {out}; data {report['data_s']} s, training {report['train_s']} s, "
-        f"held-out quality {report['quality_s']} s, total {report['total_s']} s")
-    return report
 
 
 def quality_table(q: dict, size: str = "unseen cards",

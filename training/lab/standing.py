@@ -1,4 +1,5 @@
-"""Learn Silberne Ananas' deal model (issue 29, item 4): ``stichzoo standing silberne_ananas``.
+"""Fit Silberne Ananas' deal model (issue 29, item 4), a lab fitter:
+``python -m stichzoo.training.lab fit standing silberne_ananas``.
 
 The learned standing (``policies/lab/standing.py``) needs one thing from data:
 how one deal's 11 tricks fall, per seat counted from the dealer.  This
@@ -10,28 +11,26 @@ Quality, on held-out matches of their own seed: before every deal but the
 first, how well each estimate predicts who wins the match (log-loss of each
 seat's win share, lower is better) - the learned standing against
 ``envs/silberne_ananas/standing.py``'s estimate and against a constant 1/3,
-overall and by the leader's total.
+overall and by the leader's total.  The file keeps the config and that report, no
+timings, so that the committed config rebuilds it byte for byte.  The steps of
+``stichzoo fit`` (:mod:`stichzoo.training.fit`): :func:`collect`, :func:`fit`,
+:func:`evaluate`, :func:`save`.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import random
-import time
 from collections import Counter
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from stichzoo.envs.core.game import win_share
-from stichzoo.envs.registry import game_class
 from stichzoo.envs.silberne_ananas.standing import standing
-from stichzoo.policies.base import Decision
-from stichzoo.policies.lab.standing import Split, StandingValue, split_of, uniform
-from stichzoo.policies.specs import build_policy
-from stichzoo.training.config import load_flat
+from stichzoo.policies.lab.standing import Split, StandingValue, load_splits, split_of, uniform
+from stichzoo.training.config import game_of
+from stichzoo.training.fit import read_config
+from stichzoo.training.fit.self_play import Table, seeded_games
 
 #: key -> (type, default): every key of a standing config, checked strictly
 SCHEMA: dict[str, tuple[Any, Any]] = {
@@ -53,7 +52,7 @@ BUCKETS = (0, 30, 60, 75, 90)
 
 def load_config(path: str, overrides: dict | None = None) -> dict:
     """The config at ``path`` with ``overrides``; ValueError naming an unknown or mistyped key."""
-    cfg = load_flat(path, overrides, SCHEMA, "standing")
+    cfg = read_config(path, overrides, SCHEMA, "standing")
     if cfg["game"] != "silberne_ananas":
         raise ValueError(f"standing config: game={cfg['game']!r}; a learned standing exists "
                          f"for silberne_ananas")
@@ -71,21 +70,9 @@ def load_config(path: str, overrides: dict | None = None) -> dict:
     return cfg
 
 
-def make_game(cfg: dict):
-    cls = game_class(cfg["game"])
-    return cls(cls.Options(**cfg["options"]))
-
-
-def play_match(cfg: dict, seed: int) -> dict:
+def match_record(seen: list, s) -> dict:
     """One self-play match: per deal its dealer, the totals before it and its split (tricks
     counted from the dealer), and each seat's win share at the end."""
-    game = make_game(cfg)
-    rng = random.Random(seed)
-    players = [build_policy(cfg["player"], game, seed=rng.getrandbits(31))
-               for _ in range(game.num_players)]
-    s = game.new_game(rng.getrandbits(31), log=True)
-    while not s.over:
-        s.apply(players[s.current_player].act(Decision(game, s)))
     deals, totals = [], [0, 0, 0]
     for rec, scores in zip(s.log, s.deal_scores, strict=True):
         dealer = rec["dealer"]
@@ -95,29 +82,14 @@ def play_match(cfg: dict, seed: int) -> dict:
     return {"deals": deals, "share": list(win_share(s.winners(), 3))}
 
 
-def _play(args: tuple[dict, list[int], Callable]) -> list:
-    cfg, seeds, play = args
-    return [play(cfg, seed) for seed in seeds]
+def play_matches(cfg: dict, games: int, seed: int) -> list[dict]:
+    """``games`` self-play matches of the config's player, the ``i``-th seeded by
+    ``(seed, i)`` whatever the number of workers: each one's :func:`match_record`."""
+    table = Table(game_of(cfg), (cfg["player"],), log=True)
+    return seeded_games(table, games, seed, match_record, workers=cfg["workers"])
 
 
-def play_matches(cfg: dict, games: int, seed: int, play: Callable = play_match) -> list:
-    """``games`` matches, the i-th seeded by (seed, i) whatever the number of workers;
-    ``play(cfg, seed)`` plays one and returns what is kept of it (a module-level function,
-    so that the workers can be handed it)."""
-    seeds = [random.Random(seed * 1_000_003 + i).getrandbits(31) for i in range(games)]
-    workers = min(cfg["workers"], games)
-    if workers == 1:
-        return _play((cfg, seeds, play))
-    chunks = [seeds[w::workers] for w in range(workers)]
-    with ProcessPoolExecutor(workers) as pool:
-        parts = list(pool.map(_play, [(cfg, c, play) for c in chunks]))
-    out: list = [None] * games
-    for w, part in enumerate(parts):
-        out[w::workers] = part
-    return out
-
-
-def fit(matches: list[dict], prior: float) -> dict[Split, float]:
+def split_shares(matches: list[dict], prior: float) -> dict[Split, float]:
     """Each split's share of the deals, with ``prior`` pseudo-deals of uniformly random
     tricks (the multinomial) mixed in."""
     counts = Counter(tuple(d["split"]) for m in matches for d in m["deals"])
@@ -148,36 +120,43 @@ def quality(matches: list[dict], estimates: dict[str, Any]) -> dict[str, dict[st
     return out
 
 
-def run(cfg: dict, out: str | None = None) -> dict:
-    """Play, fit, measure and write the deal model; the report."""
-    out = out or cfg["out"]
-    if not out:
-        raise ValueError("standing: no output file (--out or the config's out)")
-    start = time.perf_counter()
-    train = play_matches(cfg, cfg["train_games"], cfg["seed"])
-    test = play_matches(cfg, cfg["test_games"], cfg["test_seed"])
-    played = time.perf_counter() - start
-    probs = fit(train, cfg["prior"])
-    game = make_game(cfg)
+# -- the steps of ``fit standing`` ----------------------------------------------------
+
+
+def collect(cfg: dict, log=print) -> tuple[int, list[dict]]:
+    """The training matches (:func:`match_record`); the samples are their deals."""
+    matches = play_matches(cfg, cfg["train_games"], cfg["seed"])
+    return sum(len(m["deals"]) for m in matches), matches
+
+
+def fit(cfg: dict, matches: list[dict], log=print) -> tuple[dict[Split, float], dict]:
+    return split_shares(matches, cfg["prior"]), {}
+
+
+def evaluate(cfg: dict, probs: dict[Split, float], log=print) -> dict[str, dict[str, float]]:
+    """:func:`quality` on the held-out matches: the learned standing against the estimate
+    of ``envs/silberne_ananas/standing.py`` and a constant 1/3."""
+    game = game_of(cfg)
     target = game.options.target_score
     learned = StandingValue(probs, target, game.options.first_dealer, game.options.alone_variant)
-    report = {
-        "deals": sum(len(m["deals"]) for m in train),
-        "quality": quality(test, {
-            "constant": lambda t, d: (1.0, 1.0, 1.0),
-            "standing.py": lambda t, d: standing(t, target),
-            "learned": learned.chances,
-        }),
-        "seconds": round(time.perf_counter() - start, 1),
-        "seconds_playing": round(played, 1),
-    }
-    # the file holds no timings, so that the committed config rebuilds it byte for byte
-    meta = {"config": cfg, "report": {k: v for k, v in report.items()
-                                      if not k.startswith("seconds")}}
+    q = quality(play_matches(cfg, cfg["test_games"], cfg["test_seed"]), {
+        "constant": lambda t, d: (1.0, 1.0, 1.0),
+        "standing.py": lambda t, d: standing(t, target),
+        "learned": learned.chances,
+    })
+    log(json.dumps(q, indent=1))
+    return q
+
+
+def load(path: str) -> dict[Split, float]:
+    return load_splits(path)
+
+
+def save(cfg: dict, probs: dict[Split, float], out: str, report: dict) -> None:
+    """The deal model as JSON, with the config and the report (no timings) in its meta."""
+    meta = {"config": cfg, "report": {"deals": report["samples"], "quality": report["quality"]}}
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w") as f:
         json.dump({"splits": {",".join(map(str, k)): v for k, v in probs.items()},
                    "meta": meta}, f, indent=1, sort_keys=True)
         f.write("\n")
-    print(json.dumps(report, indent=1))
-    return report

@@ -155,12 +155,10 @@ def test_file_errors_are_one_line(tmp_path):
 
 
 def test_committed_configs_pass():
-    """Every committed config passes its strict loader: the belief models' configs
-    (configs/lab/belief/, ``stichzoo belief``), the trick models' (configs/bid_model/,
-    ``stichzoo tricks``), the leaf values' (configs/leaf_value/, ``stichzoo leaf``) and the deal
-    models' (configs/lab/standing/, ``stichzoo standing``) and the tricks to come
-    (configs/tricks_to_come/,
-    ``stichzoo future``) their own, the rest the training configs'."""
+    """Every committed config passes its strict loader: the model configs theirs (the Wizard
+    bid model's, the leaf value's and the tricks to come's, ``stichzoo fit``; the lab's belief
+    and deal models', ``python -m stichzoo.training.lab fit``), the rest the training
+    configs'."""
     from stichzoo.training.fit import bid_model as tricks
     from stichzoo.training.fit import leaf_value as leaf
     from stichzoo.training.fit import tricks_to_come as future

@@ -651,7 +651,7 @@ def dump(cfg: dict) -> str:
 
 def load_flat(path: str, overrides: dict | None, schema: dict[str, tuple[Any, Any]],
               what: str) -> dict:
-    """A flat model config (``stichzoo belief``, ``stichzoo leaf``): the file at ``path``
+    """A flat model config (``stichzoo fit``'s, the lab's fitters'): the file at ``path``
     with ``overrides``, every key checked against ``schema`` (key -> (type, default)) and
     the missing ones defaulted; ValueError naming an unknown or mistyped key.  The file
     may extend another (:func:`read`)."""

@@ -5,8 +5,8 @@ cards each other seat played this round (public, but not in the observation,
 which keeps only the played set) - and gives, for every card, a distribution
 over its locations relative to the seat: the hand of the seat 1, 2, ... places
 to its left, or no hand (Wizard: undealt).  It is trained by
-``stichzoo belief <game>`` (``training/lab/belief.py``, torch); here is the play-
-time side, numpy only: the forward pass, the constrained draw and its
+``python -m stichzoo.training.lab fit belief <game>`` (``training/lab/belief.py``, torch);
+here is the play-time side, numpy only: the forward pass, the constrained draw and its
 log-likelihood.
 
 **The draw** (:func:`walk`): the unseen cards one by one - those that some

@@ -35,8 +35,8 @@ are the same evidence, read for it, and shared weights score every draw
 and every task alike.
 
 **The model** (:class:`SecretsModel`, numpy only; trained with torch by
-``stichzoo belief geheimtrumpf``, ``training/lab/belief.py``): an MLP (ReLU) of
-the context; per draw one ReLU layer of the context and the draw's
+``python -m stichzoo.training.lab fit belief geheimtrumpf``, ``training/lab/belief.py``): an
+MLP (ReLU) of the context; per draw one ReLU layer of the context and the draw's
 features, then a logit plus a learned bias per draw; the same for each
 (seat, task) with its own weights and a bias per task.  The draw is
 ``p ** temper`` renormalised over the allowed values (``temper=0``: the

@@ -19,7 +19,7 @@ deal adds 43 points), so the whole table is computed once per process.
 
 It reads only totals (public), so a search that uses it is as honest as
 plain PIMC.  The distribution is shipped as ``policies/models/<name>.json``
-(``stichzoo standing silberne_ananas``, ``training/lab/standing.py``).
+(``python -m stichzoo.training.lab fit standing silberne_ananas``, ``training/lab/standing.py``).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ an MLP from the world's card bits (hands, taken cards and the trick's cards
 of each seat, counted from the searching seat), the leader and the seat to
 play, and per seat and suit the cards in hand, the cards taken and what they
 score, to every seat's round score (scaled).  Trained by
-``stichzoo leaf hoch_tief`` (``training/fit/leaf_value.py``).
+``stichzoo fit leaf_value hoch_tief`` (``training/fit/leaf_value.py``).
 """
 
 from __future__ import annotations

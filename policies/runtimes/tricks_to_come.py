@@ -21,7 +21,7 @@ uniform one, and :func:`taker_values` values the trick in progress from
 there exactly as ``reading.taker_values`` does.  It reads nothing hidden:
 the seat's own hand and public facts.
 
-Trained by ``stichzoo future silberne_ananas`` (``training/fit/tricks_to_come.py``) and
+Trained by ``stichzoo fit tricks_to_come silberne_ananas`` (``training/fit/tricks_to_come.py``) and
 shipped as ``policies/models/<name>.npz``; the forward pass is numpy, so
 bots that use it need no torch.
 """

@@ -23,6 +23,8 @@ import json
 import math
 from typing import Any
 
+from stichzoo.envs.registry import GAMES
+
 #: the largest request body (HTTP) or line (stdio) of the bot protocol; a view is 1-10 KB
 DEFAULT_MAX_BODY_BYTES = 1 << 20
 #: the largest request body of the table API: a create or a move is well under 1 KB
@@ -299,8 +301,7 @@ def check_event_number(after: Any) -> int:
 CREATE_SCHEMA = {
     "type": "object", "additionalProperties": False, "required": ["game"],
     "properties": {
-        "game": {"type": "string", "enum": ["wizard", "wunder_punkt", "silberne_ananas",
-                                            "hoch_tief", "geheimtrumpf"]},
+        "game": {"type": "string", "enum": list(GAMES)},
         "players": {"type": ["integer", "null"], "minimum": 1, "maximum": 64,
                     "description": "seats at the table"},
         "options": {"type": ["object", "null"], "description": "game options, as in eval"},

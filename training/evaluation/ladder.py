@@ -47,7 +47,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from stichzoo.envs.registry import GAMES, game_class
+from stichzoo.envs.registry import GAMES, game_class, metrics_of
 from stichzoo.policies.serve.levels import LADDER_FILE  # one file, read by the bot server too
 from stichzoo.policies.specs import learned_search
 from stichzoo.training.runs import RunPaths
@@ -59,8 +59,10 @@ SEED = 2027
 TARGET_SEED = 86420
 #: positions on which the target match times both sides (:func:`think_time.compare`)
 THINK_DECISIONS = 100
-#: games judged on the win rate (the middle total wins Silberne Ananas)
-WIN_RATE_GAMES = ("silberne_ananas",)
+#: games judged on the win rate (the middle total wins Silberne Ananas): those whose metrics
+#: say so (``WIN_RATE_DECIDES`` in envs/<game>/metrics.py, as the tournament reads it)
+WIN_RATE_GAMES = tuple(name for name in GAMES
+                       if getattr(metrics_of(name), "WIN_RATE_DECIDES", False))
 #: each game's table: its rules' default player count, where the shipped bots were trained
 #: (policies/bots/<game>/manifest.json says the same; tests/test_ladder.py checks it)
 PLAYERS = {name: game_class(name).Options().num_players for name in GAMES}

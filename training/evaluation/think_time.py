@@ -14,15 +14,13 @@ import random
 import statistics
 import time
 
-from stichzoo.envs.registry import game_class
+from stichzoo.envs.registry import GAMES, game_class
 from stichzoo.policies import make_policy
 from stichzoo.policies.base import Decision
 from stichzoo.policies.specs import build_policy
 
 #: the shipped bots' tables, on which the searches are timed
-TABLES = {"wizard": {"num_players": 4}, "wunder_punkt": {"num_players": 4},
-          "silberne_ananas": {}, "hoch_tief": {"num_players": 4},
-          "geheimtrumpf": {"num_players": 4}}
+TABLES = {name: {"num_players": game_class(name).Options().num_players} for name in GAMES}
 
 
 def positions(game, count: int, seed: int) -> list:

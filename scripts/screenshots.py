@@ -2,9 +2,9 @@
 
     .venv/bin/python scripts/screenshots.py
 
-The browser tests play a whole game of each game by clicking, at a desktop
-(1280x800) and a phone (390x844) size, and take the first screen of each
-mid-game (a hand and a trick on the table); with ``STICHZOO_DOC_SCREENSHOTS=1``
+The browser tests play each game by clicking, at a desktop (1280x800) and a
+phone (390x844) size (to its end at one of them), and take the first screen
+of each mid-game (a hand and a trick on the table); with ``STICHZOO_DOC_SCREENSHOTS=1``
 they also write those to ``docs/img/table_<game>.png`` and
 ``docs/img/table_<game>_phone.png``.  So the pictures are the tested page,
 and the same seeds give the same pictures.  Needs Debian's Chromium
@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def main() -> int:
     env = {**os.environ, "STICHZOO_DOC_SCREENSHOTS": "1"}
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-           "tests/test_web_table_browser.py", "-k", "test_play_a_whole_game_by_clicking"]
+           "tests/test_web_table_browser.py", "-k",
+           "test_play_a_whole_game_by_clicking or test_the_layout_at_the_other_size"]
     done = subprocess.run(cmd, cwd=ROOT, env=env, check=False)
     if done.returncode == 0:
         pictures = sorted((ROOT / "docs" / "img").glob("table_*.png"))

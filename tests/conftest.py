@@ -10,8 +10,11 @@ snapshots, checkpoints and TensorBoard logs.  Only the sizes are tiny.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +26,53 @@ PLAYERS = {"silberne_ananas": 3}
 #: Wizard bid model, the leaf value and the tricks to come (stichzoo fit), and the lab's
 #: belief and standing models; test_config_strict
 MODEL_CONFIG_DIRS = ("bid_model", "leaf_value", "tricks_to_come", "belief", "standing")
+
+
+#: set (by scripts/test.sh) to a file: the run's durations are written there (test_durations)
+DURATIONS_ENV = "STICHZOO_TEST_DURATIONS"
+
+
+class DurationsFile:
+    """Every test's setup, call and teardown seconds and the run's wall time, as JSON.
+
+    scripts/test.sh keeps each run's in ``build/`` (``test-durations.json``, the RLlib leg's
+    ``rllib-test-durations.json``), so a slow test is found from the last run, not a rerun
+    - the suite's time is budgeted (5 minutes on two cores).  In the controller only: with
+    pytest-xdist the workers' reports reach it.
+    """
+
+    def __init__(self, path: str):
+        self.path = Path(path)
+        self.start = time.monotonic()
+        self.tests: dict[str, dict] = {}
+
+    def pytest_runtest_logreport(self, report) -> None:
+        test, domain = report.nodeid, report.location[2]
+        if "[" in domain and "[" not in test:  # schemathesis: one node id, a case per operation
+            test = f"{test.rsplit('::', 1)[0]}::{domain}"
+        entry = self.tests.setdefault(test, {"outcome": "passed"})
+        entry[report.when] = round(report.duration, 3)
+        if report.outcome != "passed" and entry["outcome"] == "passed":
+            entry["outcome"] = report.outcome
+
+    def pytest_sessionfinish(self, session, exitstatus) -> None:
+        tests = [{"test": nodeid, **entry,
+                  "seconds": round(sum(entry.get(w, 0.0) for w in ("setup", "call", "teardown")),
+                                   3)} for nodeid, entry in self.tests.items()]
+        tests.sort(key=lambda t: -t["seconds"])
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        head = {"command": ["pytest", *sys.argv[1:]], "exitstatus": int(exitstatus),
+                "wall_seconds": round(time.monotonic() - self.start, 1),
+                "test_seconds": round(sum(t["seconds"] for t in tests), 1), "count": len(tests)}
+        lines = [f" {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items()]
+        rows = ",\n".join(f"  {json.dumps(t)}" for t in tests)  # one test a line, slowest first
+        self.path.write_text("{\n" + "\n".join(lines) + '\n "tests": [\n' + rows + "\n ]\n}\n")
+
+
+def pytest_configure(config) -> None:
+    path = os.environ.get(DURATIONS_ENV)
+    if path and not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
+        config.pluginmanager.register(DurationsFile(path), "stichzoo-test-durations")
 
 
 def training_configs() -> list[Path]:

@@ -102,11 +102,13 @@ def test_ladder_rows_say_a_short_budget_and_old_rows_load(tmp_path):
 def test_the_main_job_says_when_the_guard_stopped_it(tmp_path):
     """scripts/main.sh with a guard that trips (3 s for 100M samples): the trainer's last
     line, the line after the final evaluation, the summary and the ladder's row and last
-    line all say the budget was not reached."""
+    line all say the budget was not reached.  One torch thread: the suite runs two tests at
+    once on two cores."""
     run = tmp_path / "run"
     out = subprocess.run(
         ["bash", "scripts/main.sh", "--set", "train.total_timesteps=100000000",
-         "--set", "train.max_minutes=0.05", "--set", "pretrain.steps=500",
+         "--set", "train.max_minutes=0.05", "--set", "train.torch_threads=1",
+         "--set", "pretrain.steps=500",
          "--set", "pretrain.epochs=1", "--set", "batch.games=8",
          "--set", "batch.rollout_steps=16", "--set", "options.rounds=[1,2]",
          "--final-games", "8", "--quiet"],

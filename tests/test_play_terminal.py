@@ -75,6 +75,9 @@ def _spawn(args: list[str], cwd: Path):
                           cwd=str(cwd), env=_env(), encoding="utf-8", timeout=30,
                           dimensions=(60, 200), preexec_fn=_default_sigint)
     child.logfile_read = io.StringIO()  # the whole screen, for what it must have shown
+    # pexpect waits 50 ms before each send by default, for a child that turns echo off
+    # first; every send here answers a prompt already seen (a game's sends slept 1.5 s)
+    child.delaybeforesend = None
     return child
 
 

@@ -31,14 +31,15 @@ from stichzoo.policies import Decision
 from stichzoo.policies.runtimes.torch_policy import TorchPolicy
 g = envs.game_class("wizard")
 game = g(g.Options(rounds=(1, 2)))
-bot = TorchPolicy.load(sys.argv[1], game)
-state = game.new_game(seed=1)
-assert bot.act(Decision(game, state)) in state.legal_actions()
+for path in sys.argv[1:]:
+    bot = TorchPolicy.load(path, game)
+    state = game.new_game(seed=1)
+    assert bot.act(Decision(game, state)) in state.legal_actions()
+    print(type(bot.net).__module__)
 # ``import stichzoo`` registers the Gymnasium ids (training.gym.registry); nothing else
 assert not [m for m in sys.modules if m.startswith("stichzoo.training.")
             and m not in ("stichzoo.training.gym", "stichzoo.training.gym.registry")], \
     "read through training"
-print(type(bot.net).__module__)
 """
 
 
@@ -60,22 +61,39 @@ def _phase_policy(game):
     return cls(obs, gym.spaces.Discrete(game.num_actions), lambda _: 3e-4, **kwargs)
 
 
-@pytest.mark.parametrize("class_path", OLD_PATHS)
-def test_a_policy_file_naming_an_old_class_path_loads(class_path, tmp_path):
-    from stichzoo.policies.runtimes.torch_policy import TorchPolicy, save_policy
+def _old_file(game, class_path: str, path) -> None:
+    """A policy file at ``path`` naming its network class by ``class_path``."""
+    from stichzoo.policies.runtimes.torch_policy import save_policy
 
-    game = _game()
-    path = tmp_path / "policy.pt"
     save_policy(_phase_policy(game), game, str(path))
     saved = th.load(path, weights_only=False)
     assert (saved["stichzoo"]["policy_class"]
             == "stichzoo.policies.runtimes.networks.PhaseTrunkPolicy")
     saved["stichzoo"]["policy_class"] = class_path
     th.save(saved, path)
+
+
+@pytest.mark.parametrize("class_path", OLD_PATHS)
+def test_a_policy_file_naming_an_old_class_path_loads(class_path, tmp_path):
+    from stichzoo.policies.runtimes.torch_policy import TorchPolicy
+
+    game = _game()
+    path = tmp_path / "policy.pt"
+    _old_file(game, class_path, path)
     bot = TorchPolicy.load(str(path), game)
     state = game.new_game(seed=1)
     assert bot.act(Decision(game, state)) in state.legal_actions()
-    # a fresh process: the class comes from policies, not through training's alias
-    out = subprocess.run([sys.executable, "-c", LOAD, str(path)], capture_output=True,
+
+
+def test_old_class_paths_load_in_a_fresh_process_without_training(tmp_path):
+    """A fresh process loads a file of each old class path: the class comes from policies,
+    not through training's alias.  One process for all of them (its start-up, torch's
+    import, is the test's time); loading one path leaves nothing the next could use, as
+    ``torch_policy.MOVED_MODULES`` only renames."""
+    game = _game()
+    paths = [tmp_path / f"policy_{k}.pt" for k in range(len(OLD_PATHS))]
+    for class_path, path in zip(OLD_PATHS, paths):
+        _old_file(game, class_path, path)
+    out = subprocess.run([sys.executable, "-c", LOAD, *map(str, paths)], capture_output=True,
                          text=True, check=True)
-    assert out.stdout.strip() == "stichzoo.policies.runtimes.networks"
+    assert out.stdout.split() == ["stichzoo.policies.runtimes.networks"] * len(OLD_PATHS)

@@ -6,7 +6,7 @@ Needs Ray's RLlib, which pins gymnasium 1.2.2 and so lives in its own venv:
     .venv-rllib/bin/python -m pytest tests/test_rllib.py -p no:xdist
 
 In the main venv (no Ray) the whole module is skipped; scripts/test.sh runs it
-in .venv-rllib after the main suite.  Every Ray this module starts has no
+in .venv-rllib beside the main suite.  Every Ray this module starts has no
 dashboard, token authentication with a token of this test session (nothing
 is written to ``~/.ray``) and is stopped by its process ids at the end.  A
 single-node Ray advertises 127.0.0.1 (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``,

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def main() -> int:
     env = {**os.environ, "STICHZOO_DOC_SCREENSHOTS": "1"}
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-           "tests/test_web_table_browser.py", "-k",
+           "tests/tables/test_web_table_browser.py", "-k",
            "test_play_a_whole_game_by_clicking or test_the_layout_at_the_other_size"]
     done = subprocess.run(cmd, cwd=ROOT, env=env, check=False)
     if done.returncode == 0:

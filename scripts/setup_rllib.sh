@@ -2,7 +2,7 @@
 # Create .venv-rllib (once) and install stichzoo with Ray's RLlib (the rllib extra) into it.
 # A venv of its own: ray[rllib] pins gymnasium 1.2.2, the main .venv keeps gymnasium 1.4.
 # torch is installed first as torch==2.13.0 (the CPU build), so Ray can pull no CUDA torch;
-# the serve extra and pytest are there for tests/test_rllib.py.  Idempotent.
+# the serve extra and pytest are there for tests/training/test_rllib.py.  Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python="${PYTHON:-python3}"

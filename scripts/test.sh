@@ -90,7 +90,7 @@ timed "setup (browser)" bash scripts/setup_browser.sh
 if [ "$#" -eq 0 ]; then
     timed "setup (rllib)" setup .venv-rllib scripts/setup_rllib.sh
     beside build/rllib-tests.log env STICHZOO_TEST_DURATIONS=build/rllib-test-durations.json \
-        .venv-rllib/bin/python -m pytest -q -p no:xdist tests/test_rllib.py tests/test_rllib_keys.py
+        .venv-rllib/bin/python -m pytest -q -p no:xdist tests/training/test_rllib.py tests/training/test_rllib_keys.py
     rllib=$!
 fi
 timed ruff .venv/bin/ruff check .

@@ -1,6 +1,6 @@
 """The table of TensorBoard tags in docs/training.md, read for the tests that check runs.
 
-tests/test_tensorboard.py (SB3 and the batch trainer) and tests/test_rllib.py
+tests/training/test_tensorboard.py (SB3 and the batch trainer) and tests/training/test_rllib.py
 (RLlib, in its own venv) check their runs' tags against the same table.
 """
 

@@ -296,7 +296,7 @@ def test_shell_script_parses(script):
 def test_no_eval_leaves_out_every_evaluation_of_the_repro_scripts(no_eval, evals, final):
     """scripts/recipes/evals.sh: NO_EVAL=1 turns off the periodic, per-iteration and final
     evaluations of the scripts that train (the networks stay the same to the bit:
-    tests/test_batch_ppo.py); without it every curve is kept."""
+    tests/training/test_batch_ppo.py); without it every curve is kept."""
     out = subprocess.run(["bash", "-c", 'set -euo pipefail; source scripts/recipes/evals.sh; '
                           'echo "${EVALS[*]}|${FINAL_EVAL[*]}"'], cwd=ROOT, capture_output=True,
                          text=True, env={**os.environ, "NO_EVAL": no_eval}, timeout=30)

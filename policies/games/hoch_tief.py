@@ -283,7 +283,7 @@ def uniform_playout(state, rng: random.Random) -> list[int]:
     ``rng.randrange(legal cards)`` per card, the k-th lowest legal card,
     which is what ``rng.choice(bit_list(legal))`` picks).  So a search
     that uses it chooses exactly what it chose before, only sooner
-    (``tests/test_playout.py`` checks the scores and the rng against the
+    (``tests/policies/test_playout.py`` checks the scores and the rng against the
     rules core; ``scripts/checks/check_playout.py`` on a million cards).
     ``state`` is left as it was.  The round must be under way (its phase is play).
     """

@@ -327,7 +327,7 @@ def fast_card(legal: int, best: int, led: bool, trump: int, need: int, last: boo
     ``last``: the seat plays the trick's last card.  Bitmasks and power
     groups, no card lists: one function for the rules-core player and the
     bitmask play-out (:func:`rollout_playout`), so the two cannot play
-    differently (tests/test_wizard_playout.py checks it against the list
+    differently (tests/policies/test_wizard_playout.py checks it against the list
     form it replaced on every trick position).
     """
     if not legal & (legal - 1):
@@ -400,7 +400,7 @@ def rollout_playout(state: WizardState, rng: random.Random) -> list[int]:
     Wizards and Jesters always free, :func:`trick_winner`, ``round_score``).
     The player draws nothing from ``rng``, so a search using this path
     chooses exactly what it chose before, only sooner
-    (``tests/test_wizard_playout.py`` checks the scores against the rules
+    (``tests/policies/test_wizard_playout.py`` checks the scores against the rules
     core; ``scripts/checks/check_playout.py --game wizard`` on a million
     cards).  Bids still to make (and a trump to choose) are made through the
     rules core on a copy first: a few per round.  ``state`` is left as it

@@ -11,7 +11,7 @@ env's.  The batch path uses each game's vectorised ``encode_many``; the AEC
 env the scalar ``encode`` of the rules core, so this is the check of the
 second, faster implementation against the first.  Exits 1 on the first
 difference, naming it.  Takes a few minutes per game; the test suite runs
-the same comparison on fewer decisions (tests/test_batch.py).
+the same comparison on fewer decisions (tests/envs/test_batch.py).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 # iteration's evaluation of each iteration's network (eval.opponents) and the final one
 # (--final-eval). NO_EVAL=1 leaves them all out: issue 30's pipelines are labels, training
 # and export, and the networks are the same to the bit without them (they draw no random
-# number the training draws: tests/test_batch_ppo.py), so a timed pipeline runs that way.
+# number the training draws: tests/training/test_batch_ppo.py), so a timed pipeline runs that way.
 #   "${EVALS[@]}" after a run's --sets; "${FINAL_EVAL[@]}" where --final-eval stood
 if [ "${NO_EVAL:-0}" = 1 ]; then
     EVALS=(--set eval.every=0 --set 'eval.opponents=[]')

@@ -1,0 +1,1 @@
+"""Tests of the lab wing: levers tried and not shipped (policies/lab, training/lab, probes)."""

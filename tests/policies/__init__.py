@@ -1,0 +1,1 @@
+"""Tests of the bots: heuristics, the search and its hooks, specs, policy runtimes."""

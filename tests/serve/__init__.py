@@ -1,0 +1,1 @@
+"""Tests of the bot server and the browser table's HTTP face."""

@@ -1,0 +1,1 @@
+"""Tests of human play: the table model, the terminal, the browser table."""

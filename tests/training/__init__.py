@@ -1,0 +1,1 @@
+"""Tests of trainers, fitters, configs, evaluation, the ladder, the Gymnasium and RLlib faces."""

@@ -6,7 +6,7 @@ runs of two trainers overlay in one TensorBoard.  SB3 logs its own names
 (``train/entropy_loss`` = *minus* the entropy, ``rollout/ep_rew_mean``...);
 :class:`TagWriter` is the TensorBoard output of the SB3 path's logger and
 writes each of SB3's scalars under our tag with our sign, and leaves out
-SB3's duplicates of what the loop logs itself.  ``tests/test_tensorboard.py``
+SB3's duplicates of what the loop logs itself.  ``tests/training/test_tensorboard.py``
 runs both trainers and compares the tag sets.
 """
 

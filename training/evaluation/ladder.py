@@ -64,7 +64,7 @@ THINK_DECISIONS = 100
 WIN_RATE_GAMES = tuple(name for name in GAMES
                        if getattr(metrics_of(name), "WIN_RATE_DECIDES", False))
 #: each game's table: its rules' default player count, where the shipped bots were trained
-#: (policies/bots/<game>/manifest.json says the same; tests/test_ladder.py checks it)
+#: (policies/bots/<game>/manifest.json says the same; tests/training/test_ladder.py checks it)
 PLAYERS = {name: game_class(name).Options().num_players for name in GAMES}
 
 

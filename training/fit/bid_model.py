@@ -30,7 +30,7 @@ with the network in every seat:
 
 Labels come only from what happened in the games; the model reads only the
 bidding seat's observation (a re-deal of what it cannot see gives the same
-bid: tests/test_tricks.py).
+bid: tests/training/test_bid_model.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ sets it to something other than its default: a run folder's ``config.yaml``
 holds every key with its default filled in, and ``train.vec_env: subproc``
 restated in a file asks for nothing RLlib would silently drop, but
 ``train.vec_env: dummy`` does (:func:`stichzoo.training.config.check_rllib_config`
-refuses it by name).  ``tests/test_rllib_keys.py`` checks that the two tables
+refuses it by name).  ``tests/training/test_rllib_keys.py`` checks that the two tables
 cover the schema, so a new key cannot slip through unmapped, and
 docs/cluster.md prints them.
 """

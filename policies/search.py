@@ -62,8 +62,8 @@ Inference = Callable[[GameState, int], float]
 
 class LeafHook(Protocol):
     """A learned value at the leaves (``pimc:leaf=``, ``policies/runtimes/leaf_value.py``), in
-    place of the
-    play-outs: each searched action's margin in each sampled world, one batch per decision."""
+    place of the play-outs: each searched action's margin in each sampled world, one batch per
+    decision."""
 
     def values(self, worlds: list[GameState], actions: list[int], seat: int,
                rng: random.Random) -> Any:

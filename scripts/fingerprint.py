@@ -211,8 +211,7 @@ def _mix(*parts: int) -> int:
 
 def bot_games(name: str, spec: str, deals: Sequence[int], max_decisions: int) -> str:
     """``spec`` in every seat of seeded deals (as ``training/evaluation/tournament.py`` plays a
-    game),
-    up to ``max_decisions`` decisions each: the seats asked, the actions, the totals."""
+    game), up to ``max_decisions`` decisions each: the seats asked, the actions, the totals."""
     h = Hasher()
     game = _game(name)
     try:

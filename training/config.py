@@ -108,8 +108,7 @@ SCHEMA: dict[str, Any] = {
         "targets": (str, "choice"),
         "temperature": ((int, float), 1.0),
         # rounds of label, aggregate, fit (training/trainers/expert.py); later rounds' games are
-        # played
-        # by the teacher itself or by the learner (positions: learner - DAgger)
+        # played by the teacher itself or by the learner (positions: learner - DAgger)
         "iterations": (int, 1),
         "positions": (str, "teacher"),
         # a bot (bot:<game> or a folder): start from its network (training/trainers/from_bot.py)

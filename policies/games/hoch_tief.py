@@ -61,9 +61,9 @@ from stichzoo.policies.search import score_gain
 SEARCH_DEFAULTS = {"worlds": 36, "rollouts": 1, "horizon": "round", "world_cost": 2}
 #: the learned search (the ``search`` spec, the ladder's learned-search rungs, the served
 #: "hard" level): PIMC whose worlds are valued by the leaf value after four tricks of uniform
-#: play (``policies/runtimes/leaf_value.py``), 40 worlds - within plain PIMC's think time (measured
-#: in the
-#: docs' search probes).  The guided search (``pimc:guide=bot:hoch_tief``) was level with PIMC.
+#: play (``policies/runtimes/leaf_value.py``), 40 worlds - within plain PIMC's think time
+#: (measured in the docs' search probes).  The guided search (``pimc:guide=bot:hoch_tief``)
+#: was level with PIMC.
 LEARNED_SEARCH = "pimc:leaf=hoch_tief,depth=4,worlds=40"
 
 

@@ -24,8 +24,8 @@ from typing import Any
 #: the policy kinds served for every game, and their level
 KIND_LEVELS = {"random": "easy", "heuristic": "medium", "pimc": "hard", "search": "hard"}
 DEFAULT_LEVELS = ("random", "heuristic", "pimc", "search")
-#: the ladder's measured matches (training/evaluation/ladder.py writes it): the learned search's
-#: strength
+#: the ladder's measured matches (training/evaluation/ladder.py writes it): the learned
+#: search's strength
 LADDER_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                            "ladder.json")
 

@@ -293,8 +293,7 @@ def test_a_round_split_over_workers_joins_the_shares_in_worker_order():
 
 def test_the_shipped_bots_actor_and_bids_come_back_as_the_same_bot(tmp_path):
     """Expert iteration's round trip (training/trainers/expert.py): the shipped bot's actor loaded
-    into
-    a trainable policy (the check leaves out the bids, which are the trick model's), then
+    into a trainable policy (the check leaves out the bids, which are the trick model's), then
     exported with the bot's own trick model (``rebid``), plays exactly as the shipped bot -
     bids and cards."""
     from stichzoo.training import config as config_mod

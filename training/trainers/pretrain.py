@@ -92,8 +92,8 @@ def behaviour_clone(policy, data: dict[str, np.ndarray], epochs: int, batch_size
     obs = th.as_tensor(data["obs"])
     mask = data["mask"]
     actions = th.as_tensor(data["action"])
-    # a soft target per decision (training/trainers/distil.py): cross-entropy against it, not the
-    # choice
+    # a soft target per decision (training/trainers/distil.py): cross-entropy against it, not
+    # the choice
     targets = th.as_tensor(data["target"]) if "target" in data else None
     returns = th.as_tensor(data["return"])
     gen = np.random.default_rng(0)

@@ -48,6 +48,12 @@ def game_class(name: str):
     return getattr(importlib.import_module(module), attr)
 
 
+def default_players(name: str) -> int:
+    """A game's usual table: its rules' default player count, where every shipped bot was
+    trained and every ladder match and timing is played."""
+    return game_class(name).Options().num_players
+
+
 def env_module(name: str):
     """The PettingZoo-style module (``env``, ``raw_env``) of a game."""
     _known(name)

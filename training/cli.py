@@ -45,6 +45,7 @@ import textwrap
 
 from stichzoo import __version__, configs, envs
 from stichzoo.envs.core.rewards import REWARD_MODES
+from stichzoo.envs.registry import default_players
 from stichzoo.policies.specs import split_specs
 
 
@@ -168,7 +169,7 @@ def cmd_dataset(args: argparse.Namespace) -> int:
 
         if args.save_records:
             _check_output_file(args.save_records, ".jsonl", "--save-records")
-        players = args.players or envs.game_class(args.game).Options().num_players
+        players = args.players or default_players(args.game)
         lineup = args.lineup or default_lineup(args.policies or ["heuristic"], players)
         per_deal = len(seat_assignments(lineup))
         cfg = TournamentConfig(game=args.game, players=players, lineup=lineup,

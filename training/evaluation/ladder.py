@@ -47,7 +47,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from stichzoo.envs.registry import GAMES, game_class, metrics_of
+from stichzoo.envs.registry import GAMES, default_players, metrics_of
 from stichzoo.policies.serve.levels import LADDER_FILE  # one file, read by the bot server too
 from stichzoo.policies.specs import learned_search
 from stichzoo.training.runs import RunPaths
@@ -65,7 +65,7 @@ WIN_RATE_GAMES = tuple(name for name in GAMES
                        if getattr(metrics_of(name), "WIN_RATE_DECIDES", False))
 #: each game's table: its rules' default player count, where the shipped bots were trained
 #: (policies/bots/<game>/manifest.json says the same; tests/training/test_ladder.py checks it)
-PLAYERS = {name: game_class(name).Options().num_players for name in GAMES}
+PLAYERS = {name: default_players(name) for name in GAMES}
 
 
 @dataclass(frozen=True)

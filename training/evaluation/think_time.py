@@ -14,13 +14,13 @@ import random
 import statistics
 import time
 
-from stichzoo.envs.registry import GAMES, game_class
+from stichzoo.envs.registry import GAMES, default_players, game_class
 from stichzoo.policies import make_policy
 from stichzoo.policies.base import Decision
 from stichzoo.policies.specs import build_policy
 
 #: the shipped bots' tables, on which the searches are timed
-TABLES = {name: {"num_players": game_class(name).Options().num_players} for name in GAMES}
+TABLES = {name: {"num_players": default_players(name)} for name in GAMES}
 
 
 def positions(game, count: int, seed: int) -> list:

@@ -1,0 +1,113 @@
+"""The compiled rules kernel: the five games' rules, masks and observations in C.
+
+Why: every decision of the batch engine and every play-out of the search
+stepped a Python rules state (about 5 us a decision); the same rules in C
+cost a fraction of a microsecond.  The Python core (``envs/<game>/rules.py``)
+stays the reference and the fallback: ``differential.py`` plays both side
+by side and compares every mask, observation, reward and ending, and the
+package works without the extension (no C compiler at install, or
+``STICHZOO_KERNEL=python``).
+
+    from stichzoo.envs import kernel
+    kernel.core()                      # "c" or "python": which core the batch engine runs
+    k = kernel.load(game)              # a Kernel for a rules Game, or None (python core)
+    states = k.new_states(256)         # one row of bytes per game
+    k.new_games(states, rows, seeds)   # deal (random.Random(seed)'s deal) and start
+
+A state is a flat C struct in a numpy ``uint8`` row: copying the row clones
+the game.  The C sources are in ``src/`` (``kz.h`` is the contract each
+game's file fills).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from stichzoo.envs.core.game import Game, IllegalActionError
+
+try:  # the extension is optional: built by setup.py where a C compiler is
+    from stichzoo.envs.kernel import _kernel
+except ImportError as _error:  # pragma: no cover - only without the extension
+    _kernel = None
+    _why = f"the compiled kernel is not built ({_error}); the Python core runs"
+else:
+    _kernel.set_errors(IllegalActionError)
+    _why = ""
+
+#: the flags ``Kernel.apply``/``step`` return (``kz.h``)
+KZ_DELTAS, KZ_OVER, KZ_TRUNCATED = 1, 2, 4
+
+#: the environment variable that forces the Python core (``python``) or the kernel (``c``)
+ENV_VAR = "STICHZOO_KERNEL"
+
+
+def compiled_games() -> list[str]:
+    """The games compiled into the extension (none without it)."""
+    return list(_kernel.games()) if _kernel is not None else []
+
+
+def core(game: str | None = None) -> str:
+    """Which core runs the batch engine (of ``game``, or of any game): "c" or "python".
+
+    ``STICHZOO_KERNEL=python`` forces the Python core; without the extension
+    (or without ``game`` in it) the Python core runs.
+    """
+    if os.environ.get(ENV_VAR, "").lower() == "python" or _kernel is None:
+        return "python"
+    if game is not None and game not in compiled_games():
+        return "python"
+    return "c"
+
+
+def describe() -> str:
+    """One line for ``stichzoo --version``: the core and why."""
+    if os.environ.get(ENV_VAR, "").lower() == "python":
+        return f"rules core: python ({ENV_VAR}=python)"
+    if _kernel is None:
+        return f"rules core: python - {_why}"
+    return f"rules core: c (compiled kernel: {', '.join(compiled_games())})"
+
+
+class Kernel(_kernel.Kernel if _kernel is not None else object):  # type: ignore[misc]
+    """One game under fixed options in the compiled kernel (see the module docstring)."""
+
+    KernelStateError = _kernel.KernelStateError if _kernel is not None else ValueError
+
+    def new_states(self, n: int) -> np.ndarray:
+        """``n`` zeroed state rows (start or new_games fills them)."""
+        return np.zeros((n, self.state_size), np.uint8)
+
+    def orders(self, seed: int) -> np.ndarray:
+        """The deck orders ``Game.deal(random.Random(seed))`` draws, (num_orders, order_len)."""
+        return np.frombuffer(self.deal(seed), np.uint8).reshape(self.num_orders, self.order_len)
+
+
+def kernel_options(game: Game) -> list[int]:
+    """The game's options as its C file's ``configure`` reads them (``envs/<game>/kernel.py``)."""
+    import importlib
+
+    mod = importlib.import_module(f"stichzoo.envs.{game.name}.kernel")
+    return list(mod.kernel_options(game))
+
+
+def load(game: Game, *, force: bool = False) -> Kernel | None:
+    """The kernel of ``game`` (a rules ``Game``), or None where the Python core runs.
+
+    ``force``: raise instead of returning None (tests of the kernel itself).
+    """
+    if core(game.name) != "c":
+        if force:
+            raise RuntimeError(f"{game.name}: {describe()}")
+        return None
+    return Kernel(game.name, kernel_options(game))
+
+
+def flat_orders(deck_orders: Any) -> bytes:
+    """A Python state's ``deck_orders`` as the flat bytes ``Kernel.start`` reads."""
+    return bytes(c for order in deck_orders for c in order)
+
+
+__all__ = ["ENV_VAR", "KZ_DELTAS", "KZ_OVER", "KZ_TRUNCATED", "Kernel", "compiled_games", "core", "describe", "flat_orders", "load"]

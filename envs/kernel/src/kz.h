@@ -1,0 +1,105 @@
+/* stichzoo's compiled rules kernel: what every game's C file provides.
+ *
+ * Why a kernel: every decision of the batch engine and every play-out of
+ * the search stepped a rules state written in Python (about 5 us a
+ * decision).  The same rules in plain C99 cost well under a microsecond.
+ * The Python core (envs/<game>/rules.py) stays the referee: every game here
+ * is checked against it decision for decision (tests/envs/kernel/), and
+ * STICHZOO_KERNEL=python switches the kernel off.
+ *
+ * Rules of the road for a game's file (envs/kernel/src/<game>.c):
+ *  - a state is one flat struct starting with kz_head, no pointers, so
+ *    it lives in a numpy byte array, clones by memcpy and replays nothing;
+ *  - the deck orders drawn at the deal live inside the state;
+ *  - nothing here trusts a state: kz_game.valid checks every field the
+ *    other functions use as an index before they run (module.c calls it),
+ *    so a corrupted state from Python becomes a Python exception;
+ *  - apply is only called with an action whose legal bit is set;
+ *  - encode writes the whole observation row (zeroes included), exactly
+ *    as the Python encoder does, float for float.
+ */
+#ifndef KZ_H
+#define KZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define KZ_MAX_PLAYERS 6
+#define KZ_MASK_WORDS 2   /* up to 128 action ids (Geheimtrumpf has 105) */
+#define KZ_MAX_OPTIONS 32
+
+/* apply's result flags */
+#define KZ_DELTAS 1     /* deltas[] holds the score change of this action (a round ended) */
+#define KZ_OVER 2       /* the game is over */
+#define KZ_TRUNCATED 4  /* the game was cut off at a limit */
+
+/* Shared bookkeeping at the start of every game's state (Python reads it). */
+typedef struct {
+    int32_t current_player;   /* -1 once nobody is to act */
+    int32_t phase;            /* index into the game's PHASE_NAMES */
+    int32_t over;             /* 0/1 */
+    int32_t truncated;        /* 0/1 */
+    int32_t round_index;      /* the round (deal) being played, 0-based */
+    int32_t decisions;        /* actions applied so far */
+    int32_t totals[KZ_MAX_PLAYERS];
+} kz_head;
+
+/* A game under fixed options, filled by kz_game.configure. */
+typedef struct {
+    int32_t num_players;
+    int32_t num_actions;
+    int32_t obs_size;
+    int32_t num_orders;       /* deck orders per game */
+    int32_t order_len;        /* cards per deck order */
+    int32_t state_size;       /* bytes of one state (the game's struct) */
+    int64_t opt[KZ_MAX_OPTIONS];  /* the options as Python passed them */
+    uint8_t game[8192];       /* the game's own precomputed tables, if any */
+} kz_config;
+
+/* CPython's random.Random (MT19937), so a deal drawn here is the deal
+ * random.Random(seed) draws in the Python core, card for card. */
+typedef struct {
+    uint32_t mt[624];
+    int index;
+} kz_random;
+
+void kz_random_seed(kz_random *r, uint64_t seed);  /* random.Random(seed), seed >= 0 */
+uint32_t kz_random_u32(kz_random *r);
+/* random.shuffle(cards) as envs/core/game.py's shuffle does it */
+void kz_shuffle(kz_random *r, uint8_t *cards, int n);
+
+typedef struct {
+    const char *name;   /* the registry's name, e.g. "wizard" */
+    /* Check options opt[0..nopt) (the order the game's Python adapter
+     * documents) and fill cfg; return 0, or -1 with a message in err. */
+    int (*configure)(kz_config *cfg, const int64_t *opt, int nopt, char *err, size_t errlen);
+    /* Game.deal(random.Random(seed)) flattened: num_orders x order_len bytes. */
+    void (*deal)(const kz_config *cfg, kz_random *r, uint8_t *orders);
+    /* Game.new_state(orders): the first round dealt, its first decision pending.
+     * Return 0, or -1 with err when the orders are not shuffles of the right cards. */
+    int (*start)(const kz_config *cfg, void *state, const uint8_t *orders, char *err, size_t errlen);
+    /* 0 when every field is in range; -1 with a message naming the field. */
+    int (*valid)(const kz_config *cfg, const void *state, char *err, size_t errlen);
+    /* legal action ids of the seat to act, bit a of mask[a / 64] */
+    void (*legal)(const kz_config *cfg, const void *state, uint64_t *mask);
+    /* GameState.apply(action) for a legal action (it counts head.decisions): returns KZ_* flags;
+     * deltas (num_players) is written when KZ_DELTAS is set. */
+    int (*apply)(const kz_config *cfg, void *state, int action, int32_t *deltas);
+    /* the observation of seat `seat` (absolute), cfg->obs_size floats */
+    void (*encode)(const kz_config *cfg, const void *state, int seat, float *out);
+    /* GameState.winners() as win shares (1/k for each of k winners) */
+    void (*win_share)(const kz_config *cfg, const void *state, double *share);
+} kz_game;
+
+extern const kz_game kz_wizard, kz_wunder_punkt, kz_silberne_ananas, kz_hoch_tief,
+    kz_geheimtrumpf;
+
+/* helpers every game uses */
+static inline int kz_popcount64(uint64_t x) { return __builtin_popcountll(x); }
+static inline int kz_lowbit64(uint64_t x) { return __builtin_ctzll(x); }
+static inline void kz_set_err(char *err, size_t errlen, const char *msg) {
+    if (errlen) { strncpy(err, msg, errlen - 1); err[errlen - 1] = 0; }
+}
+
+#endif

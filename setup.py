@@ -1,4 +1,6 @@
-"""Builds the compiled rules kernel, ``stichzoo.envs.kernel._kernel`` (everything else is in pyproject.toml).
+"""Builds the compiled rules kernel, ``stichzoo.envs.kernel._kernel``.
+
+Everything else about the package is in pyproject.toml.
 
 The kernel is optional: without a C compiler the build prints a warning and
 the package installs with the Python core alone (``stichzoo --version``

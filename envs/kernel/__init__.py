@@ -105,9 +105,28 @@ def load(game: Game, *, force: bool = False) -> Kernel | None:
     return Kernel(game.name, kernel_options(game))
 
 
+#: games whose kernel does not yet write the env's whole observation (its reading
+#: pieces): the batch engine keeps the Python core for them
+INCOMPLETE_OBSERVATION: frozenset[str] = frozenset({"silberne_ananas", "geheimtrumpf"})
+
+
+def kernel_for(game: Game, encoder: Any, *, force: bool = False) -> Kernel | None:
+    """The kernel for a batch engine of ``game`` observing through ``encoder``, or None.
+
+    None where the Python core must run: the kernel is off or not built, or
+    it does not write this encoder's observation.  ``force``: raise instead.
+    """
+    if game.name in INCOMPLETE_OBSERVATION:
+        if force:
+            raise RuntimeError(f"{game.name}: the kernel does not write its observation yet")
+        return None
+    return load(game, force=force)
+
+
 def flat_orders(deck_orders: Any) -> bytes:
     """A Python state's ``deck_orders`` as the flat bytes ``Kernel.start`` reads."""
     return bytes(c for order in deck_orders for c in order)
 
 
-__all__ = ["ENV_VAR", "KZ_DELTAS", "KZ_OVER", "KZ_TRUNCATED", "Kernel", "compiled_games", "core", "describe", "flat_orders", "load"]
+__all__ = ["ENV_VAR", "INCOMPLETE_OBSERVATION", "KZ_DELTAS", "KZ_OVER", "KZ_TRUNCATED", "Kernel",
+           "compiled_games", "core", "describe", "flat_orders", "kernel_for", "load"]

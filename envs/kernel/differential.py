@@ -108,7 +108,8 @@ def compare(name: str, options: dict | None = None, *, games: int = 10, seed: in
         k.start(states, 0, flat)
         actions: list[int] = []
         while True:
-            where = f"{name} {options or {}} game {g} (deck seed {deck_seed}) decision {len(actions)}"
+            where = (f"{name} {options or {}} game {g} (deck seed {deck_seed}) "
+                     f"decision {len(actions)}")
             head = k.head(states, 0)
             for key, py in (("current_player", state.current_player), ("phase", state.phase),
                             ("over", state.over), ("truncated", state.truncated),
@@ -127,8 +128,8 @@ def compare(name: str, options: dict | None = None, *, games: int = 10, seed: in
                 k.encode(states, 0, seat, kz_obs)
                 if not _same_obs(py_obs, kz_obs):
                     bad = np.flatnonzero(py_obs.view(np.uint32) != kz_obs.view(np.uint32))
-                    pieces = sorted({p["name"] for p in encoder.layout.describe()
-                                     for i in bad[:50] if p["offset"] <= i < p["offset"] + p["size"]})
+                    pieces = sorted({p["name"] for p in encoder.layout.describe() for i in bad[:50]
+                                     if p["offset"] <= i < p["offset"] + p["size"]})
                     _fail(where, f"observation of seat {seat} at {bad[:8].tolist()} "
                           f"(pieces {pieces})", py_obs[bad[:8]].tolist(), kz_obs[bad[:8]].tolist())
                 rep.observations += 1

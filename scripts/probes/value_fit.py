@@ -102,7 +102,8 @@ def decisions(cfg: dict, steps: int, seed: int, games: int = 64) -> dict[str, np
     from stichzoo.training.lab.privileged import privileged_features
 
     engine = BatchEnv(cfg["game"], games, reward=cfg["env"]["reward"],
-                      reward_scale=float(cfg["env"]["reward_scale"]), **cfg["options"])
+                      reward_scale=float(cfg["env"]["reward_scale"]), core="python",
+                      **cfg["options"])
     game, n = engine.game, engine.num_players
     teacher = build_policy(cfg["pretrain"]["teacher"], game, seed=seed)
     rng = random.Random(seed)

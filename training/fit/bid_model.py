@@ -334,7 +334,7 @@ def collect_bids(player: TrickBidderForExport, options: dict, games: int, batch:
     from stichzoo.policies.specs import build_policy
 
     rng = np.random.default_rng(seed)
-    env = BatchEnv("wizard", min(batch, games), log=True, **options)
+    env = BatchEnv("wizard", min(batch, games), log=True, core="python", **options)
     n = env.num_players
     other = build_policy(opponent, env.game, seed) if mixed > 0 else None
     obs, mask, to_act = env.reset(seed=seed)

@@ -85,8 +85,9 @@ class SeatVectorEnv(VectorEnv):
     def __init__(self, game: str, num_envs: int, options: dict | None = None,
                  opponents: list | None = None, reward: str = "score",
                  reward_scale: float = 1.0, seat: int | None = None):
+        # the opponents act on the rules states: the Python core (see BatchEnv's core)
         self.batch = batch = BatchEnv(game, num_envs, reward=reward, reward_scale=reward_scale,
-                                      **(options or {}))
+                                      core="python", **(options or {}))
         self.game = batch.game
         n = batch.num_players
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
@@ -201,7 +202,7 @@ class SeatVectorEnv(VectorEnv):
             batch, s = self.batch, int(self.seat[r])
             truncated[r] = batch.truncated[r]
             final = np.zeros(batch.obs_size, np.float32)
-            batch.encoder.encode(batch.final_states[r], s, final)
+            batch.final_observation(r, s, final)
             info = {"seat": s, "final_totals": batch.final_totals[r].copy(),
                     "win_share": float(batch.final_win_share[r, s])}
             self._add_info(finals, {"final_obs": final, "final_info": info}, r)

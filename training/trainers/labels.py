@@ -63,8 +63,10 @@ def teacher_data(cfg: dict, steps: int, seed: int, games: int = 64,
     from stichzoo.envs import BatchEnv
     from stichzoo.policies.specs import build_policy
 
+    # the teacher reads every rules state: the Python core (see BatchEnv's core)
     engine = BatchEnv(cfg["game"], games, reward=cfg["env"]["reward"],
-                      reward_scale=float(cfg["env"]["reward_scale"]), **cfg["options"])
+                      reward_scale=float(cfg["env"]["reward_scale"]), core="python",
+                      **cfg["options"])
     game, n = engine.game, engine.num_players
     gamma = float(cfg["train"]["gamma"])
     teacher = build_policy(teacher or cfg["pretrain"]["teacher"], game, seed=seed)

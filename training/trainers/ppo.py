@@ -471,9 +471,13 @@ def train_ppo(run: BatchRun, progress_bar: bool = True, verbose: bool = True) ->
     league = League(cfg, game, rng)
     for snap in sorted(glob.glob(os.path.join(paths.snapshots, "*.pt"))):
         league.add_snapshot(snap)
+    # bots that act on rules states, or a critic that reads them, need the Python
+    # core; networks alone play on the kernel (see BatchEnv's core)
+    networks_only = critic is None and all(
+        actor is None or getattr(actor, "name", "") == "ppo" for actor in league.actors)
     engine = BatchEnv(cfg["game"], b["games"], reward=cfg["env"]["reward"],
                       reward_scale=float(cfg["env"]["reward_scale"]), log=True,
-                      **cfg["options"])
+                      core="auto" if networks_only else "python", **cfg["options"])
     play = SelfPlay(engine, league, seed=int(rng.integers(2**31 - 1)))
     next_ckpt = samples + t["checkpoint_every"]
     snap_every = cfg["selfplay"]["snapshot_every"]

@@ -45,6 +45,7 @@ import textwrap
 
 from stichzoo import __version__, configs, envs
 from stichzoo.envs.core.rewards import REWARD_MODES
+from stichzoo.envs.kernel import describe as kernel_line
 from stichzoo.envs.registry import default_players
 from stichzoo.policies.specs import split_specs
 
@@ -484,7 +485,8 @@ def _add_fit(sub) -> None:
 
 def build_parser(prog: str = "stichzoo") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=prog, description="stichzoo: train, evaluate, export")
-    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    p.add_argument("--version", action="version",
+                   version=f"%(prog)s {__version__}\n{kernel_line()}")
     p.set_defaults(prog=prog)
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("eval", help="duplicate tournament between policies")

@@ -68,7 +68,9 @@ def describe() -> str:
         return f"rules core: python ({ENV_VAR}=python)"
     if _kernel is None:
         return f"rules core: python - {_why}"
-    return f"rules core: c (compiled kernel: {', '.join(compiled_games())})"
+    kept = sorted(set(compiled_games()) & INCOMPLETE_OBSERVATION)
+    return (f"rules core: c (compiled kernel: {', '.join(compiled_games())})"
+            + (f"; python observations for {', '.join(kept)}" if kept else ""))
 
 
 class Kernel(_kernel.Kernel if _kernel is not None else object):  # type: ignore[misc]

@@ -11,7 +11,8 @@
 #   pytest: they wait on Ray's start-up for most of their time, so on two cores they
 #   overlap the main suite instead of following it.  The docs build runs beside it too.
 #   Their output (build/rllib-tests.log, build/docs.log) is printed after the main
-#   pytest, and any of them failing fails the run.  With arguments
+#   pytest, and any of them failing fails the run.  So does the kernel's sanitizer run
+#   (scripts/checks/kernel_sanitize.sh: tests/envs/kernel on an ASan+UBSan build).  With arguments
 #   (bash scripts/test.sh tests/test_x.py -k y), only the main venv's pytest runs, with them.
 # - pytest-xdist's worksteal: a worker that runs out of tests takes half of the other's
 #   queue, so the run does not end on one worker's tail.
@@ -94,15 +95,21 @@ if [ "$#" -eq 0 ]; then
     rllib=$!
 fi
 timed ruff .venv/bin/ruff check .
+# the compiled kernel, rebuilt when its sources changed; the tests then require all five games
+timed kernel env STICHZOO_KERNEL_CHECK=0 .venv/bin/python setup.py -q build_ext --inplace
+export STICHZOO_REQUIRE_KERNEL=1
 if [ "$#" -eq 0 ]; then
     beside build/docs.log bash scripts/docs.sh --quiet
     docs=$!
+    beside build/sanitize.log bash scripts/checks/kernel_sanitize.sh
+    sanitize=$!
 fi
 STICHZOO_TEST_DURATIONS=build/test-durations.json \
     timed pytest .venv/bin/python -m pytest -q -n 2 --dist worksteal --durations=15 "$@"
 if [ "$#" -eq 0 ]; then
     status=0
     finish "$docs" "docs build" build/docs.log || status=$?
+    finish "$sanitize" "kernel under ASan+UBSan" build/sanitize.log || status=$?
     finish "$rllib" "RLlib tests" build/rllib-tests.log || status=$?
     exit "$status"
 fi

@@ -28,8 +28,28 @@ import numpy as np
 
 from stichzoo.envs.core.game import Game, IllegalActionError
 
+def _import_extension():
+    """The extension: the built one, or the file ``STICHZOO_KERNEL_PATH`` names (the
+    sanitizer build of ``scripts/checks/kernel_sanitize.sh``)."""
+    path = os.environ.get("STICHZOO_KERNEL_PATH")
+    if not path:
+        from stichzoo.envs.kernel import _kernel as ext
+
+        return ext
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("stichzoo.envs.kernel._kernel", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"STICHZOO_KERNEL_PATH={path!r} is no extension module")
+    ext = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ext)
+    sys.modules[spec.name] = ext
+    return ext
+
+
 try:  # the extension is optional: built by setup.py where a C compiler is
-    from stichzoo.envs.kernel import _kernel
+    _kernel = _import_extension()
 except ImportError as _error:  # pragma: no cover - only without the extension
     _kernel = None
     _why = f"the compiled kernel is not built ({_error}); the Python core runs"

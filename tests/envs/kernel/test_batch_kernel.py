@@ -116,3 +116,17 @@ def test_the_python_core_is_forced_by_the_environment():
                          env={**os.environ, "STICHZOO_KERNEL": "python"}, check=True)
     assert out.stdout.split() == ["python", "python"]
     assert core() == "c"
+
+
+@pytest.mark.skipif(os.environ.get("STICHZOO_REQUIRE_KERNEL") != "1",
+                    reason="only where the kernel must be built (scripts/test.sh, CI)")
+def test_every_game_is_compiled_where_the_kernel_is_required():
+    """scripts/test.sh builds the kernel: a game missing from it must fail, not skip."""
+    from stichzoo.envs import GAMES as ALL
+
+    assert sorted(compiled_games()) == sorted(ALL)
+    path = os.environ.get("STICHZOO_KERNEL_PATH")
+    if path:  # the sanitizer build is the one loaded
+        from stichzoo.envs.kernel import _kernel
+
+        assert os.path.samefile(_kernel.__file__, path)

@@ -437,7 +437,9 @@ class BatchEnv:
     def sample_legal(self, rng: np.random.Generator) -> np.ndarray:
         """One uniformly random legal action per game (for benchmarks and tests)."""
         noise = rng.random(self.mask.shape, dtype=np.float32)
-        noise[self.mask == 0] = -1.0
+        # illegal ids pushed below every legal one (noise < 1): the same argmax as setting
+        # them to -1, without a boolean-indexed write
+        noise -= (self.mask == 0) * np.float32(2.0)
         return noise.argmax(axis=1)
 
 

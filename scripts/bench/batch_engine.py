@@ -10,7 +10,10 @@ Per game, uniformly random legal play:
 - ``aec``: the AEC loop of scripts/bench/env_steps.py (``env()``, ``agent_iter``,
   ``last()``, sample from the mask, ``step``);
 - ``batch``: ``BatchEnv.step`` on N games at once, observation and mask of
-  every game written each step, actions sampled from the mask batch;
+  every game written each step, actions sampled from the mask batch, on
+  each core of ``--cores`` (``c``: the compiled kernel, ``python``: the
+  Python rules cores; a game whose kernel does not write its observation
+  runs the Python core under either name, and the row says so);
 - ``vector`` (``--vector OPPONENT...``): the single-learner Gymnasium vector
   env (``stichzoo.training.gym.vector.SeatVectorEnv``) over the same N games,
   the learner's actions sampled uniformly from ``infos["action_mask"]`` as
@@ -49,8 +52,8 @@ from stichzoo.envs import BatchEnv
 
 
 def run_batch(game: str, players: int, num_envs: int, seconds: float,
-              seed: int) -> tuple[int, int, float]:
-    batch = BatchEnv(game, num_envs, num_players=players)
+              seed: int, core: str = "auto") -> tuple[int, int, float]:
+    batch = BatchEnv(game, num_envs, num_players=players, core=core)
     rng = np.random.default_rng(seed)
     batch.reset(seed=seed)
     steps = 0
@@ -131,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--vector", nargs="+", default=[], metavar="OPPONENT",
                    help="also the single-learner vector env with these opponents (policy "
                         "specs: random, heuristic...)")
+    p.add_argument("--cores", nargs="+", default=["c", "python"], choices=["c", "python"])
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     rows = []
@@ -140,10 +144,14 @@ def main(argv: list[str] | None = None) -> int:
             lambda g=game, n=players: env_steps.run_aec(g, n, args.seconds, args.seed),
             args.repeats)
         row = {"game": game, "players": players, "aec_decisions_per_s": aec, "batch": {}}
-        for n_envs in args.num_envs:
-            rate = _median_rate(lambda g=game, n=players, k=n_envs:
-                                run_batch(g, n, k, args.seconds, args.seed), args.repeats)
-            row["batch"][n_envs] = {"decisions_per_s": rate, "x_aec": rate / aec}
+        for core in args.cores:
+            runs = BatchEnv(game, 1, num_players=players,
+                            core="auto" if core == "c" else "python").core
+            for n_envs in args.num_envs:
+                rate = _median_rate(lambda g=game, n=players, k=n_envs, c=runs:
+                                    run_batch(g, n, k, args.seconds, args.seed, c), args.repeats)
+                row["batch"][f"{core} N={n_envs}"] = {"decisions_per_s": rate,
+                                                      "x_aec": rate / aec, "core": runs}
         row["vector"], row["single_seat"] = {}, {}
         for opponent in args.vector:
             row["single_seat"][opponent] = _median_rate(
@@ -157,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
                     "decisions_per_s": statistics.median(a / t for _, _, t, a in runs)}
         rows.append(row)
         if not args.json:
-            batch = ", ".join(f"N={k}: {v['decisions_per_s']:,.0f}/s ({v['x_aec']:.1f}x AEC)"
+            batch = ", ".join(f"{k}: {v['decisions_per_s']:,.0f}/s ({v['x_aec']:.1f}x AEC"
+                              f"{'' if k.startswith(v['core']) else ', ran ' + v['core']})"
                               for k, v in row["batch"].items())
             print(f"{game} {players}p: AEC {aec:,.0f} decisions/s; batch {batch}", flush=True)
             for k, v in row["vector"].items():
@@ -181,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             for row in rows:
                 if row["game"] == "wizard":
                     for k, v in row["batch"].items():
-                        print(f"  Wizard batch N={k}: {v['decisions_per_s'] / rate:.1f}x the "
+                        print(f"  Wizard batch {k}: {v['decisions_per_s'] / rate:.1f}x the "
                               f"peer")
     if args.json:
         print(json.dumps({"results": rows, "peers": peers}, indent=1))

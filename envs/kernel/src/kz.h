@@ -92,6 +92,39 @@ typedef struct {
     void (*win_share)(const kz_config *cfg, const void *state, double *share);
 } kz_game;
 
+/* A game's search in the kernel (envs/kernel/src/<game>_search.c), optional.
+ *
+ * pimc: PIMC as policies/search.py plays it on its fast path, draw for draw:
+ * for each of `worlds` worlds, the game's determinize for `seat` from the
+ * root state `root`, then for each of the `nacts` actions and each of the
+ * `rollouts` rollouts a clone with the action applied, played out to the end
+ * of the round by the game's rollout player, valued by the game's search
+ * value: values[(w * nacts + i) * rollouts + k].  Every random draw comes
+ * from `r`, in the order the Python search draws from its random.Random, so
+ * the same seed gives the same values.  Returns 0, or -1 with err. */
+typedef struct {
+    const char *name;
+    int (*pimc)(const kz_config *cfg, const void *root, int seat, const int32_t *actions,
+                int nacts, int worlds, int rollouts, kz_random *r, double *values,
+                char *err, size_t errlen);
+} kz_search;
+
+/* random.Random's draws the searches mirror */
+/* getrandbits(k), 0 < k <= 32 */
+static inline uint32_t kz_random_bits(kz_random *r, int k) { return kz_random_u32(r) >> (32 - k); }
+/* Random._randbelow(n) (randrange(n), choice over n items), n >= 1 */
+static inline uint32_t kz_random_below(kz_random *r, uint32_t n) {
+    int k = 32 - __builtin_clz(n);  /* n.bit_length() */
+    uint32_t x = kz_random_bits(r, k);
+    while (x >= n) x = kz_random_bits(r, k);
+    return x;
+}
+/* random.random(): 53 bits, as CPython's random_random */
+static inline double kz_random_double(kz_random *r) {
+    uint32_t a = kz_random_u32(r) >> 5, b = kz_random_u32(r) >> 6;
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
+
 extern const kz_game kz_wizard, kz_wunder_punkt, kz_silberne_ananas, kz_hoch_tief,
     kz_geheimtrumpf;
 

@@ -38,6 +38,22 @@ static const kz_game *const GAMES[] = {
     NULL,
 };
 
+/* the searches: weak, so a game without a <game>_search.c links without one */
+extern const kz_search kz_wizard_search __attribute__((weak));
+extern const kz_search kz_wunder_punkt_search __attribute__((weak));
+extern const kz_search kz_silberne_ananas_search __attribute__((weak));
+extern const kz_search kz_hoch_tief_search __attribute__((weak));
+extern const kz_search kz_geheimtrumpf_search __attribute__((weak));
+
+static const kz_search *search_of(const char *name) {
+    const kz_search *all[] = {&kz_wizard_search, &kz_wunder_punkt_search,
+                              &kz_silberne_ananas_search, &kz_hoch_tief_search,
+                              &kz_geheimtrumpf_search};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i] && strcmp(all[i]->name, name) == 0) return all[i];
+    return NULL;
+}
+
 typedef struct {
     PyObject_HEAD
     const kz_game *g;
@@ -478,6 +494,74 @@ done:
     return ret;
 }
 
+/* pimc(states, i, seat, actions, worlds, rollouts, mt) -> values: see kz_search.
+ * actions: int32 (nacts,); mt: uint32 (625,), random.Random's getstate()[1]
+ * (624 words and the position), advanced in place by the draws. */
+static PyObject *Kernel_pimc(Kernel *self, PyObject *args) {
+    PyObject *sobj, *aobj, *mobj;
+    Py_ssize_t i;
+    int seat, worlds, rollouts;
+    if (!PyArg_ParseTuple(args, "OniOiiO", &sobj, &i, &seat, &aobj, &worlds, &rollouts, &mobj))
+        return NULL;
+    const kz_search *search = search_of(self->g->name);
+    if (!search || !search->pimc) {
+        PyErr_Format(PyExc_NotImplementedError, "%s has no search in the kernel", self->g->name);
+        return NULL;
+    }
+    if (seat < 0 || seat >= self->cfg.num_players || worlds < 1 || worlds > 100000
+        || rollouts < 1 || rollouts > 1000) {
+        PyErr_Format(PyExc_ValueError, "pimc: seat %d, worlds %d or rollouts %d out of range",
+                     seat, worlds, rollouts);
+        return NULL;
+    }
+    Buf s, a, m;
+    void *st = one_state(self, sobj, i, &s);
+    if (!st) return NULL;
+    if (buf_get(aobj, &a, "actions", 4, 0) < 0) { buf_release(&s); return NULL; }
+    if (buf_get(mobj, &m, "mt", 4, 1) < 0) { buf_release(&a); buf_release(&s); return NULL; }
+    PyObject *ret = NULL;
+    Py_ssize_t nacts = a.view.len / 4;
+    const kz_head *h = st;
+    uint64_t mask[KZ_MASK_WORDS] = {0};
+    if (check_len(&m, "mt", 625) < 0) goto done;
+    if (h->over || h->truncated || h->current_player != seat) {
+        PyErr_Format(PyExc_ValueError, "pimc: seat %d is not to act", seat);
+        goto done;
+    }
+    self->g->legal(&self->cfg, st, mask);
+    for (Py_ssize_t j = 0; j < nacts; j++)
+        if (!is_legal(mask, ((const int32_t *)a.view.buf)[j], self->cfg.num_actions)) {
+            PyErr_Format(IllegalAction ? IllegalAction : PyExc_ValueError,
+                         "pimc: action %d is not legal", ((const int32_t *)a.view.buf)[j]);
+            goto done;
+        }
+    const uint32_t *words = m.view.buf;
+    if (words[624] > 624) {
+        PyErr_SetString(PyExc_ValueError, "pimc: not a random.Random state");
+        goto done;
+    }
+    kz_random r;
+    memcpy(r.mt, words, sizeof r.mt);
+    r.index = (int)words[624];
+    Py_ssize_t count = (Py_ssize_t)worlds * nacts * rollouts;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(double));
+    if (!out) goto done;
+    char err[200];
+    err[0] = 0;
+    if (search->pimc(&self->cfg, st, seat, a.view.buf, (int)nacts, worlds, rollouts, &r,
+                     (double *)PyBytes_AS_STRING(out), err, sizeof err) != 0) {
+        Py_DECREF(out);
+        PyErr_Format(PyExc_ValueError, "%s pimc: %s", self->g->name, err[0] ? err : "failed");
+        goto done;
+    }
+    memcpy((uint32_t *)m.view.buf, r.mt, sizeof r.mt);
+    ((uint32_t *)m.view.buf)[624] = (uint32_t)r.index;
+    ret = out;
+done:
+    buf_release(&m); buf_release(&a); buf_release(&s);
+    return ret;
+}
+
 static PyObject *Kernel_get(Kernel *self, void *which) {
     switch ((intptr_t)which) {
     case 0: return PyLong_FromLong(self->cfg.num_players);
@@ -486,6 +570,7 @@ static PyObject *Kernel_get(Kernel *self, void *which) {
     case 3: return PyLong_FromLong(self->cfg.num_orders);
     case 4: return PyLong_FromLong(self->cfg.order_len);
     case 5: return PyLong_FromLong(self->cfg.state_size);
+    case 7: return PyBool_FromLong(search_of(self->g->name) != NULL);
     default: return PyUnicode_FromString(self->g->name);
     }
 }
@@ -498,6 +583,7 @@ static PyGetSetDef Kernel_getset[] = {
     {"order_len", (getter)Kernel_get, NULL, "cards in one deck order", (void *)4},
     {"state_size", (getter)Kernel_get, NULL, "bytes of one state", (void *)5},
     {"name", (getter)Kernel_get, NULL, "the game's name", (void *)6},
+    {"has_search", (getter)Kernel_get, NULL, "whether the game has pimc in the kernel", (void *)7},
     {NULL},
 };
 
@@ -512,6 +598,7 @@ static PyMethodDef Kernel_methods[] = {
     {"win_share", (PyCFunction)Kernel_win_share, METH_VARARGS, "win_share(states, i) -> tuple"},
     {"head", (PyCFunction)Kernel_head, METH_VARARGS, "head(states, i) -> dict of the shared fields"},
     {"step", (PyCFunction)Kernel_step, METH_VARARGS, "step(states, rows, actions, deltas, flags) -> -1 or first illegal"},
+    {"pimc", (PyCFunction)Kernel_pimc, METH_VARARGS, "pimc(states, i, seat, actions, worlds, rollouts, mt) -> bytes of float64 values"},
     {"observe", (PyCFunction)Kernel_observe, METH_VARARGS, "observe(states, rows|None, obs, mask, to_act, encode=True)"},
     {NULL},
 };

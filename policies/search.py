@@ -183,7 +183,8 @@ class PIMCPolicy:
                  horizon: str = "round", guide=None, keep: int = 3, trust: float = 0.0,
                  infer: Inference | None = None, tries: int = 8, playout: Playout | None = None,
                  world_cost: float = 1.0, follow: str | tuple[str, ...] = (),
-                 phases: str | tuple[str, ...] = (), leaf: LeafHook | None = None):
+                 phases: str | tuple[str, ...] = (), leaf: LeafHook | None = None,
+                 kernel: bool = False):
         if worlds < 1 or rollouts < 1:
             raise ValueError("pimc: worlds and rollouts must be at least 1")
         if (isinstance(world_cost, bool) or not isinstance(world_cost, (int, float))
@@ -232,6 +233,20 @@ class PIMCPolicy:
         # valued by the search's value of its totals; the caller pairs it with its rollout
         self.playout = playout if horizon == "round" else None
         self.leaf = leaf
+        # the kernel's twin of the fast path (envs/kernel/src/<game>_search.c): the same
+        # worlds, play-outs and draws in C, where the game has one and the spec asked for
+        # the game's own play-out and value (``kernel``; STICHZOO_KERNEL=python: never)
+        self._kernel = None
+        if kernel and self.playout is not None and leaf is None and infer is None:
+            from stichzoo.envs.kernel import load
+
+            k = load(game)
+            if k is not None and k.has_search:
+                from stichzoo.envs.registry import env_module
+
+                self._kernel = k
+                self._kernel_rows = k.new_states(1)
+                self._encoder = env_module(game.name).raw_env.encoder_cls(game)
         if guide is not None:
             self.name = "pimc+guide"
 
@@ -296,7 +311,16 @@ class PIMCPolicy:
         if batch is not None:  # an inference that draws all the decision's worlds at once
             drawn = iter(batch(root, seat, self.rng, worlds))
             sample = lambda root, seat, rng: next(drawn)  # noqa: E731
-        if self.leaf is not None:  # one forward pass values every action in every world
+        grid = None
+        if self._kernel is not None and batch is None and self.infer is None:
+            grid = self._kernel_values(root, seat, searched, worlds)
+        if grid is not None:  # the same sums, in the same order, as the loop below
+            for w in range(worlds):
+                for i in range(len(searched)):
+                    for value in grid[w][i]:
+                        totals[i] += value
+                        per_world[i][w] += value
+        elif self.leaf is not None:  # one forward pass values every action in every world
             grid = self.leaf.values([sample(root, seat, self.rng) for _ in range(worlds)],
                                     searched, seat, self.rng)
             per_world = grid.T.tolist()
@@ -325,6 +349,26 @@ class PIMCPolicy:
                    f"standard errors of the best")
         return SearchValues(searched[chosen], why,
                             self._action_values(legal, searched, totals, per_world, chosen))
+
+    def _kernel_values(self, root: GameState, seat: int, searched: list[int],
+                       worlds: int) -> list | None:
+        """Every world's play-out values, (worlds, actions, rollouts), from the kernel's
+        search - drawn from this search's generator exactly as the loop in :meth:`values`
+        draws - or None where the root has no kernel twin (the loop runs then)."""
+        import numpy as np
+
+        from stichzoo.envs.kernel import twin
+
+        k = self._kernel
+        if twin(k, root, self._kernel_rows, self._encoder) is None:
+            return None
+        version, internal, gauss = self.rng.getstate()
+        mt = np.array(internal, np.uint32)
+        raw = k.pimc(self._kernel_rows, 0, seat, np.array(searched, np.int32), worlds,
+                     self.rollouts, mt)
+        self.rng.setstate((version, tuple(mt.tolist()), gauss))
+        return np.frombuffer(raw, np.float64).reshape(worlds, len(searched),
+                                                      self.rollouts).tolist()
 
     def _followed(self, decision: Decision, legal: list[int], phase: str) -> SearchValues:
         """A phase the guide decides alone (``follow``): its favourite, nothing searched.

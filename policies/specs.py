@@ -150,6 +150,9 @@ def _pimc(game, seed: int | None, kwargs: dict[str, Any]) -> Policy:
             kwargs["playout"] = hooks.uniform_playout
         elif not asked_rollout:
             kwargs["playout"] = hooks.rollout_playout
+        # the game's own play-out and value: the kernel may search in its place
+        # (pimc:kernel=0 keeps the Python loop)
+        kwargs["kernel"] = bool(kwargs.get("kernel", True)) and kwargs.get("playout") is not None
     _known_arguments("pimc", PIMCPolicy, kwargs)
     return PIMCPolicy(game, seed=seed, rollout=rollout, value=value, **kwargs)
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from stichzoo.envs.core.game import Game, IllegalActionError
 
+
 def _import_extension():
     """The extension: the built one, or the file ``STICHZOO_KERNEL_PATH`` names (the
     sanitizer build of ``scripts/checks/kernel_sanitize.sh``)."""
@@ -145,10 +146,44 @@ def kernel_for(game: Game, encoder: Any, *, force: bool = False) -> Kernel | Non
     return load(game, force=force)
 
 
+def twin(k: Kernel, state: Any, states: np.ndarray | None = None,
+         encoder: Any = None) -> np.ndarray | None:
+    """The kernel's copy of a Python rules ``state`` (a one-row state array), or None.
+
+    Rebuilt by replaying the state's history from its deck orders, then
+    checked: the seat to act, phase, round, totals, legal mask and - with
+    ``encoder`` - the observation of the seat to act must equal the Python
+    state's.  A state that was not played from its deck orders (one set up
+    by hand, say) fails the check and gets None: the caller keeps the
+    Python core.
+    """
+    states = k.new_states(1) if states is None else states
+    try:
+        k.replay(states, 0, flat_orders(state.deck_orders),
+                 bytes(a for _, a in state.history))
+    except (ValueError, TypeError):
+        return None
+    head = k.head(states, 0)
+    if (head["current_player"], head["phase"], head["round_index"], head["totals"],
+            head["over"]) != (state.current_player, state.phase, state.round_index,
+                              tuple(state.totals), state.over):
+        return None
+    if k.legal(states, 0) != (0 if state.over else state.legal_mask()):
+        return None
+    if encoder is not None and state.current_player >= 0:
+        want = np.zeros(k.obs_size, np.float32)
+        got = np.zeros(k.obs_size, np.float32)
+        encoder.encode(state, state.current_player, want)
+        k.encode(states, 0, state.current_player, got)
+        if want.tobytes() != got.tobytes():
+            return None
+    return states
+
+
 def flat_orders(deck_orders: Any) -> bytes:
     """A Python state's ``deck_orders`` as the flat bytes ``Kernel.start`` reads."""
     return bytes(c for order in deck_orders for c in order)
 
 
 __all__ = ["ENV_VAR", "INCOMPLETE_OBSERVATION", "KZ_DELTAS", "KZ_OVER", "KZ_TRUNCATED", "Kernel",
-           "compiled_games", "core", "describe", "flat_orders", "kernel_for", "load"]
+           "compiled_games", "core", "describe", "flat_orders", "kernel_for", "load", "twin"]

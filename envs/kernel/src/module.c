@@ -240,6 +240,42 @@ static PyObject *Kernel_start(Kernel *self, PyObject *args) {
     return ret;
 }
 
+/* replay(states, i, orders, actions): a new game from deck orders, then the
+ * actions (bytes or uint8, one id each), every one checked against the mask:
+ * the kernel's twin of a Python state, rebuilt from its deck orders and history. */
+static PyObject *Kernel_replay(Kernel *self, PyObject *args) {
+    PyObject *sobj, *oobj, *aobj;
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "OnOO", &sobj, &i, &oobj, &aobj)) return NULL;
+    PyObject *r = PyObject_CallMethod((PyObject *)self, "start", "OnO", sobj, i, oobj);
+    if (!r) return NULL;
+    Py_DECREF(r);
+    Buf s, a;
+    Py_ssize_t n;
+    if (buf_states(self, sobj, &s, &n) < 0) return NULL;
+    if (buf_get(aobj, &a, "actions", 1, 0) < 0) { buf_release(&s); return NULL; }
+    void *st = state_at(self, &s, i);
+    const uint8_t *acts = a.view.buf;
+    PyObject *ret = Py_None;
+    for (Py_ssize_t j = 0; j < a.view.len; j++) {
+        kz_head *h = st;
+        uint64_t mask[KZ_MASK_WORDS] = {0};
+        if (!h->over && !h->truncated && h->current_player >= 0) self->g->legal(&self->cfg, st, mask);
+        if (!is_legal(mask, acts[j], self->cfg.num_actions)) {
+            PyErr_Format(IllegalAction ? IllegalAction : PyExc_ValueError,
+                         "replay: action %d (decision %zd) is not legal", acts[j], j);
+            ret = NULL;
+            break;
+        }
+        int32_t deltas[KZ_MAX_PLAYERS];
+        self->g->apply(&self->cfg, st, acts[j], deltas);
+    }
+    buf_release(&a);
+    buf_release(&s);
+    Py_XINCREF(ret);
+    return ret;
+}
+
 static PyObject *Kernel_new_games(Kernel *self, PyObject *args) {
     PyObject *sobj, *robj, *seedobj;
     if (!PyArg_ParseTuple(args, "OOO", &sobj, &robj, &seedobj)) return NULL;
@@ -590,6 +626,7 @@ static PyGetSetDef Kernel_getset[] = {
 static PyMethodDef Kernel_methods[] = {
     {"deal", (PyCFunction)Kernel_deal, METH_O, "deal(seed) -> bytes: Game.deal(random.Random(seed)), flat"},
     {"start", (PyCFunction)Kernel_start, METH_VARARGS, "start(states, i, orders): a new game from deck orders"},
+    {"replay", (PyCFunction)Kernel_replay, METH_VARARGS, "replay(states, i, orders, actions): start, then apply every action (checked)"},
     {"new_games", (PyCFunction)Kernel_new_games, METH_VARARGS, "new_games(states, rows, seeds): deal and start"},
     {"valid", (PyCFunction)Kernel_valid, METH_VARARGS, "valid(states, i): raise KernelStateError if corrupted"},
     {"legal", (PyCFunction)Kernel_legal, METH_VARARGS, "legal(states, i) -> int bitmask"},

@@ -231,8 +231,8 @@ def test_batch_calls_match_single_calls():
             assert one.tobytes() == obs[i].tobytes()
             acts.append(rng.choice(np.flatnonzero(mask[i]).tolist()))
         flags[:] = 0
-        rows = np.array(live, np.int64)
-        assert k.step(states, rows, np.array(acts, np.int64), deltas, flags) == -1
+        picked = np.array(live, np.int64)
+        assert k.step(states, picked, np.array(acts, np.int64), deltas, flags) == -1
         for i, a in zip(live, acts):
             f, d = k.apply(single, i, a)
             assert f == flags[i] and (not f & kernel.KZ_DELTAS or tuple(deltas[i]) == d)

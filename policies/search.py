@@ -363,10 +363,9 @@ class PIMCPolicy:
         if twin(k, root, self._kernel_rows, self._encoder) is None:
             return None
         version, internal, gauss = self.rng.getstate()
-        mt = np.array(internal, np.uint32)
-        raw = k.pimc(self._kernel_rows, 0, seat, np.array(searched, np.int32), worlds,
-                     self.rollouts, mt)
-        self.rng.setstate((version, tuple(mt.tolist()), gauss))
+        raw, internal = k.pimc(self._kernel_rows, 0, seat, np.array(searched, np.int32),
+                               worlds, self.rollouts, internal)
+        self.rng.setstate((version, internal, gauss))
         return np.frombuffer(raw, np.float64).reshape(worlds, len(searched),
                                                       self.rollouts).tolist()
 

@@ -530,9 +530,10 @@ done:
     return ret;
 }
 
-/* pimc(states, i, seat, actions, worlds, rollouts, mt) -> values: see kz_search.
- * actions: int32 (nacts,); mt: uint32 (625,), random.Random's getstate()[1]
- * (624 words and the position), advanced in place by the draws. */
+/* pimc(states, i, seat, actions, worlds, rollouts, mt) -> (values, mt): see kz_search.
+ * actions: int32 (nacts,); mt: random.Random's getstate()[1], the tuple of 624
+ * words and the position; the second result is that tuple after the draws
+ * (for setstate), values the float64 bytes of (worlds, nacts, rollouts). */
 static PyObject *Kernel_pimc(Kernel *self, PyObject *args) {
     PyObject *sobj, *aobj, *mobj;
     Py_ssize_t i;
@@ -550,16 +551,29 @@ static PyObject *Kernel_pimc(Kernel *self, PyObject *args) {
                      seat, worlds, rollouts);
         return NULL;
     }
-    Buf s, a, m;
+    kz_random r;
+    if (!PyTuple_Check(mobj) || PyTuple_GET_SIZE(mobj) != 625) {
+        PyErr_SetString(PyExc_TypeError, "pimc: mt must be random.Random().getstate()[1]");
+        return NULL;
+    }
+    for (int j = 0; j < 625; j++) {
+        unsigned long v = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(mobj, j));
+        if (v == (unsigned long)-1 && PyErr_Occurred()) return NULL;
+        if (v > 0xFFFFFFFFUL || (j == 624 && v > 624)) {
+            PyErr_SetString(PyExc_ValueError, "pimc: not a random.Random state");
+            return NULL;
+        }
+        if (j < 624) r.mt[j] = (uint32_t)v;
+        else r.index = (int)v;
+    }
+    Buf s, a;
     void *st = one_state(self, sobj, i, &s);
     if (!st) return NULL;
     if (buf_get(aobj, &a, "actions", 4, 0) < 0) { buf_release(&s); return NULL; }
-    if (buf_get(mobj, &m, "mt", 4, 1) < 0) { buf_release(&a); buf_release(&s); return NULL; }
     PyObject *ret = NULL;
     Py_ssize_t nacts = a.view.len / 4;
     const kz_head *h = st;
     uint64_t mask[KZ_MASK_WORDS] = {0};
-    if (check_len(&m, "mt", 625) < 0) goto done;
     if (h->over || h->truncated || h->current_player != seat) {
         PyErr_Format(PyExc_ValueError, "pimc: seat %d is not to act", seat);
         goto done;
@@ -571,14 +585,6 @@ static PyObject *Kernel_pimc(Kernel *self, PyObject *args) {
                          "pimc: action %d is not legal", ((const int32_t *)a.view.buf)[j]);
             goto done;
         }
-    const uint32_t *words = m.view.buf;
-    if (words[624] > 624) {
-        PyErr_SetString(PyExc_ValueError, "pimc: not a random.Random state");
-        goto done;
-    }
-    kz_random r;
-    memcpy(r.mt, words, sizeof r.mt);
-    r.index = (int)words[624];
     Py_ssize_t count = (Py_ssize_t)worlds * nacts * rollouts;
     PyObject *out = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(double));
     if (!out) goto done;
@@ -590,11 +596,16 @@ static PyObject *Kernel_pimc(Kernel *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "%s pimc: %s", self->g->name, err[0] ? err : "failed");
         goto done;
     }
-    memcpy((uint32_t *)m.view.buf, r.mt, sizeof r.mt);
-    ((uint32_t *)m.view.buf)[624] = (uint32_t)r.index;
-    ret = out;
+    PyObject *mt = PyTuple_New(625);
+    if (!mt) { Py_DECREF(out); goto done; }
+    for (int j = 0; j < 625; j++) {
+        PyObject *v = PyLong_FromUnsignedLong(j < 624 ? r.mt[j] : (unsigned long)r.index);
+        if (!v) { Py_DECREF(mt); Py_DECREF(out); goto done; }
+        PyTuple_SET_ITEM(mt, j, v);
+    }
+    ret = Py_BuildValue("(NN)", out, mt);
 done:
-    buf_release(&m); buf_release(&a); buf_release(&s);
+    buf_release(&a); buf_release(&s);
     return ret;
 }
 
@@ -635,7 +646,7 @@ static PyMethodDef Kernel_methods[] = {
     {"win_share", (PyCFunction)Kernel_win_share, METH_VARARGS, "win_share(states, i) -> tuple"},
     {"head", (PyCFunction)Kernel_head, METH_VARARGS, "head(states, i) -> dict of the shared fields"},
     {"step", (PyCFunction)Kernel_step, METH_VARARGS, "step(states, rows, actions, deltas, flags) -> -1 or first illegal"},
-    {"pimc", (PyCFunction)Kernel_pimc, METH_VARARGS, "pimc(states, i, seat, actions, worlds, rollouts, mt) -> bytes of float64 values"},
+    {"pimc", (PyCFunction)Kernel_pimc, METH_VARARGS, "pimc(states, i, seat, actions, worlds, rollouts, mt) -> (float64 values, mt after)"},
     {"observe", (PyCFunction)Kernel_observe, METH_VARARGS, "observe(states, rows|None, obs, mask, to_act, encode=True)"},
     {NULL},
 };

@@ -125,7 +125,12 @@ def load(game: Game, *, force: bool = False) -> Kernel | None:
         if force:
             raise RuntimeError(f"{game.name}: {describe()}")
         return None
-    return Kernel(game.name, kernel_options(game))
+    try:
+        return Kernel(game.name, kernel_options(game))
+    except ValueError:  # options beyond the kernel's tables (a 337-round Wizard, say)
+        if force:
+            raise
+        return None
 
 
 #: games whose kernel does not yet write the env's whole observation (its reading

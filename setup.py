@@ -63,7 +63,9 @@ def kernel() -> list[Extension]:
     sources = [SRC / "module.c", SRC / "random.c"]
     for g in games:  # a game's file, and its helpers named <game>_*.c
         sources += [SRC / f"{g}.c", *sorted(SRC.glob(f"{g}_*.c"))]
-    args = ["-O2", "-Wall", "-Wno-unused-function"]
+    # no fused multiply-add: the observation's floats must be Python's, operation for
+    # operation (aarch64 and -march builds would contract a*b+c otherwise)
+    args = ["-O2", "-Wall", "-Wno-unused-function", "-ffp-contract=off"]
     link: list[str] = []
     if os.environ.get("STICHZOO_KERNEL_SANITIZE") == "1":
         san = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",

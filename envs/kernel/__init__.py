@@ -135,7 +135,7 @@ def load(game: Game, *, force: bool = False) -> Kernel | None:
 
 #: games whose kernel does not yet write the env's whole observation (its reading
 #: pieces): the batch engine keeps the Python core for them
-INCOMPLETE_OBSERVATION: frozenset[str] = frozenset({"geheimtrumpf"})
+INCOMPLETE_OBSERVATION: frozenset[str] = frozenset()
 
 
 def kernel_for(game: Game, encoder: Any, *, force: bool = False) -> Kernel | None:

@@ -89,9 +89,7 @@ def describe() -> str:
         return f"rules core: python ({ENV_VAR}=python)"
     if _kernel is None:
         return f"rules core: python - {_why}"
-    kept = sorted(set(compiled_games()) & INCOMPLETE_OBSERVATION)
-    return (f"rules core: c (compiled kernel: {', '.join(compiled_games())})"
-            + (f"; python observations for {', '.join(kept)}" if kept else ""))
+    return f"rules core: c (compiled kernel: {', '.join(compiled_games())})"
 
 
 class Kernel(_kernel.Kernel if _kernel is not None else object):  # type: ignore[misc]
@@ -133,21 +131,14 @@ def load(game: Game, *, force: bool = False) -> Kernel | None:
         return None
 
 
-#: games whose kernel does not yet write the env's whole observation (its reading
-#: pieces): the batch engine keeps the Python core for them
-INCOMPLETE_OBSERVATION: frozenset[str] = frozenset()
-
-
 def kernel_for(game: Game, encoder: Any, *, force: bool = False) -> Kernel | None:
     """The kernel for a batch engine of ``game`` observing through ``encoder``, or None.
 
-    None where the Python core must run: the kernel is off or not built, or
-    it does not write this encoder's observation.  ``force``: raise instead.
+    None where the Python core must run: the kernel is off, not built, or
+    its tables do not reach the game's options.  The kernel writes every
+    game's default observation (the one ``encoder`` writes), bit for bit.
+    ``force``: raise instead.
     """
-    if game.name in INCOMPLETE_OBSERVATION:
-        if force:
-            raise RuntimeError(f"{game.name}: the kernel does not write its observation yet")
-        return None
     return load(game, force=force)
 
 
@@ -190,5 +181,5 @@ def flat_orders(deck_orders: Any) -> bytes:
     return bytes(c for order in deck_orders for c in order)
 
 
-__all__ = ["ENV_VAR", "INCOMPLETE_OBSERVATION", "KZ_DELTAS", "KZ_OVER", "KZ_TRUNCATED", "Kernel",
+__all__ = ["ENV_VAR", "KZ_DELTAS", "KZ_OVER", "KZ_TRUNCATED", "Kernel",
            "compiled_games", "core", "describe", "flat_orders", "kernel_for", "load", "twin"]

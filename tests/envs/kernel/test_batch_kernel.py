@@ -18,10 +18,10 @@ import pytest
 
 from stichzoo.envs import BatchEnv
 from stichzoo.envs.core.game import IllegalActionError
-from stichzoo.envs.kernel import INCOMPLETE_OBSERVATION, compiled_games, core
+from stichzoo.envs.kernel import compiled_games, core
 from stichzoo.envs.registry import game_class
 
-GAMES = [g for g in compiled_games() if g not in INCOMPLETE_OBSERVATION]
+GAMES = compiled_games()
 pytestmark = pytest.mark.skipif(not GAMES, reason="the kernel is not built")
 
 _ARRAYS = ("obs", "mask", "to_act", "rewards", "dones", "truncated", "final_totals",

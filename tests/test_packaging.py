@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import textwrap
 import zipfile
 from pathlib import Path
@@ -116,9 +117,8 @@ def test_the_sdist_builds_the_kernel_and_works_without_it(tmp_path):
     out = _run([sys.executable, "setup.py", "-q", "sdist", "-d", str(tmp_path / "dist")], cwd=src)
     assert out.returncode == 0, out.stderr
     (sdist,) = (tmp_path / "dist").glob("stichzoo-*.tar.gz")
-    import tarfile
-
-    names = tarfile.open(sdist).getnames()
+    with tarfile.open(sdist) as tar:
+        names = tar.getnames()
     for file in ("module.c", "random.c", "kz.h", *(f"{g}.c" for g in envs.GAMES)):
         assert any(n.endswith(f"envs/kernel/src/{file}") for n in names), file
     for build, core in (("1", "rules core: c"), ("0", "rules core: python")):

@@ -121,10 +121,14 @@ def test_the_python_core_is_forced_by_the_environment():
 @pytest.mark.skipif(os.environ.get("STICHZOO_REQUIRE_KERNEL") != "1",
                     reason="only where the kernel must be built (scripts/test.sh, CI)")
 def test_every_game_is_compiled_where_the_kernel_is_required():
-    """scripts/test.sh builds the kernel: a game missing from it must fail, not skip."""
+    """scripts/test.sh builds the kernel: a game with a C file missing from it must fail,
+    not skip (every game has one today)."""
+    from pathlib import Path
+
     from stichzoo.envs import GAMES as ALL
 
-    assert sorted(compiled_games()) == sorted(ALL)
+    src = Path(__file__).resolve().parents[3] / "envs" / "kernel" / "src"
+    assert sorted(compiled_games()) == sorted(g for g in ALL if (src / f"{g}.c").exists())
     path = os.environ.get("STICHZOO_KERNEL_PATH")
     if path:  # the sanitizer build is the one loaded
         from stichzoo.envs.kernel import _kernel

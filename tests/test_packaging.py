@@ -193,7 +193,7 @@ def test_installed_wheel_works_without_the_checkout(fresh_venv, tmp_path):
     assert cli.returncode == 0 and "eval" in cli.stdout, cli.stderr
     version = out.stdout.split()[1]
     cli = _run([str(fresh_venv / "bin" / "stichzoo"), "--version"], cwd=tmp_path)
-    assert cli.returncode == 0 and cli.stdout.startswith(f"stichzoo {version}"), cli.stderr
+    assert cli.returncode == 0 and cli.stdout.startswith(f"stichzoo {version}\n"), cli.stderr
     assert "rules core: c (compiled kernel:" in cli.stdout, cli.stdout  # the wheel's kernel runs
     env = {**os.environ, "STICHZOO_KERNEL": "python"}
     cli = _run([str(fresh_venv / "bin" / "stichzoo"), "--version"], cwd=tmp_path, env=env)

@@ -483,10 +483,21 @@ def _add_fit(sub) -> None:
         lab.set_defaults(func=cmd_lab_fitter)
 
 
+
+class _Version(argparse.Action):
+    """``--version``: the version, then which rules core runs (kept on its own line, which
+    argparse's own version action would rewrap)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"stichzoo {__version__}\n{kernel_line()}")
+        parser.exit()
+
 def build_parser(prog: str = "stichzoo") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=prog, description="stichzoo: train, evaluate, export")
-    p.add_argument("--version", action="version",
-                   version=f"%(prog)s {__version__}\n{kernel_line()}")
+    p.add_argument("--version", action=_Version, help="the version and the rules core, then exit")
     p.set_defaults(prog=prog)
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("eval", help="duplicate tournament between policies")

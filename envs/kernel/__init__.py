@@ -167,6 +167,8 @@ def twin(k: Kernel, state: Any, states: np.ndarray | None = None,
     if k.legal(states, 0) != (0 if state.over else state.legal_mask()):
         return None
     if encoder is not None and state.current_player >= 0:
+        if encoder.layout.size != k.obs_size:  # an encoder of another layout: no check
+            return None
         want = np.zeros(k.obs_size, np.float32)
         got = np.zeros(k.obs_size, np.float32)
         encoder.encode(state, state.current_player, want)

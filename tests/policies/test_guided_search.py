@@ -54,6 +54,28 @@ class CountingGame:
         return self._game.determinize(state, seat, rng)
 
 
+class CountingKernel:
+    """The kernel's search, counting the worlds it is asked to draw into ``game.worlds``."""
+
+    def __init__(self, kernel, game: CountingGame):
+        self._kernel = kernel
+        self._game = game
+
+    def __getattr__(self, name):
+        return getattr(self._kernel, name)
+
+    def pimc(self, states, i, seat, actions, worlds, rollouts, mt):
+        self._game.worlds += worlds
+        return self._kernel.pimc(states, i, seat, actions, worlds, rollouts, mt)
+
+
+def counting(search, game) -> None:
+    """Count every world ``search`` samples, in the Python loop or in the kernel."""
+    search.game = CountingGame(game)
+    if search._kernel is not None:
+        search._kernel = CountingKernel(search._kernel, search.game)
+
+
 @pytest.mark.parametrize("trust", [0, 1])
 @pytest.mark.parametrize("name, opts", SHIPPED, ids=IDS)
 def test_guided_search_is_honest(name, opts, trust):
@@ -88,7 +110,7 @@ def test_guided_search_spends_the_plain_budget_on_the_guides_favourites(name, op
             continue
         d = Decision(game, s)
         search = guided(game, worlds=2, keep=2)
-        search.game = CountingGame(game)
+        counting(search, game)
         action = search.act(d)
         if search.phases and s.phase_name not in search.phases:  # the guide is not asked here
             assert search.game.worlds == 2  # plain PIMC: its own budget, every action
@@ -139,7 +161,7 @@ def test_trust_still_spends_the_plain_budget_and_picks_a_candidate():
         if len(legal) < 3:
             continue
         search = guided(game, worlds=3, keep=2, trust=2)
-        search.game = CountingGame(game)
+        counting(search, game)
         chosen, _ = search.candidates(Decision(game, s), legal)
         assert search.act(Decision(game, s)) in chosen
         assert search.game.worlds == int(3 * (len(legal) + 2) // (2 + 2))  # world_cost 2
@@ -191,7 +213,7 @@ def test_follow_lets_the_guide_decide_a_phase_alone():
     assert s.phase_name == "sore"
     d = Decision(game, s)
     search = build_policy("pimc:guide=bot:wunder_punkt,follow=sore", game, seed=13, cache=False)
-    search.game = CountingGame(game)
+    counting(search, game)
     values = search.values(d)
     probs = bot.probabilities(d.observation, d.action_mask)
     assert values.action == min(d.legal_actions, key=lambda a: (-probs[a], a))

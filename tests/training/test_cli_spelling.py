@@ -76,4 +76,5 @@ def test_a_game_name_is_its_packaged_recipe(tmp_path, monkeypatch):
 def test_version(capsys):
     with pytest.raises(SystemExit) as e:
         _parse("--version")
-    assert e.value.code == 0 and capsys.readouterr().out == f"stichzoo {__version__}\n"
+    out = capsys.readouterr().out
+    assert e.value.code == 0 and out.startswith(f"stichzoo {__version__}\nrules core: ")

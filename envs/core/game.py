@@ -58,6 +58,21 @@ def deal_hands(order: Sequence[int], num_players: int, dealer: int, count: int) 
     return hands
 
 
+def float_sum(values) -> float:
+    """``values`` added left to right, as ``sum`` added floats up to Python 3.11.
+
+    Python 3.12's ``sum`` compensates float rounding, which can change the
+    last bit of a sum; the observations and heuristics that add chances use
+    this instead, so they are the same on every Python the package supports
+    and equal to the compiled kernel's (``envs/kernel``), which adds in this
+    order too.
+    """
+    total = 0
+    for v in values:
+        total += v
+    return total
+
+
 def win_share(winners: Sequence[int], num_players: int) -> list[float]:
     """The +1 the winners share, per seat (the ``win`` reward, the win-rate tally)."""
     share = [0.0] * num_players

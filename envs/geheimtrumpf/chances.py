@@ -22,6 +22,7 @@ the announced row winners) and the public hands and rows.
 from __future__ import annotations
 
 from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.game import float_sum
 from stichzoo.envs.geheimtrumpf.rules import (
     CARD_VALUE,
     FEWEST_TRICKS,
@@ -62,7 +63,7 @@ def _card_chances(t) -> tuple[tuple[float, ...], tuple[float, ...]]:
             ll = (0.3 if above == 0 else 0.05) if n_trumps == 0 else 0.02
         win.append(w)
         last.append(ll)
-    scale = 9.0 / sum(win) * (NUM_CARDS / 36)
+    scale = 9.0 / float_sum(win) * (NUM_CARDS / 36)
     return tuple(min(0.99, w * scale) for w in win), tuple(last)
 
 
@@ -132,14 +133,14 @@ def task_chance(task: int, dist: list[float], n: int, last: float = 0.0, suit_ca
         most = task == MOST_TRICKS
         if others is None:
             chances = (_MOST if most else _FEWEST)[n]
-            return sum(x * chances[min(k, 9)] for k, x in enumerate(dist))
+            return float_sum(x * chances[min(k, 9)] for k, x in enumerate(dist))
         total = 0.0
         for k, x in enumerate(dist):
             if x < 1e-6:
                 continue
             pr = x
             for od in others:
-                pr *= sum(od[:k]) if most else sum(od[k + 1:])
+                pr *= float_sum(od[:k]) if most else float_sum(od[k + 1:])
             total += pr
         return total
     # no cards of a suit: no trick, or tricks that happen to hold none of it
@@ -203,7 +204,7 @@ def projected_chance(t: int, hand: list[int], c: int, future: list[tuple[list[in
         hi = ranked[max(len(ranked) - 1 - k, 0)]
         lows.append(lo)
         gains.append(hi - lo)
-    mean = sum(probs) + sum(lows)
+    mean = float_sum(probs) + float_sum(lows)
     order = sorted(range(len(lows)), key=lambda i: -gains[i])
     for i in order:
         if abs(mean + gains[i] - t) < abs(mean - t):

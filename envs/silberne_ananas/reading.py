@@ -47,7 +47,7 @@ from math import comb
 import numpy as np
 
 from stichzoo.envs.core.cards import bit_list
-from stichzoo.envs.core.game import win_share
+from stichzoo.envs.core.game import float_sum, win_share
 from stichzoo.envs.silberne_ananas.rules import (
     CARD_SUIT,
     DECK_SIZE,
@@ -365,7 +365,7 @@ def write_reading(s, seat: int, out: np.ndarray, o: dict[str, int]) -> None:
     mine = w[seat]
     values = {}
     for c, dist in card_takers(s, seat, w).items():
-        tot = sum(dist)
+        tot = float_sum(dist)
         v = 0.0
         for t in range(n):
             share = dist[t] / tot if tot > 0 else 0.0

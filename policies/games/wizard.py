@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import random
 
+from stichzoo.envs.core.game import float_sum
 from stichzoo.envs.wizard.rules import (
     BID,
     CARD_SUIT,
@@ -125,7 +126,7 @@ def choose_trump(hand: int) -> int:
     """The suit with the most weight (1 + number/13 per card)."""
     best, best_w = 0, -1.0
     for suit in range(NUM_SUITS):
-        w = sum(1.0 + (c % NUMBERS + 1) / NUMBERS for c in _bits(hand & SUIT_MASK[suit]))
+        w = float_sum(1.0 + (c % NUMBERS + 1) / NUMBERS for c in _bits(hand & SUIT_MASK[suit]))
         if w > best_w:
             best, best_w = suit, w
     return best

@@ -307,7 +307,38 @@ static double phi(double x) { return 0.5 * (1.0 + erf(x * 0.7071067811865476)); 
  * middle from these totals, every total drifting by a normal noise of
  * DEAL_SIGMA points per deal left (the leader's distance to the target over
  * LEADER_GAIN, at least 1). */
+static double match_value_now(const int32_t *totals, int seat, int target);
+
+/* match_value depends on the totals, the seat and the target alone, and a match's
+ * totals come back again and again (every deal end of every game from them: the
+ * 78 ends of a deal's start share most of theirs), while each costs 18 erf calls -
+ * half of a match's time in the batch engine.  A process-wide direct-mapped memo
+ * returns the very same double.  The kernel's calls hold the GIL (module.c never
+ * releases it), so one thread at a time reads and writes it. */
+#define SA_MEMO_SIZE 65536
+typedef struct {
+    int32_t totals[SA_PLAYERS];
+    int32_t key;  /* (target * 4 + seat) + 1; 0: empty */
+    double value;
+} sa_memo_entry;
+static sa_memo_entry sa_memo[SA_MEMO_SIZE];
+
 static double match_value(const int32_t *totals, int seat, int target) {
+    int32_t key = target * 4 + seat + 1;
+    uint32_t h = (uint32_t)totals[0] * 2654435761U ^ (uint32_t)totals[1] * 40503U
+                 ^ (uint32_t)totals[2] * 2246822519U ^ (uint32_t)key * 3266489917U;
+    sa_memo_entry *e = &sa_memo[(h ^ (h >> 16)) & (SA_MEMO_SIZE - 1)];
+    if (e->key == key && e->totals[0] == totals[0] && e->totals[1] == totals[1]
+        && e->totals[2] == totals[2])
+        return e->value;
+    double v = match_value_now(totals, seat, target);
+    e->key = key;
+    memcpy(e->totals, totals, sizeof e->totals);
+    e->value = v;
+    return v;
+}
+
+static double match_value_now(const int32_t *totals, int seat, int target) {
     int mx = totals[0];
     for (int p = 1; p < SA_PLAYERS; p++)
         if (totals[p] > mx) mx = totals[p];

@@ -156,7 +156,7 @@ def twin(k: Kernel, state: Any, states: np.ndarray | None = None,
     states = k.new_states(1) if states is None else states
     try:
         k.replay(states, 0, flat_orders(state.deck_orders),
-                 bytes(a for _, a in state.history))
+                 bytes([a for _, a in state.history]))
     except (ValueError, TypeError):
         return None
     head = k.head(states, 0)
@@ -178,9 +178,23 @@ def twin(k: Kernel, state: Any, states: np.ndarray | None = None,
     return states
 
 
+_FLAT: tuple[Any, bytes] = (None, b"")
+
+
 def flat_orders(deck_orders: Any) -> bytes:
-    """A Python state's ``deck_orders`` as the flat bytes ``Kernel.start`` reads."""
-    return bytes(c for order in deck_orders for c in order)
+    """A Python state's ``deck_orders`` as the flat bytes ``Kernel.start`` reads.
+
+    A game's states share one ``deck_orders`` object from deal to end (clones
+    too), so the last one's bytes are kept: a search asked at every decision
+    of a game flattens its 900 Wizard cards once.
+    """
+    global _FLAT
+    if _FLAT[0] is deck_orders:
+        return _FLAT[1]
+    flat = b"".join(map(bytes, deck_orders))
+    if isinstance(deck_orders, tuple) or all(isinstance(o, tuple) for o in deck_orders):
+        _FLAT = (deck_orders, flat)  # only immutable orders are remembered
+    return flat
 
 
 __all__ = ["ENV_VAR", "KZ_DELTAS", "KZ_OVER", "KZ_TRUNCATED", "Kernel",

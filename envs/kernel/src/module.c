@@ -464,6 +464,20 @@ static PyObject *Kernel_step(Kernel *self, PyObject *args) {
     int32_t *deltas = d.view.buf;
     uint8_t *flags = f.view.buf;
     Py_ssize_t bad = -1;
+    /* each game at most once: a second action for a game was checked against the
+     * state before the first was applied, so it could be illegal when applied */
+    uint8_t *seen = PyMem_Calloc((size_t)n, 1);
+    if (!seen) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t j = 0; j < k; j++) {
+        if (check_index(rows[j], n) < 0) { PyMem_Free(seen); goto done; }
+        if (seen[rows[j]]++) {
+            PyMem_Free(seen);
+            PyErr_Format(PyExc_ValueError, "step: game %lld is named twice in rows",
+                         (long long)rows[j]);
+            goto done;
+        }
+    }
+    PyMem_Free(seen);
     for (Py_ssize_t j = 0; j < k; j++) {  /* check everything before changing anything */
         if (check_index(rows[j], n) < 0) goto done;
         void *st = state_at(self, &s, rows[j]);

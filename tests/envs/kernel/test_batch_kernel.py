@@ -134,3 +134,19 @@ def test_every_game_is_compiled_where_the_kernel_is_required():
         from stichzoo.envs.kernel import _kernel
 
         assert os.path.samefile(_kernel.__file__, path)
+
+
+def test_a_game_named_twice_in_one_step_is_refused():
+    """Kernel.step checks every action before applying any; a game named twice would get
+    its second action checked against the state before its first: refused by name."""
+    from stichzoo.envs.kernel import load
+
+    batch = BatchEnv(GAMES[0], 3, core="c")
+    batch.reset(seed=0)
+    k = load(batch.game, force=True)
+    before = batch._kstates.copy()
+    acts = batch.sample_legal(np.random.default_rng(0))
+    rows = np.array([1, 1], np.int64)
+    with pytest.raises(ValueError, match="game 1 is named twice"):
+        k.step(batch._kstates, rows, acts[[1, 1]].astype(np.int64), batch._deltas, batch._flags)
+    assert (batch._kstates == before).all()

@@ -130,11 +130,24 @@ def test_the_sdist_builds_the_kernel_and_works_without_it(tmp_path):
         (whl,) = wheels.glob("*.whl")
         target = tmp_path / f"site{build}"
         zipfile.ZipFile(whl).extractall(target)
-        code = "from stichzoo.envs import kernel; print(kernel.describe()); print(kernel.__file__)"
+        code = ("from stichzoo.envs import kernel; print(kernel.describe()); "
+                "print(kernel.__file__)\n"
+                "import numpy as np; from stichzoo.envs import BatchEnv\n"
+                "b = BatchEnv('wizard', 2); b.reset(seed=0)\n"
+                "b.step(b.sample_legal(np.random.default_rng(0))); print(b.core)\n"
+                "from stichzoo.policies.specs import build_policy\n"
+                "from stichzoo.policies.base import Decision\n"
+                "s = b.game.new_game(seed=1)\n"
+                "p = build_policy('pimc', b.game, seed=0)\n"
+                "assert p.act(Decision(b.game, s)) in s.legal_actions()\n"
+                "print(p._kernel is not None)")
         env = {**os.environ, "PYTHONPATH": str(target)}
         out = _run([sys.executable, "-c", code], cwd=tmp_path, env=env)
         assert out.returncode == 0 and out.stdout.startswith(core), (out.stdout, out.stderr)
-        assert out.stdout.split("\n")[1].startswith(str(target)), out.stdout  # not the checkout
+        lines = out.stdout.split("\n")
+        assert lines[1].startswith(str(target)), out.stdout  # not the checkout
+        # the batch engine and the search run on the core the build has
+        assert lines[2:4] == (["c", "True"] if build == "1" else ["python", "False"]), lines
 
 
 @pytest.fixture(scope="module")

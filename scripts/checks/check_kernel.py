@@ -31,7 +31,7 @@ CONFIGS: list[tuple[str, dict]] = [
     ("wizard", {"num_players": 4, "dealer_bid_restriction": True}),
     ("wizard", {"num_players": 5, "first_dealer": 3, "rounds": (1, 5, 12)}),
     *[("wunder_punkt", {"num_players": n}) for n in (3, 4, 5, 6)],
-    ("wunder_punkt", {"num_players": 4, "larger_hands": True}),
+    ("wunder_punkt", {"num_players": 3, "larger_hands": True}),
     ("wunder_punkt", {"num_players": 3, "rounds": 2, "first_dealer": 2}),
     ("silberne_ananas", {}),
     ("silberne_ananas", {"match": False}),

@@ -64,6 +64,30 @@ class Decision:
         return self._mask
 
 
+class ArrayDecision(Decision):
+    """A decision given by its observation and action mask alone, with no rules state.
+
+    The batch engine on the compiled kernel holds no Python states, only
+    each game's observation and mask rows; a policy that reads nothing
+    else (a uniform random one, a network: ``ARRAY_POLICIES``) acts on
+    this exactly as on a :class:`Decision` of the same position.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, game: Game, seat: int, observation: np.ndarray, mask: np.ndarray):
+        self.game = game
+        self.state = None
+        self.seat = seat
+        self.encoder = None
+        self._obs = observation
+        self._mask = mask
+
+    @property
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self._mask).tolist()
+
+
 @runtime_checkable
 class Policy(Protocol):
     """Anything with a name that maps a decision to a legal action id."""

@@ -64,6 +64,7 @@ from gymnasium.vector.utils import batch_space
 
 from stichzoo.envs.core.batch import BatchEnv
 from stichzoo.policies import Decision
+from stichzoo.policies.base import ArrayDecision
 from stichzoo.policies.specs import build_policy
 from stichzoo.training.gym.single_seat import OpponentPool
 
@@ -84,17 +85,22 @@ class SeatVectorEnv(VectorEnv):
 
     def __init__(self, game: str, num_envs: int, options: dict | None = None,
                  opponents: list | None = None, reward: str = "score",
-                 reward_scale: float = 1.0, seat: int | None = None):
-        # the opponents act on the rules states: the Python core (see BatchEnv's core)
+                 reward_scale: float = 1.0, seat: int | None = None, core: str = "auto"):
+        pool = OpponentPool(["random"] if opponents is None else list(opponents))
+        # opponents that read only the observation and mask (uniform random, a trained
+        # network's file) act on the kernel's rows (policies.base.ArrayDecision); any other
+        # reads rules states, which only the Python core holds (see BatchEnv's core)
+        specs = [e.policy for e in pool.entries if e.weight > 0]
+        arrays = all(isinstance(s, str) and (s == "random" or s.startswith("ppo:"))
+                     for s in specs)
         self.batch = batch = BatchEnv(game, num_envs, reward=reward, reward_scale=reward_scale,
-                                      core="python", **(options or {}))
+                                      core=core if arrays else "python", **(options or {}))
         self.game = batch.game
         n = batch.num_players
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
                                  or not 0 <= seat < n):
             raise ValueError(f"seat={seat!r} must be an integer in 0..{n - 1} or None (drawn)")
         self.fixed_seat = seat
-        pool = OpponentPool(["random"] if opponents is None else list(opponents))
         if any(e.policy == "self" for e in pool.entries):
             raise ValueError("opponents: 'self' (snapshots of a training run) belongs to the "
                              "trainers; name a frozen policy as ppo:path=FILE.pt instead")
@@ -172,15 +178,21 @@ class SeatVectorEnv(VectorEnv):
                         truncated: np.ndarray) -> None:
         """Opponents act in every game whose learner is not to act, until all are."""
         batch, game = self.batch, self.game
-        states, to_act, seat, actors = batch.states, batch.to_act, self.seat, self._actors
+        to_act, seat, actors = batch.to_act, self.seat, self._actors
+        on_rows = batch.core == "c"  # the kernel: decisions from the observation rows
+        states = None if on_rows else batch.states
         while True:
             rows = np.flatnonzero(to_act != seat)
             if not rows.size:
                 break
+            if on_rows:
+                batch.observe(rows)
             acts = []
             for r in rows.tolist():
                 s = int(to_act[r])
-                acts.append(actors[self.tables[r, s]].act(Decision(game, states[r], s)))
+                decision = (ArrayDecision(game, s, batch.obs[r].copy(), batch.mask[r].copy())
+                            if on_rows else Decision(game, states[r], s))
+                acts.append(actors[self.tables[r, s]].act(decision))
             _, _, _, rewards, dones = batch.step_games(rows, np.asarray(acts, np.int64),
                                                        observe=False)
             self._credit(rows, rewards, dones, reward, ended, truncated, finals)

@@ -189,8 +189,9 @@ def flat_orders(deck_orders: Any) -> bytes:
     of a game flattens its 900 Wizard cards once.
     """
     global _FLAT
-    if _FLAT[0] is deck_orders:
-        return _FLAT[1]
+    kept = _FLAT  # one read: another thread may replace it meanwhile
+    if kept[0] is deck_orders:
+        return kept[1]
     flat = b"".join(map(bytes, deck_orders))
     if isinstance(deck_orders, tuple) or all(isinstance(o, tuple) for o in deck_orders):
         _FLAT = (deck_orders, flat)  # only immutable orders are remembered

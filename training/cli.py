@@ -426,7 +426,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     app = create_app(args.bots, levels=args.levels, max_body_bytes=args.max_body_bytes,
                      cors_origins=args.cors_origin, web_table=not args.no_tables,
                      table_store=None if args.no_tables else _table_store(args),
-                     allowed_hosts=served_hosts(args.host, args.port, args.allowed_host))
+                     allowed_hosts=served_hosts(args.host, args.port, args.allowed_host),
+                     trusted_proxies=args.trusted_proxy)
     uvicorn.Server(server_config(app, args.host, args.port,
                                  request_timeout=args.request_timeout,
                                  keep_alive=args.keep_alive,
@@ -632,6 +633,11 @@ def build_parser(prog: str = "stichzoo") -> argparse.ArgumentParser:
                         "addresses and localhost, e.g. the machine's name when serving "
                         "with --host 0.0.0.0; other Host headers get 403 (DNS-rebinding "
                         "defence)")
+    v.add_argument("--trusted-proxy", action=_Items, default=[], metavar="ADDRESS",
+                   help="reverse proxies (addresses or networks, e.g. 127.0.0.1 or "
+                        "10.0.0.0/8) whose Forwarded / X-Forwarded-For client address the "
+                        "per-client limits count; from any other connection those headers "
+                        "are ignored (default: none)")
     v.add_argument("--max-body-bytes", type=int, default=serve_mod.DEFAULT_MAX_BODY_BYTES,
                    help="largest request body or JSON line, else 413 (default: 1 MiB)")
     v.add_argument("--request-timeout", type=float, default=serve_mod.DEFAULT_REQUEST_TIMEOUT,

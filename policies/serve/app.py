@@ -217,7 +217,7 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
                max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                cors_origins: Iterable[str] = (), registry: BotRegistry | None = None,
                web_table: bool = True, table_store: Any = None,
-               allowed_hosts: Iterable[str] | None = None):
+               allowed_hosts: Iterable[str] | None = None, trusted_proxies: Iterable[str] = ()):
     """The FastAPI app serving every bot below ``root`` and the rule-bot ``levels``.
 
     ``cors_origins``: origins a browser page may call from (none by default;
@@ -230,6 +230,9 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
     ``table_store``: a :class:`~stichzoo.policies.tables.table.TableStore` with
     the server's limits, else one with the defaults).  The app is returned
     for other routers to join (the error handlers then apply to them too).
+    ``trusted_proxies``: addresses or networks of reverse proxies whose forwarded
+    client address the web table's per-client limits count
+    (:mod:`stichzoo.policies.serve.clients`; never read from anyone else).
     """
     from fastapi import FastAPI, Path, Query, Request
     from fastapi.exceptions import RequestValidationError
@@ -359,7 +362,7 @@ def create_app(root: str, *, levels: Iterable[str] = DEFAULT_LEVELS,
     if web_table:  # the browser table at / (policies/serve/web_table.py; docs/web_table.md)
         from stichzoo.policies.serve.web_table import mount_web_table
 
-        mount_web_table(app, table_store, bots_root=root)
+        mount_web_table(app, table_store, bots_root=root, trusted_proxies=tuple(trusted_proxies))
     return app
 
 
@@ -460,4 +463,8 @@ def server_config(app, host: str = "127.0.0.1", port: int = 8000, *,
     return uvicorn.Config(app, host=host, port=port, http=deadline_protocol(request_timeout),
                           timeout_keep_alive=keep_alive, limit_concurrency=limit_concurrency,
                           h11_max_incomplete_event_size=16 * 1024, log_level=log_level,
+                          # the connection's own address: forwarded ones are read only from
+                          # the proxies named trusted (--trusted-proxy, serve/clients.py), not
+                          # from whatever uvicorn's default trusts (127.0.0.1)
+                          proxy_headers=False,
                           access_log=False)  # paths carry table ids: capabilities, never logged

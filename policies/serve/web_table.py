@@ -31,7 +31,7 @@ and ``pimc:worlds=100000`` would let it pin a CPU.
 import json
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import MISSING, fields
 from typing import Any
 
@@ -39,6 +39,7 @@ from stichzoo.envs.core.display import Cards, GameDisplay, Grid, Note
 from stichzoo.envs.registry import display_of
 from stichzoo.policies.runtimes.onnx_policy import SHIPPED_BOTS
 from stichzoo.policies.serve.answers import AsciiJSONResponse, error_answer
+from stichzoo.policies.serve.clients import ClientAddress
 from stichzoo.policies.serve.levels import KIND_LEVELS, trained_level, trained_strength
 from stichzoo.policies.serve.requests import (
     ACT_SCHEMA,
@@ -295,8 +296,12 @@ def _error_route_class():
 
 
 def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_BYTES,
-                 bots_root: str = SHIPPED_BOTS):
+                 bots_root: str = SHIPPED_BOTS, trusted_proxies: Iterable[str] = ()):
     """The table API under ``/tables`` (docs/web_table.md), answering its own errors.
+
+    ``trusted_proxies``: addresses or networks whose forwarded client address
+    (``Forwarded``, ``X-Forwarded-For``) the per-client limits count instead of
+    the connection's (:mod:`stichzoo.policies.serve.clients`).
 
     Request work (building a table, the bots' moves) runs in a worker thread,
     never on the event loop, so slow bots at one table do not hold up others.
@@ -314,6 +319,7 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
             or max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be a positive integer, not {max_body_bytes!r}")
     choices = table_options(bots_root)
+    clients = ClientAddress(trusted_proxies)
     router = APIRouter(route_class=_error_route_class(), tags=["tables"],
                        default_response_class=AsciiJSONResponse)
     err = _error_responses()
@@ -344,7 +350,7 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
         body = parse_json(await read_body(request, max_body_bytes))
         game, kwargs = create_arguments(body, choices["games"])
 
-        client = request.client.host if request.client else None  # the per-client limits
+        client = clients.of(request)  # the per-client limits
 
         def work() -> dict:
             table_id, _ = store.create(game, client=client, **kwargs)

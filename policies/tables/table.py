@@ -37,6 +37,7 @@ import re
 import secrets
 import threading
 import time
+import warnings
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import fields
@@ -600,14 +601,27 @@ class _Entry:
         self.client = client
 
 
+#: what a server says where the memory cap cannot work
+MEMORY_CAP_OFF = ("the tables' memory cap (--max-memory-mb) is off here: this process's "
+                  "resident memory is read from /proc (Linux) or psutil (pip install psutil), "
+                  "and neither is available")
+
+
 def resident_mb() -> float | None:
-    """The resident memory of this process in MiB, or None where it cannot be read (not Linux)."""
+    """The resident memory of this process in MiB: from /proc on Linux, else from psutil
+    where it is installed (macOS, Windows, the BSDs); None where neither is (the store then
+    says that its memory cap is off: :data:`MEMORY_CAP_OFF`)."""
     try:
         with open("/proc/self/statm") as f:
             pages = int(f.read().split()[1])
-    except (OSError, ValueError, IndexError):
+        return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    try:
+        import psutil
+    except ImportError:
         return None
-    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+    return psutil.Process().memory_info().rss / 2**20
 
 
 class TableStore:
@@ -662,6 +676,8 @@ class TableStore:
         self._analysing = threading.BoundedSemaphore(max_analyses)
         self.clock = clock
         self.memory = memory
+        if max_memory_mb is not None and memory() is None:  # said once, where it is set
+            warnings.warn(MEMORY_CAP_OFF, RuntimeWarning, stacklevel=2)
         self.instance = secrets.token_urlsafe(8)
         self._tables: dict[str, _Entry] = {}
         self._pending: dict[str, int] = {}  # per client: tables being built now

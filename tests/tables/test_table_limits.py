@@ -237,3 +237,19 @@ def test_serve_options_reach_the_store():
                               "idle_timeout": 60.0, "max_analyses": 3}
     default = _table_store(build_parser().parse_args(["serve"]))
     assert default.limits() == TableStore().limits()
+
+
+def test_the_memory_cap_says_where_it_cannot_work():
+    """Without /proc or psutil the cap cannot read the memory: the store says so once,
+    naming both ways, and serves on; with the cap off it says nothing."""
+    import warnings
+
+    from stichzoo.policies.tables.table import MEMORY_CAP_OFF
+
+    with pytest.warns(RuntimeWarning, match="memory cap"):
+        TableStore(max_memory_mb=512, memory=lambda: None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        TableStore(max_memory_mb=None, memory=lambda: None)
+        TableStore(max_memory_mb=512, memory=lambda: 100.0)
+    assert "/proc" in MEMORY_CAP_OFF and "psutil" in MEMORY_CAP_OFF

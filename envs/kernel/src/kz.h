@@ -101,12 +101,25 @@ typedef struct {
  * of the round by the game's rollout player, valued by the game's search
  * value: values[(w * nacts + i) * rollouts + k].  Every random draw comes
  * from `r`, in the order the Python search draws from its random.Random, so
- * the same seed gives the same values.  Returns 0, or -1 with err. */
+ * the same seed gives the same values.  Returns 0, or -1 with err.
+ *
+ * solve (optional, NULL where a game has none): the exact endgame.  From `state`
+ * taken as a world (every hand as it stands in the state: the true deal or one
+ * sampled by determinize), the rest of the current round solved exactly under
+ * the game's rule (its file says which: max^n or paranoid, and how ties break):
+ * values[i] is the value for `seat` (the game's search value, the one pimc's
+ * play-outs give) of the round's end under perfect play after the i-th legal
+ * action of the seat to act, in ascending id order; values has room for
+ * cfg->num_actions.  At most max_nodes positions are visited; *nodes says how
+ * many were.  Returns the number of legal actions (>= 1), 0 when the budget ran
+ * out before the solve finished (values then unset), or -1 with err. */
 typedef struct {
     const char *name;
     int (*pimc)(const kz_config *cfg, const void *root, int seat, const int32_t *actions,
                 int nacts, int worlds, int rollouts, kz_random *r, double *values,
                 char *err, size_t errlen);
+    int (*solve)(const kz_config *cfg, const void *state, int seat, double *values,
+                 long max_nodes, long *nodes, char *err, size_t errlen);
 } kz_search;
 
 /* random.Random's draws the searches mirror */

@@ -623,6 +623,82 @@ done:
     return ret;
 }
 
+/* solve(states, i, max_nodes, seat=None) -> ({action: value}, nodes) or None: see
+ * kz_search.solve.  The state is taken as a world (all hands as they stand); seat:
+ * whose value (the seat to act when None).  None: the node budget ran out. */
+static PyObject *Kernel_solve(Kernel *self, PyObject *args) {
+    PyObject *sobj, *seatobj = Py_None;
+    Py_ssize_t i;
+    long long max_nodes;
+    if (!PyArg_ParseTuple(args, "OnL|O", &sobj, &i, &max_nodes, &seatobj)) return NULL;
+    const kz_search *search = search_of(self->g->name);
+    if (!search || !search->solve) {
+        PyErr_Format(PyExc_NotImplementedError, "%s has no endgame solver in the kernel",
+                     self->g->name);
+        return NULL;
+    }
+    if (max_nodes < 1 || max_nodes > 1000000000000LL) {
+        PyErr_Format(PyExc_ValueError, "solve: max_nodes %lld out of range (1 to 1e12)", max_nodes);
+        return NULL;
+    }
+    long seat = -1;
+    if (seatobj != Py_None) {
+        seat = PyLong_AsLong(seatobj);
+        if (seat == -1 && PyErr_Occurred()) return NULL;
+        if (seat < 0 || seat >= self->cfg.num_players) {
+            PyErr_Format(PyExc_ValueError, "solve: seat %ld out of range", seat);
+            return NULL;
+        }
+    }
+    Buf s;
+    void *st = one_state(self, sobj, i, &s);
+    if (!st) return NULL;
+    PyObject *ret = NULL;
+    const kz_head *h = st;
+    if (h->over || h->truncated || h->current_player < 0) {
+        PyErr_SetString(PyExc_ValueError, "solve: nobody is to act");
+        goto done;
+    }
+    if (seat < 0) seat = h->current_player;
+    uint64_t mask[KZ_MASK_WORDS] = {0};
+    self->g->legal(&self->cfg, st, mask);
+    double values[KZ_MASK_WORDS * 64];
+    long nodes = 0;
+    char err[200];
+    err[0] = 0;
+    int got = search->solve(&self->cfg, st, (int)seat, values, (long)max_nodes, &nodes, err, sizeof err);
+    if (got < 0) {
+        PyErr_Format(PyExc_ValueError, "%s solve: %s", self->g->name, err[0] ? err : "failed");
+        goto done;
+    }
+    if (got == 0) {
+        ret = Py_NewRef(Py_None);
+        goto done;
+    }
+    PyObject *d = PyDict_New();
+    if (!d) goto done;
+    int j = 0;
+    for (int a = 0; a < self->cfg.num_actions && a < KZ_MASK_WORDS * 64; a++) {
+        if (!(mask[a >> 6] >> (a & 63) & 1)) continue;
+        if (j >= got) break;
+        PyObject *k = PyLong_FromLong(a), *v = PyFloat_FromDouble(values[j++]);
+        if (!k || !v || PyDict_SetItem(d, k, v) < 0) {
+            Py_XDECREF(k); Py_XDECREF(v); Py_DECREF(d);
+            goto done;
+        }
+        Py_DECREF(k); Py_DECREF(v);
+    }
+    if (j != got) {
+        Py_DECREF(d);
+        PyErr_Format(PyExc_ValueError, "%s solve: %d values for %d legal actions", self->g->name, got, j);
+        goto done;
+    }
+    ret = Py_BuildValue("(Nl)", d, nodes);
+done:
+    buf_release(&s);
+    return ret;
+}
+
 static PyObject *Kernel_get(Kernel *self, void *which) {
     switch ((intptr_t)which) {
     case 0: return PyLong_FromLong(self->cfg.num_players);
@@ -660,6 +736,7 @@ static PyMethodDef Kernel_methods[] = {
     {"win_share", (PyCFunction)Kernel_win_share, METH_VARARGS, "win_share(states, i) -> tuple"},
     {"head", (PyCFunction)Kernel_head, METH_VARARGS, "head(states, i) -> dict of the shared fields"},
     {"step", (PyCFunction)Kernel_step, METH_VARARGS, "step(states, rows, actions, deltas, flags) -> -1 or first illegal"},
+    {"solve", (PyCFunction)Kernel_solve, METH_VARARGS, "solve(states, i, max_nodes, seat=None) -> ({action: value}, nodes), or None past the budget"},
     {"pimc", (PyCFunction)Kernel_pimc, METH_VARARGS, "pimc(states, i, seat, actions, worlds, rollouts, mt) -> (float64 values, mt after)"},
     {"observe", (PyCFunction)Kernel_observe, METH_VARARGS, "observe(states, rows|None, obs, mask, to_act, encode=True)"},
     {NULL},

@@ -395,6 +395,7 @@ def _table_store(args: argparse.Namespace):
     return TableStore(idle_timeout=args.idle_timeout, max_tables=args.max_tables,
                       max_tables_per_client=args.max_tables_per_client or None,
                       creations_per_minute=args.creations_per_minute or None,
+                      searches_per_minute=args.searches_per_minute or None,
                       max_memory_mb=args.max_memory_mb or None,
                       max_analyses=args.max_analyses)
 
@@ -414,6 +415,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             raise ValueError(f"{flag} {value}: use a number > 0")
     for flag, value in (("--max-tables-per-client", args.max_tables_per_client),
                         ("--creations-per-minute", args.creations_per_minute),
+                        ("--searches-per-minute", args.searches_per_minute),
                         ("--max-memory-mb", args.max_memory_mb)):
         if value < 0:
             raise ValueError(f"{flag} {value}: use a number >= 0 (0: no limit)")
@@ -661,6 +663,10 @@ def build_parser(prog: str = "stichzoo") -> argparse.ArgumentParser:
                    default=table_mod.DEFAULT_CREATIONS_PER_MINUTE,
                    help="tables one client may create per minute, beyond it 429 (default: "
                         "%(default)s; 0: no limit)")
+    v.add_argument("--searches-per-minute", type=int,
+                   default=table_mod.DEFAULT_SEARCHES_PER_MINUTE,
+                   help="hints and game analyses one client may ask for per minute, beyond it "
+                        "429 (default: %(default)s; 0: no limit)")
     v.add_argument("--max-memory-mb", type=float, default=table_mod.DEFAULT_MAX_MEMORY_MB,
                    help="no new table while the server holds more resident memory (MiB), "
                         "503 instead (default: %(default)s; 0: no limit)")

@@ -385,7 +385,7 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
         return {"table_id": table_id, "instance": store.instance,
                 "events": with_texts(tv)["events"]}
 
-    @router.post("/tables/{table_id}/hint", responses=with_body,
+    @router.post("/tables/{table_id}/hint", responses=on_create,
                  openapi_extra={"requestBody": _body_doc(HINT_SCHEMA)})
     async def hint(table_id: str, request: Request):
         """The search's suggestion for the person's decision (``{"decisions": N}`` names it):
@@ -394,6 +394,7 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
         store.get(table_id)  # 404 before a byte of the body is read
         decisions = check_hint(parse_json(await read_body(request, max_body_bytes)))
         table = store.get(table_id)
+        store.charge_search(clients.of(request))  # 429 past searches_per_minute
         answer = await run_in_threadpool(table.hint, decisions)
         display = display_of(table.game.name)
         for move in (answer["move"], *answer["values"]):
@@ -401,14 +402,14 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
         return answer
 
     @router.get("/tables/{table_id}/analysis",
-                responses={**on_table, 409: err[409], 503: err[503]})
-    async def analysis(table_id: str):
+                responses={**on_table, 409: err[409], 429: err[429], 503: err[503]})
+    async def analysis(table_id: str, request: Request):
         """After the game: each of the person's decisions (forced moves skipped) beside the
         search's best, with the estimated loss and its standard error (docs/web_table.md);
         409 while the game runs.  Computed once per table (seconds: one hint-sized search
         per decision), then kept; 503 while the server already computes ``max_analyses``."""
         store.get(table_id)  # 404 before any work
-        answer = await run_in_threadpool(store.analysis, table_id)
+        answer = await run_in_threadpool(store.analysis, table_id, clients.of(request))
         display = display_of(store.get(table_id).game.name)
         for entry in answer["decisions"]:
             for move in (entry["move"], entry["best"]):
@@ -497,8 +498,8 @@ def _error_responses() -> dict[int, dict]:
            403: "a page of another origin may not change tables (docs/web_table.md)",
            413: "body over the limit", 415: "the body is not sent as application/json",
            422: "a bad argument or an illegal move, named",
-           429: "a per-client limit (live tables, creations per minute); Retry-After says "
-                "when to try again",
+           429: "a per-client limit (live tables, creations or searches per minute); "
+                "Retry-After says when to try again",
            500: "a bug: one line, no traceback",
            503: "the server is full (max_tables, max_memory_mb) or busy analysing games "
                 "(max_analyses); Retry-After says when"}

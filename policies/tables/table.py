@@ -57,6 +57,8 @@ DEFAULT_MAX_TABLES = 200
 DEFAULT_MAX_TABLES_PER_CLIENT = 20
 #: the most tables one client may create per minute
 DEFAULT_CREATIONS_PER_MINUTE = 30
+#: the most searches (hints, analyses computed) one client may ask for per minute
+DEFAULT_SEARCHES_PER_MINUTE = 120
 #: above this resident memory of the server process (MiB) no table is created
 DEFAULT_MAX_MEMORY_MB = 4096
 #: the most game analyses a store computes at once (each is one search per decision)
@@ -633,8 +635,10 @@ class TableStore:
     memory (both refused with status 503 and a ``Retry-After`` after expired
     ones are swept).  Per ``client`` (a web layer passes the remote address):
     at most ``max_tables_per_client`` live tables and
-    ``creations_per_minute`` creations in any 60 seconds, else 429 with
-    ``Retry-After``; so one client cannot lock the others out.  ``None``
+    ``creations_per_minute`` creations in any 60 seconds, and
+    ``searches_per_minute`` searches (a hint, an analysis computed:
+    :meth:`charge_search`), else 429 with ``Retry-After``; so one client
+    cannot lock the others out or flood the server's cores.  ``None``
     turns a limit off; a table created without a client counts for the
     total only.  Bot networks are shared between tables
     (:func:`stichzoo.policies.runtimes.onnx_policy.load_model`), so a table costs its
@@ -649,6 +653,7 @@ class TableStore:
                  max_tables: int = DEFAULT_MAX_TABLES,
                  max_tables_per_client: int | None = DEFAULT_MAX_TABLES_PER_CLIENT,
                  creations_per_minute: int | None = DEFAULT_CREATIONS_PER_MINUTE,
+                 searches_per_minute: int | None = DEFAULT_SEARCHES_PER_MINUTE,
                  max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB,
                  max_analyses: int = DEFAULT_MAX_ANALYSES,
                  clock: Callable[[], float] = time.monotonic,
@@ -659,6 +664,7 @@ class TableStore:
         for name, value in (("max_tables", max_tables),
                             ("max_tables_per_client", max_tables_per_client),
                             ("creations_per_minute", creations_per_minute),
+                            ("searches_per_minute", searches_per_minute),
                             ("max_analyses", max_analyses)):
             if value is None and name not in ("max_tables", "max_analyses"):
                 continue
@@ -671,6 +677,7 @@ class TableStore:
         self.max_tables = max_tables
         self.max_tables_per_client = max_tables_per_client
         self.creations_per_minute = creations_per_minute
+        self.searches_per_minute = searches_per_minute
         self.max_memory_mb = max_memory_mb
         self.max_analyses = max_analyses
         self._analysing = threading.BoundedSemaphore(max_analyses)
@@ -682,12 +689,14 @@ class TableStore:
         self._tables: dict[str, _Entry] = {}
         self._pending: dict[str, int] = {}  # per client: tables being built now
         self._created: dict[str, deque] = {}  # per client: times of the creations this minute
+        self._searched: dict[str, deque] = {}  # per client: times of the searches this minute
         self._lock = threading.Lock()
 
     def limits(self) -> dict[str, Any]:
         """The store's limits, as ``GET /tables/options`` lists them (None: off)."""
         return {"max_tables": self.max_tables, "max_tables_per_client": self.max_tables_per_client,
                 "creations_per_minute": self.creations_per_minute,
+                "searches_per_minute": self.searches_per_minute,
                 "max_memory_mb": self.max_memory_mb, "idle_timeout": self.idle_timeout,
                 "max_analyses": self.max_analyses}
 
@@ -753,6 +762,31 @@ class TableStore:
                 times.popleft()
             if not times:
                 del self._created[client]
+
+    def charge_search(self, client: str | None) -> None:
+        """Count one search (a hint, an analysis to compute) against ``client``: 429 with
+        ``Retry-After`` past ``searches_per_minute`` in any 60 seconds.
+
+        A search takes a core for up to a second, and a hint is free to ask
+        for again, so without this one client's flood of hints would slow
+        every other table's bots.  None (no client, or no limit): free.
+        """
+        rate = self.searches_per_minute
+        if rate is None or client is None:
+            return
+        with self._lock:
+            now = self.clock()
+            if len(self._searched) > 4096:  # forget the clients idle for a minute
+                for other in [c for c, ts in self._searched.items() if ts[-1] <= now - 60]:
+                    del self._searched[other]
+            times = self._searched.setdefault(client, deque())
+            while times and times[0] <= now - 60.0:
+                times.popleft()
+            if len(times) >= rate:
+                raise TableError(f"too many searches: searches_per_minute ({rate}) hints and "
+                                 f"analyses for one client; wait a little", status=429,
+                                 retry_after=times[0] + 60.0 - now)
+            times.append(now)
 
     def _check_memory(self) -> None:
         mb = None if self.max_memory_mb is None else self.memory()
@@ -822,7 +856,7 @@ class TableStore:
     def record(self, table_id: Any) -> dict:
         return self.get(table_id).record()
 
-    def analysis(self, table_id: Any) -> dict:
+    def analysis(self, table_id: Any, client: str | None = None) -> dict:
         """The game's analysis (:meth:`Table.analysis`; 409 while the game runs).
 
         A table keeps its analysis, so only the first request computes; at
@@ -832,6 +866,7 @@ class TableStore:
         table = self.get(table_id)
         if table.analysed or not table.over:  # free, or the table's own 409
             return table.analysis()
+        self.charge_search(client)
         if not self._analysing.acquire(blocking=False):
             raise TableError(f"the server is busy analysing other games (at most "
                              f"{self.max_analyses} at once, max_analyses); try again in a "
@@ -928,7 +963,20 @@ def describe_event(event: dict, names: Sequence[str]) -> str:
     return str(event)
 
 
-__all__ = ["DEFAULT_CREATIONS_PER_MINUTE", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_ANALYSES",
-           "DEFAULT_MAX_MEMORY_MB",
-           "DEFAULT_MAX_TABLES", "DEFAULT_MAX_TABLES_PER_CLIENT", "NOT_FOUND", "Table",
-           "TableError", "TableStore", "build_game", "describe_event", "resident_mb", "seating"]
+__all__ = [
+    "DEFAULT_CREATIONS_PER_MINUTE",
+    "DEFAULT_IDLE_TIMEOUT",
+    "DEFAULT_MAX_ANALYSES",
+    "DEFAULT_MAX_MEMORY_MB",
+    "DEFAULT_MAX_TABLES",
+    "DEFAULT_MAX_TABLES_PER_CLIENT",
+    "DEFAULT_SEARCHES_PER_MINUTE",
+    "NOT_FOUND",
+    "Table",
+    "TableError",
+    "TableStore",
+    "build_game",
+    "describe_event",
+    "resident_mb",
+    "seating",
+]

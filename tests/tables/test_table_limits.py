@@ -233,8 +233,8 @@ def test_serve_options_reach_the_store():
     assert args.no_tables
     store = _table_store(args)
     assert store.limits() == {"max_tables": 50, "max_tables_per_client": None,
-                              "creations_per_minute": 5, "max_memory_mb": None,
-                              "idle_timeout": 60.0, "max_analyses": 3}
+                              "creations_per_minute": 5, "searches_per_minute": 120,
+                              "max_memory_mb": None, "idle_timeout": 60.0, "max_analyses": 3}
     default = _table_store(build_parser().parse_args(["serve"]))
     assert default.limits() == TableStore().limits()
 
@@ -253,3 +253,38 @@ def test_the_memory_cap_says_where_it_cannot_work():
         TableStore(max_memory_mb=None, memory=lambda: None)
         TableStore(max_memory_mb=512, memory=lambda: 100.0)
     assert "/proc" in MEMORY_CAP_OFF and "psutil" in MEMORY_CAP_OFF
+
+
+def test_searches_per_minute_per_client():
+    """Hints and computed analyses count against their client: past the rate 429 with
+    Retry-After, another client untouched, free again after a minute; no client, no limit."""
+    now = [0.0]
+    store = TableStore(searches_per_minute=3, clock=lambda: now[0])
+    for _ in range(3):
+        store.charge_search("a")
+    with pytest.raises(TableError, match="searches_per_minute") as e:
+        store.charge_search("a")
+    assert e.value.status == 429 and e.value.headers == {"Retry-After": "60"}
+    store.charge_search("b")
+    store.charge_search(None)
+    now[0] = 60.5
+    store.charge_search("a")
+    assert TableStore(searches_per_minute=None).charge_search("a") is None
+
+
+def test_a_hint_flood_gets_429_over_http():
+    from stichzoo.policies.serve.web_table import mount_web_table
+
+    app = FastAPI()
+    mount_web_table(app, TableStore(searches_per_minute=2))
+    c = _client(app, "203.0.113.8")
+    view = c.post("/tables", json={"game": "hoch_tief", "players": 4, "seat": 0,
+                                   "opponents": ["random"]}).json()
+    ask = {"decisions": view["decisions"]}
+    for _ in range(2):
+        assert c.post(f"/tables/{view['table_id']}/hint", json=ask).status_code == 200
+    r = c.post(f"/tables/{view['table_id']}/hint", json=ask)
+    assert r.status_code == 429 and "searches_per_minute" in r.json()["error"]
+    assert int(r.headers["Retry-After"]) >= 1
+    other = _client(app, "203.0.113.9")  # another client still gets its hints
+    assert other.post(f"/tables/{view['table_id']}/hint", json=ask).status_code == 200

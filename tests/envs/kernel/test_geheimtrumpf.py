@@ -21,6 +21,7 @@ import pytest
 from stichzoo.envs import kernel
 from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.game import IllegalActionError
+from tests.envs.kernel.calls import assert_batch_calls_match, state_calls
 
 pytestmark = pytest.mark.skipif("geheimtrumpf" not in kernel.compiled_games(),
                                 reason="the kernel is built without geheimtrumpf")
@@ -192,17 +193,6 @@ def test_illegal_ids_refused():
         k.apply(states, 0, 0)
 
 
-def _calls(k, states):
-    """Every call that reads a state; each must raise KernelStateError or succeed."""
-    obs = np.zeros(k.obs_size, np.float32)
-    yield lambda: k.legal(states, 0)
-    yield lambda: k.win_share(states, 0)
-    for seat in range(k.num_players):
-        yield lambda seat=seat: k.encode(states, 0, seat, obs)
-    yield lambda: k.observe(states, None, np.zeros((1, k.obs_size), np.float32),
-                            np.zeros((1, k.num_actions), np.int8), np.zeros(1, np.int64))
-
-
 # byte offsets of gt_state's fields (geheimtrumpf.h); kz_head is the first 48 bytes
 HEAD_PHASE, HEAD_OVER, HEAD_TRUNCATED, HEAD_ROUND = 4, 8, 12, 16
 HEAD_DECISIONS, HEAD_TOTALS = 20, 24
@@ -252,7 +242,7 @@ def test_corrupted_fields_refused(where):
         new = np.array([v], fmt).view(np.uint8)
         assert states[0, off:off + len(new)].tobytes() != new.tobytes(), (where, off, v)
         states[0, off:off + len(new)] = new
-        for call in _calls(k, states):
+        for call in state_calls(k, states):
             with pytest.raises(k.KernelStateError):
                 call()
         with pytest.raises(k.KernelStateError):
@@ -277,7 +267,7 @@ def test_random_bytes_never_crash(n):
     rng = np.random.default_rng(n)
     for _ in range(50):
         states = rng.integers(0, 256, (1, k.state_size), dtype=np.uint8)
-        for call in _calls(k, states):
+        for call in state_calls(k, states):
             with pytest.raises(k.KernelStateError):
                 call()
     for moves in (4 * n - 1, 4 * n + 5, 4 * n + 9 * n + 2 + n, 4 * n + 9 * n + n + 8 * n + 1):
@@ -287,50 +277,20 @@ def test_random_bytes_never_crash(n):
             where = rng.integers(0, ORDERS + 3 * 51, rng.integers(1, 4))
             states[0, where] = rng.integers(0, 256, len(where), dtype=np.uint8)
             try:
-                for call in _calls(k, states):
+                for call in state_calls(k, states):
                     call()
                 for _ in range(2 * n):  # play on from the changed state
                     mask = k.legal(states, 0)
                     if not mask:
                         break
                     k.apply(states, 0, prng.choice(bit_list(mask)))
-                    for call in _calls(k, states):
+                    for call in state_calls(k, states):
                         call()
             except k.KernelStateError:
                 pass
 
 
 def test_batch_calls_match_single_calls():
-    """step/observe over many rows agree with apply/legal/encode row by row."""
+    """step/observe (the batch engine's calls) agree with apply/encode/legal."""
     _, _, k = make("geheimtrumpf", {"num_players": 3, "round_limit": 2})
-    rows = 12
-    states = k.new_states(rows)
-    k.new_games(states, np.arange(rows, dtype=np.int64), np.arange(rows, dtype=np.uint64) + 99)
-    single = states.copy()
-    obs = np.zeros((rows, k.obs_size), np.float32)
-    mask = np.zeros((rows, k.num_actions), np.int8)
-    to_act = np.zeros(rows, np.int64)
-    deltas = np.zeros((rows, 3), np.int32)
-    flags = np.zeros(rows, np.uint8)
-    one = np.zeros(k.obs_size, np.float32)
-    rng = random.Random(2)
-    for _ in range(300):
-        k.observe(states, None, obs, mask, to_act)
-        live = [i for i in range(rows) if to_act[i] >= 0]
-        if not live:
-            break
-        acts = []
-        for i in live:
-            m = k.legal(single, i)
-            assert bit_list(m) == np.flatnonzero(mask[i]).tolist()
-            k.encode(single, i, int(to_act[i]), one)
-            assert one.tobytes() == obs[i].tobytes()
-            acts.append(rng.choice(np.flatnonzero(mask[i]).tolist()))
-        flags[:] = 0
-        got = k.step(states, np.array(live, np.int64), np.array(acts, np.int64), deltas, flags)
-        assert got == -1
-        for i, a in zip(live, acts):
-            f, d = k.apply(single, i, a)
-            assert f == flags[i] and (not f & kernel.KZ_DELTAS or tuple(deltas[i]) == d)
-    assert states.tobytes() == single.tobytes()
-    assert not live
+    assert_batch_calls_match(k, rows=12, first_seed=99, rng_seed=2, steps=300)

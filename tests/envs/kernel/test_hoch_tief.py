@@ -17,6 +17,7 @@ import pytest
 
 from stichzoo.envs import kernel
 from stichzoo.envs.core.game import IllegalActionError
+from tests.envs.kernel.calls import assert_batch_calls_match, state_calls
 
 pytestmark = pytest.mark.skipif("hoch_tief" not in kernel.compiled_games(),
                                 reason="the kernel is built without hoch_tief")
@@ -127,17 +128,6 @@ def test_illegal_ids_refused():
         k.apply(states, 0, 0)
 
 
-def _calls(k, states):
-    """Every call that reads a state; each must raise KernelStateError or succeed."""
-    obs = np.zeros(k.obs_size, np.float32)
-    yield lambda: k.legal(states, 0)
-    yield lambda: k.win_share(states, 0)
-    for seat in range(k.num_players):
-        yield lambda seat=seat: k.encode(states, 0, seat, obs)
-    yield lambda: k.observe(states, None, np.zeros((1, k.obs_size), np.float32),
-                            np.zeros((1, k.num_actions), np.int8), np.zeros(1, np.int64))
-
-
 # byte offsets of the fields of ht_state (hoch_tief.c) after the 48-byte kz_head;
 # hands and taken cards are two 64-bit words of card ids per seat
 HEAD_PHASE, HEAD_OVER, HEAD_TRUNCATED, HEAD_ROUND, HEAD_DECISIONS = 4, 8, 12, 16, 20
@@ -165,7 +155,7 @@ def test_corrupted_fields_refused(n):
                         + [(o, v, "u1") for o, v in u8]):
         states = good.copy()
         states[0, off:off + np.dtype(fmt).itemsize] = np.array([v], fmt).view(np.uint8)
-        for call in _calls(k, states):
+        for call in state_calls(k, states):
             with pytest.raises(k.KernelStateError):
                 call()
         with pytest.raises(k.KernelStateError):
@@ -180,7 +170,7 @@ def test_random_bytes_never_crash(n):
     rng = np.random.default_rng(n)
     for _ in range(50):
         states = rng.integers(0, 256, (1, k.state_size), dtype=np.uint8)
-        for call in _calls(k, states):
+        for call in state_calls(k, states):
             with pytest.raises(k.KernelStateError):
                 call()
     good, prng = _midgame(k, seed=n, moves=5 * n + 2)
@@ -189,7 +179,7 @@ def test_random_bytes_never_crash(n):
         where = rng.integers(0, ORDERS + 2 * 15 * n, rng.integers(1, 4))
         states[0, where] = rng.integers(0, 256, len(where), dtype=np.uint8)
         try:
-            for call in _calls(k, states):
+            for call in state_calls(k, states):
                 call()
             for _ in range(3 * n):  # play on from the changed state
                 mask = k.legal(states, 0)
@@ -197,43 +187,13 @@ def test_random_bytes_never_crash(n):
                     break
                 legal = [a for a in range(k.num_actions) if mask >> a & 1]
                 k.apply(states, 0, prng.choice(legal))
-                for call in _calls(k, states):
+                for call in state_calls(k, states):
                     call()
         except k.KernelStateError:
             pass
 
 
 def test_batch_calls_match_single_calls():
-    """step/observe over many rows agree with apply/legal/encode row by row."""
-    _game, _, k = make("hoch_tief", {"num_players": 5, "rounds": 2})
-    rows = 16
-    states = k.new_states(rows)
-    k.new_games(states, np.arange(rows, dtype=np.int64), np.arange(rows, dtype=np.uint64) + 99)
-    single = states.copy()
-    obs = np.zeros((rows, k.obs_size), np.float32)
-    mask = np.zeros((rows, k.num_actions), np.int8)
-    to_act = np.zeros(rows, np.int64)
-    deltas = np.zeros((rows, 5), np.int32)
-    flags = np.zeros(rows, np.uint8)
-    one = np.zeros(k.obs_size, np.float32)
-    rng = random.Random(2)
-    for _ in range(160):
-        k.observe(states, None, obs, mask, to_act)
-        live = [i for i in range(rows) if to_act[i] >= 0]
-        if not live:
-            break
-        acts = []
-        for i in live:
-            m = k.legal(single, i)
-            want = np.flatnonzero(mask[i]).tolist()
-            assert [a for a in range(k.num_actions) if m >> a & 1] == want
-            k.encode(single, i, int(to_act[i]), one)
-            assert one.tobytes() == obs[i].tobytes()
-            acts.append(rng.choice(np.flatnonzero(mask[i]).tolist()))
-        flags[:] = 0
-        picked = np.array(live, np.int64)
-        assert k.step(states, picked, np.array(acts, np.int64), deltas, flags) == -1
-        for i, a in zip(live, acts):
-            f, d = k.apply(single, i, a)
-            assert f == flags[i] and (not f & kernel.KZ_DELTAS or tuple(deltas[i]) == d)
-    assert states.tobytes() == single.tobytes()
+    """step/observe (the batch engine's calls) agree with apply/encode/legal."""
+    _, _, k = make("hoch_tief", {"num_players": 5, "rounds": 2})
+    assert_batch_calls_match(k, rows=16, first_seed=99, rng_seed=2, steps=160)

@@ -36,6 +36,7 @@ from stichzoo.envs.silberne_ananas.rules import (
 )
 from stichzoo.policies.base import Decision
 from stichzoo.policies.games.silberne_ananas import Heuristic
+from tests.envs.kernel.calls import assert_batch_calls_match, poke, put, some_states
 
 #: every option the Python core offers (the player count is always 3)
 OPTION_SETS = [
@@ -253,64 +254,18 @@ def test_illegal_ids_refused():
         refused(a)
 
 
-def _legal(mask: int) -> list[int]:
-    return [a for a in range(mask.bit_length()) if mask >> a & 1]
-
-
-def _some_states(k, count: int, seed: int) -> np.ndarray:
-    """States of games at random points (play, the Joker's gift, game over)."""
-    rng = random.Random(seed)
-    states = k.new_states(count)
-    for i in range(count):
-        k.start(states, i, k.deal(rng.getrandbits(32)))
-        for _ in range(rng.randrange(0, 120)):
-            mask = k.legal(states, i)
-            if not mask:
-                break
-            k.apply(states, i, rng.choice(_legal(mask)))
-    return states
-
-
-def _poke(k, states: np.ndarray, i: int) -> bool:
-    """Every call that reads state i; True when the state was refused."""
-    out = np.zeros(k.obs_size, np.float32)
-    try:
-        k.valid(states, i)
-    except kernel.Kernel.KernelStateError:
-        for call in (lambda: k.legal(states, i), lambda: k.encode(states, i, 0, out),
-                     lambda: k.win_share(states, i), lambda: k.apply(states, i, 0)):
-            with pytest.raises(kernel.Kernel.KernelStateError):
-                call()
-        return True
-    # accepted: play it to its end (a state valid() accepts stays valid under legal actions)
-    rng = random.Random(i)
-    while True:
-        mask = k.legal(states, i)
-        for seat in range(k.num_players):
-            k.encode(states, i, seat, out)
-        k.win_share(states, i)
-        if not mask:
-            return False
-        k.apply(states, i, rng.choice(_legal(mask)))
-
-
 @pytest.mark.parametrize("options", [OPTION_SETS[0], OPTION_SETS[1], OPTION_SETS[6]], ids=_id)
 def test_random_bytes_are_refused(options):
     _, _, k = make("silberne_ananas", options)
     rng = np.random.default_rng(1)
     states = rng.integers(0, 256, (200, k.state_size), dtype=np.uint8)
-    assert all(_poke(k, states, i) for i in range(len(states)))
-
-
-def _put(states: np.ndarray, off: int, size: int, value: int) -> None:
-    states[0, off:off + size] = np.frombuffer(
-        int(value).to_bytes(size, "little", signed=value < 0 or size == 4), np.uint8)
+    assert all(poke(k, states, i) for i in range(len(states)))
 
 
 def test_corrupted_fields_are_refused():
     """Each field that indexes or bounds a loop, set out of range, raises KernelStateError."""
     _, _, k = make("silberne_ananas", {"target_score": 60})
-    states = _some_states(k, 60, 9)
+    states = some_states(k, 60, 9, 120)
     base = next(states[i:i + 1].copy() for i in range(len(states))
                 if k.head(states, i)["phase"] == PLAY and states[i, TRICK_LEN] == 2
                 and k.head(states, i)["round_index"] < k.num_orders - 1)
@@ -323,7 +278,7 @@ def test_corrupted_fields_are_refused():
     here = ORDERS + k.head(base, 0)["round_index"] * DECK_SIZE
     nxt = here + DECK_SIZE
     dealt = base.copy()
-    _put(dealt, here, 1, 255)
+    put(dealt, here, 1, 255)
     k.valid(dealt, 0)
     seat = int(base[0, HEAD["current_player"]])
     hand = int.from_bytes(base[0, HANDS + 8 * seat:HANDS + 8 * seat + 8].tobytes(), "little")
@@ -342,14 +297,14 @@ def test_corrupted_fields_are_refused():
         (nxt, 1, 33), (nxt + 32, 1, 255), (nxt + 5, 1, int(base[0, nxt + 6]))]
     for off, size, value in fields:
         states = base.copy()
-        _put(states, off, size, value)
-        assert _poke(k, states, 0), (off, size, value)
+        put(states, off, size, value)
+        assert poke(k, states, 0), (off, size, value)
     giver = int(give[0, HEAD["current_player"]])
     for off, size, value in [(JOKER_SEAT, 1, -1), (TRICK_LEN, 1, 2), (HEAD["phase"], 4, PLAY),
                              (HEAD["current_player"], 4, (giver + 1) % 3)]:
         states = give.copy()
-        _put(states, off, size, value)
-        assert _poke(k, states, 0), ("give", off, size, value)
+        put(states, off, size, value)
+        assert poke(k, states, 0), ("give", off, size, value)
 
 
 @pytest.mark.parametrize("options", [OPTION_SETS[0], OPTION_SETS[6]], ids=_id)
@@ -357,7 +312,7 @@ def test_byte_flips_never_crash(options):
     """Random bytes changed in real states: refused, or played on safely to the end
     (the reading's cached values included: wrong floats, never a wrong index)."""
     _, _, k = make("silberne_ananas", options)
-    states = _some_states(k, 30, 5)
+    states = some_states(k, 30, 5, 120)
     rng = random.Random(2)
     for _ in range(300):
         i = rng.randrange(len(states))
@@ -365,39 +320,10 @@ def test_byte_flips_never_crash(options):
         for _ in range(rng.randrange(1, 4)):
             at = rng.randrange(ORDERS) if rng.random() < 0.8 else rng.randrange(LEADER, ORDERS)
             bad[0, at] = rng.randrange(256)
-        _poke(k, bad, 0)
+        poke(k, bad, 0)
 
 
 def test_batch_calls_match_single_calls():
     """step/observe (the batch engine's calls) agree with apply/encode/legal."""
     _, _, k = make("silberne_ananas", {"target_score": 45})
-    n, rows = k.num_players, 12
-    states = k.new_states(rows)
-    k.new_games(states, np.arange(rows, dtype=np.int64), np.arange(rows, dtype=np.uint64) + 40)
-    single = states.copy()
-    obs = np.zeros((rows, k.obs_size), np.float32)
-    mask = np.zeros((rows, k.num_actions), np.int8)
-    to_act = np.zeros(rows, np.int64)
-    deltas = np.zeros((rows, n), np.int32)
-    flags = np.zeros(rows, np.uint8)
-    one = np.zeros(k.obs_size, np.float32)
-    rng = random.Random(4)
-    for _ in range(1000):
-        k.observe(states, None, obs, mask, to_act)
-        live = np.flatnonzero(to_act >= 0)
-        if not len(live):
-            break
-        acts = []
-        for i in live:
-            m = k.legal(single, int(i))
-            assert mask[i].tolist() == [m >> a & 1 for a in range(k.num_actions)]
-            k.encode(single, int(i), int(to_act[i]), one)
-            assert obs[i].tobytes() == one.tobytes()
-            acts.append(rng.choice(_legal(m)))
-        flags[:] = 0
-        assert k.step(states, live.astype(np.int64), np.array(acts, np.int64), deltas, flags) == -1
-        for i, a in zip(live, acts):
-            f, d = k.apply(single, int(i), a)
-            assert f == flags[i] and (not f & kernel.KZ_DELTAS or tuple(deltas[i]) == d)
-        assert states.tobytes() == single.tobytes()
-    assert (to_act == -1).all()  # every game played to its end
+    assert_batch_calls_match(k, rows=12, first_seed=40, rng_seed=4, steps=1000)

@@ -20,6 +20,7 @@ from stichzoo.envs.core.game import IllegalActionError
 if kernel._kernel is None or "wizard" not in kernel.compiled_games():  # pragma: no cover
     pytest.skip("the compiled kernel (with wizard) is not built", allow_module_level=True)
 
+from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.kernel.differential import compare, make
 from stichzoo.envs.wizard.kernel import kernel_options
 from stichzoo.envs.wizard.rules import (
@@ -31,6 +32,7 @@ from stichzoo.envs.wizard.rules import (
     WizardGame,
     WizardOptions,
 )
+from tests.envs.kernel.calls import assert_batch_calls_match, poke, put, some_states
 
 #: every player count and option the Python core offers
 OPTION_SETS = [
@@ -77,10 +79,6 @@ def test_extreme_play_matches_python(options, policy):
     assert rep.games == 2
 
 
-def _legal(mask: int) -> list[int]:
-    return [a for a in range(mask.bit_length()) if mask >> a & 1]
-
-
 def test_rare_paths_are_reached():
     """A turned Wizard (the dealer chooses trump), a forbidden dealer bid and a trick
     of Jesters only are all met (Jesters first: the highest legal id is played)."""
@@ -92,7 +90,7 @@ def test_rare_paths_are_reached():
         k.start(states, 0, k.deal(seed))
         while not k.head(states, 0)["over"]:
             phase = k.head(states, 0)["phase"]
-            legal = _legal(k.legal(states, 0))
+            legal = bit_list(k.legal(states, 0))
             if phase == CHOOSE_TRUMP:
                 seen.add("choose_trump")
             if phase == BID and len(legal) == states[0, HAND_SIZE]:
@@ -198,54 +196,12 @@ def test_illegal_ids_refused():
         refused(a)
 
 
-def _some_states(k, count: int, seed: int) -> np.ndarray:
-    """States of games at random points (choose trump, bid, play, game over)."""
-    rng = random.Random(seed)
-    states = k.new_states(count)
-    for i in range(count):
-        k.start(states, i, k.deal(rng.getrandbits(32)))
-        for _ in range(rng.randrange(0, 200)):
-            mask = k.legal(states, i)
-            if not mask:
-                break
-            k.apply(states, i, rng.choice(_legal(mask)))
-    return states
-
-
-def _poke(k, states: np.ndarray, i: int) -> bool:
-    """Every call that reads state i; True when the state was refused."""
-    out = np.zeros(k.obs_size, np.float32)
-    try:
-        k.valid(states, i)
-    except kernel.Kernel.KernelStateError:
-        for call in (lambda: k.legal(states, i), lambda: k.encode(states, i, 0, out),
-                     lambda: k.win_share(states, i), lambda: k.apply(states, i, 0)):
-            with pytest.raises(kernel.Kernel.KernelStateError):
-                call()
-        return True
-    # accepted: play it to its end (a state valid() accepts stays valid under legal actions)
-    rng = random.Random(i)
-    while True:
-        mask = k.legal(states, i)
-        for seat in range(k.num_players):
-            k.encode(states, i, seat, out)
-        k.win_share(states, i)
-        if not mask:
-            return False
-        k.apply(states, i, rng.choice(_legal(mask)))
-
-
 @pytest.mark.parametrize("options", [OPTION_SETS[0], OPTION_SETS[3], OPTION_SETS[7]], ids=_id)
 def test_random_bytes_are_refused(options):
     _, _, k = make("wizard", options)
     rng = np.random.default_rng(1)
     states = rng.integers(0, 256, (200, k.state_size), dtype=np.uint8)
-    assert all(_poke(k, states, i) for i in range(len(states)))
-
-
-def _put(states: np.ndarray, off: int, size: int, value: int) -> None:
-    states[0, off:off + size] = np.frombuffer(
-        int(value).to_bytes(size, "little", signed=value < 0 or size == 4), np.uint8)
+    assert all(poke(k, states, i) for i in range(len(states)))
 
 
 @pytest.mark.parametrize("options", [OPTION_SETS[4], OPTION_SETS[6]], ids=_id)
@@ -253,7 +209,7 @@ def test_corrupted_fields_are_refused(options):
     """Each field that indexes or bounds a loop, set out of range, raises KernelStateError."""
     _, _, k = make("wizard", options)
     n = k.num_players
-    states = _some_states(k, 60, 9)
+    states = some_states(k, 60, 9, 200)
     base = next(states[i:i + 1].copy() for i in range(len(states))
                 if k.head(states, i)["phase"] == PLAY and states[i, TRICK_LEN] > 0
                 and k.head(states, i)["round_index"] < k.num_orders - 1)
@@ -263,7 +219,7 @@ def test_corrupted_fields_are_refused(options):
     here = ORDERS + k.head(base, 0)["round_index"] * DECK_SIZE
     nxt = here + DECK_SIZE
     dealt = base.copy()
-    _put(dealt, here, 1, 255)
+    put(dealt, here, 1, 255)
     k.valid(dealt, 0)
     fields = [(HEAD["phase"], 4, v) for v in (-1, 4, 1 << 30)] + [
         (HEAD["current_player"], 4, v) for v in (-2, -1, n, 99)] + [
@@ -278,8 +234,8 @@ def test_corrupted_fields_are_refused(options):
         (DEALER, 1, n), (HAND_SIZE, 1, 0), (HAND_SIZE, 1, 21), (nxt, 1, 60), (nxt + 59, 1, 255)]
     for off, size, value in fields:
         states = base.copy()
-        _put(states, off, size, value)
-        assert _poke(k, states, 0), (off, size, value)
+        put(states, off, size, value)
+        assert poke(k, states, 0), (off, size, value)
 
 
 def test_later_deck_orders_are_checked_before_their_turn():
@@ -288,57 +244,28 @@ def test_later_deck_orders_are_checked_before_their_turn():
     _, _, k = make("wizard", {"num_players": 4})
     states = k.new_states(1)
     k.start(states, 0, k.deal(8))
-    _put(states, ORDERS + 3 * DECK_SIZE + 5, 1, 77)  # round 4's order
+    put(states, ORDERS + 3 * DECK_SIZE + 5, 1, 77)  # round 4's order
     rng = random.Random(0)
     while k.head(states, 0)["round_index"] < 2:
-        k.apply(states, 0, rng.choice(_legal(k.legal(states, 0))))
-    assert _poke(k, states, 0)
+        k.apply(states, 0, rng.choice(bit_list(k.legal(states, 0))))
+    assert poke(k, states, 0)
 
 
 @pytest.mark.parametrize("options", [OPTION_SETS[1], OPTION_SETS[7]], ids=_id)
 def test_byte_flips_never_crash(options):
     """Random bytes changed in real states: refused, or played on safely to the end."""
     _, _, k = make("wizard", options)
-    states = _some_states(k, 30, 5)
+    states = some_states(k, 30, 5, 200)
     rng = random.Random(2)
     for _ in range(300):
         i = rng.randrange(len(states))
         bad = states[i:i + 1].copy()
         for _ in range(rng.randrange(1, 4)):
             bad[0, rng.randrange(ORDERS)] = rng.randrange(256)  # the fields, not the orders
-        _poke(k, bad, 0)
+        poke(k, bad, 0)
 
 
 def test_batch_calls_match_single_calls():
     """step/observe (the batch engine's calls) agree with apply/encode/legal."""
     _, _, k = make("wizard", {"num_players": 5, "rounds": [3, 12, 1]})
-    n, rows = k.num_players, 16
-    states = k.new_states(rows)
-    k.new_games(states, np.arange(rows, dtype=np.int64), np.arange(rows, dtype=np.uint64) + 40)
-    single = states.copy()
-    obs = np.zeros((rows, k.obs_size), np.float32)
-    mask = np.zeros((rows, k.num_actions), np.int8)
-    to_act = np.zeros(rows, np.int64)
-    deltas = np.zeros((rows, n), np.int32)
-    flags = np.zeros(rows, np.uint8)
-    one = np.zeros(k.obs_size, np.float32)
-    rng = random.Random(4)
-    for _ in range(1000):
-        k.observe(states, None, obs, mask, to_act)
-        live = np.flatnonzero(to_act >= 0)
-        if not len(live):
-            break
-        acts = []
-        for i in live:
-            m = k.legal(single, int(i))
-            assert mask[i].tolist() == [m >> a & 1 for a in range(k.num_actions)]
-            k.encode(single, int(i), int(to_act[i]), one)
-            assert obs[i].tobytes() == one.tobytes()
-            acts.append(rng.choice(_legal(m)))
-        flags[:] = 0
-        assert k.step(states, live.astype(np.int64), np.array(acts, np.int64), deltas, flags) == -1
-        for i, a in zip(live, acts):
-            f, d = k.apply(single, int(i), a)
-            assert f == flags[i] and (not f & kernel.KZ_DELTAS or tuple(deltas[i]) == d)
-        assert states.tobytes() == single.tobytes()
-    assert (to_act == -1).all()  # every game played to its end
+    assert_batch_calls_match(k, rows=16, first_seed=40, rng_seed=4, steps=1000)

@@ -22,6 +22,7 @@ if kernel._kernel is None:  # pragma: no cover - only without a C compiler
 
 from stichzoo.envs.kernel.differential import compare, make
 from stichzoo.envs.wunder_punkt.rules import DECK_SIZE, GAME_OVER, PLAY
+from tests.envs.kernel.calls import assert_batch_calls_match, poke, some_states
 
 #: every player count and option the Python core offers
 OPTION_SETS = [
@@ -150,47 +151,12 @@ def test_illegal_ids_refused():
         refused(a)
 
 
-def _some_states(k, count: int, seed: int) -> np.ndarray:
-    """States of games at random points (sore phase, play, game over)."""
-    rng = random.Random(seed)
-    states = k.new_states(count)
-    for i in range(count):
-        k.start(states, i, k.deal(rng.getrandbits(32)))
-        for _ in range(rng.randrange(0, 220)):
-            mask = k.legal(states, i)
-            if not mask:
-                break
-            legal = [a for a in range(k.num_actions) if mask >> a & 1]
-            k.apply(states, i, rng.choice(legal))
-    return states
-
-
-def _poke(k, states: np.ndarray, i: int) -> bool:
-    """Every call that reads state i; True when the state was refused."""
-    out = np.zeros(k.obs_size, np.float32)
-    try:
-        k.valid(states, i)
-    except kernel.Kernel.KernelStateError:
-        for call in (lambda: k.legal(states, i), lambda: k.encode(states, i, 0, out),
-                     lambda: k.win_share(states, i), lambda: k.apply(states, i, 0)):
-            with pytest.raises(kernel.Kernel.KernelStateError):
-                call()
-        return True
-    mask = k.legal(states, i)
-    for seat in range(k.num_players):
-        k.encode(states, i, seat, out)
-    k.win_share(states, i)
-    if mask:
-        k.apply(states, i, (mask & -mask).bit_length() - 1)
-    return False
-
-
 @pytest.mark.parametrize("options", [OPTION_SETS[0], OPTION_SETS[3], OPTION_SETS[7]], ids=_id)
 def test_random_bytes_are_refused(options):
     _, _, k = make("wunder_punkt", options)
     rng = np.random.default_rng(1)
     states = rng.integers(0, 256, (200, k.state_size), dtype=np.uint8)
-    assert all(_poke(k, states, i) for i in range(len(states)))
+    assert all(poke(k, states, i, play_out=False) for i in range(len(states)))
 
 
 @pytest.mark.parametrize("options", [OPTION_SETS[1], OPTION_SETS[4]], ids=_id)
@@ -198,7 +164,7 @@ def test_corrupted_fields_are_refused(options):
     """Each field that indexes or bounds a loop, set out of range, raises KernelStateError."""
     _, _, k = make("wunder_punkt", options)
     n = k.num_players
-    base = _some_states(k, 1, 3)
+    base = some_states(k, 1, 3, 220)
     k.valid(base, 0)
     fields = [(HEAD["phase"], 4, v) for v in (-1, 3, 1 << 30)] + [
         (HEAD["current_player"], 4, v) for v in (-2, n, 99)] + [
@@ -215,17 +181,17 @@ def test_corrupted_fields_are_refused(options):
         states = base.copy()
         states[0, off:off + size] = np.frombuffer(
             int(value).to_bytes(size, "little", signed=value < 0 or size == 4), np.uint8)
-        assert _poke(k, states, 0), (off, size, value)
+        assert poke(k, states, 0, play_out=False), (off, size, value)
     # the trick's cards, in the play phase
-    states = _some_states(k, 40, 9)
+    states = some_states(k, 40, 9, 220)
     for i in range(len(states)):
         if k.head(states, i)["phase"] == PLAY and states[i, TRICK_LEN] > 0:
             bad = states[i:i + 1].copy()
             bad[0, TRICK] = 99
-            assert _poke(k, bad, 0)
+            assert poke(k, bad, 0, play_out=False)
             bad = states[i:i + 1].copy()
             bad[0, TRICK_LEN] = n  # a complete trick is never pending in play
-            assert _poke(k, bad, 0)
+            assert poke(k, bad, 0, play_out=False)
             break
     else:
         pytest.fail("no trick in progress among the sampled states")
@@ -235,46 +201,17 @@ def test_corrupted_fields_are_refused(options):
 def test_byte_flips_never_crash(options):
     """Random bytes flipped in real states: refused, or played on safely."""
     _, _, k = make("wunder_punkt", options)
-    states = _some_states(k, 30, 5)
+    states = some_states(k, 30, 5, 220)
     rng = random.Random(2)
     for _ in range(400):
         i = rng.randrange(len(states))
         bad = states[i:i + 1].copy()
         for _ in range(rng.randrange(1, 4)):
             bad[0, rng.randrange(k.state_size)] = rng.randrange(256)
-        _poke(k, bad, 0)
+        poke(k, bad, 0, play_out=False)
 
 
 def test_batch_calls_match_single_calls():
     """step/observe (the batch engine's calls) agree with apply/encode/legal."""
     _, _, k = make("wunder_punkt", {"num_players": 5})
-    n, rows = k.num_players, 16
-    states = k.new_states(rows)
-    k.new_games(states, np.arange(rows, dtype=np.int64), np.arange(rows, dtype=np.uint64) + 40)
-    single = states.copy()
-    obs = np.zeros((rows, k.obs_size), np.float32)
-    mask = np.zeros((rows, k.num_actions), np.int8)
-    to_act = np.zeros(rows, np.int64)
-    deltas = np.zeros((rows, n), np.int32)
-    flags = np.zeros(rows, np.uint8)
-    one = np.zeros(k.obs_size, np.float32)
-    rng = random.Random(4)
-    for _ in range(1000):
-        k.observe(states, None, obs, mask, to_act)
-        live = np.flatnonzero(to_act >= 0)
-        if not len(live):
-            break
-        acts = []
-        for i in live:
-            m = k.legal(single, int(i))
-            assert mask[i].tolist() == [m >> a & 1 for a in range(k.num_actions)]
-            k.encode(single, int(i), int(to_act[i]), one)
-            assert obs[i].tobytes() == one.tobytes()
-            acts.append(rng.choice([a for a in range(k.num_actions) if m >> a & 1]))
-        flags[:] = 0
-        assert k.step(states, live.astype(np.int64), np.array(acts, np.int64), deltas, flags) == -1
-        for i, a in zip(live, acts):
-            f, d = k.apply(single, int(i), a)
-            assert f == flags[i] and (not f & kernel.KZ_DELTAS or tuple(deltas[i]) == d)
-        assert states.tobytes() == single.tobytes()
-    assert (to_act == -1).all()  # every game played to its end
+    assert_batch_calls_match(k, rows=16, first_seed=40, rng_seed=4, steps=1000)

@@ -342,14 +342,6 @@ static inline int any_byte_above(const uint8_t *a, int len, unsigned limit) {
     return (bad & ones * 128) != 0;
 }
 
-/* popcount without a library call (no -mpopcnt in the build) */
-static inline int popcount64(uint64_t x) {
-    x = x - ((x >> 1) & 0x5555555555555555ULL);
-    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-    return (int)((x * 0x0101010101010101ULL) >> 56);
-}
-
 /* Every field legal, apply and encode (and the reading) use as an index or a loop
  * bound, and the counts the phase's decisions rely on.  The unused slots of the
  * fixed arrays are zero in every state the rules make (clear_round), so the
@@ -373,7 +365,7 @@ static int gt_valid(const kz_config *cfg, const void *state, char *err, size_t e
         if ((uint32_t)s->head.totals[p] > GT_TASKS_PER_PLAYER) BAD("totals");
         if (s->held[p] & ~GT_ALL_TASKS) BAD("held");
         if (s->checked[p] & ~s->held[p]) BAD("checked");
-        if (popcount64(s->checked[p]) != s->head.totals[p]) BAD("totals");
+        if (kz_popcount64(s->checked[p]) != s->head.totals[p]) BAD("totals");
         if (s->chosen[p] < -1 || s->chosen[p] >= GT_TASKS) BAD("chosen");
         cards |= s->hands[p] | s->won_cards[p];
         won += s->tricks_won[p];
@@ -406,7 +398,7 @@ static int gt_valid(const kz_config *cfg, const void *state, char *err, size_t e
     switch (phase) {
     case GT_TASK_DRAFT: {
         int picks = 0;
-        for (int p = 0; p < n; p++) picks += popcount64(s->held[p]);
+        for (int p = 0; p < n; p++) picks += kz_popcount64(s->held[p]);
         if (s->head.decisions >= GT_TASKS_PER_PLAYER * n || s->head.decisions != picks || ri != 0)
             BAD("decisions");
         break;
@@ -416,7 +408,7 @@ static int gt_valid(const kz_config *cfg, const void *state, char *err, size_t e
         int first = (s->start + 1 + rd) % n;
         if (cur != (first + s->row_len) % n) BAD("current_player");
         for (int p = 0; p < n; p++)  /* one card a finished row, and this row's if taken */
-            if (popcount64(s->hands[p]) != rd + ((p - first + n) % n < s->row_len))
+            if (kz_popcount64(s->hands[p]) != rd + ((p - first + n) % n < s->row_len))
                 BAD("hands");
         break;
     }
@@ -424,18 +416,18 @@ static int gt_valid(const kz_config *cfg, const void *state, char *err, size_t e
         if (rd != GT_ROWS || s->row_len) BAD("rows_drafted");
         if (cur == s->start) BAD("current_player");
         for (int p = 0; p < n; p++)
-            if (popcount64(s->hands[p]) != GT_ROWS) BAD("hands");
+            if (kz_popcount64(s->hands[p]) != GT_ROWS) BAD("hands");
         break;
     case GT_PLAY:
         if (rd != GT_ROWS || nt >= GT_ROWS || s->trick_len >= n) BAD("num_tricks");
         if (cur != (s->trick_leader + s->trick_len) % n) BAD("current_player");
         for (int i = 0; i < s->trick_len; i++) {
             int p = (s->trick_leader + i) % n;
-            if (popcount64(s->hands[p]) != GT_ROWS - nt - 1) BAD("hands");
+            if (kz_popcount64(s->hands[p]) != GT_ROWS - nt - 1) BAD("hands");
         }
         for (int i = s->trick_len; i < n; i++) {
             int p = (s->trick_leader + i) % n;
-            if (popcount64(s->hands[p]) != GT_ROWS - nt) BAD("hands");
+            if (kz_popcount64(s->hands[p]) != GT_ROWS - nt) BAD("hands");
         }
         if ((s->trick_len == 0) != (s->follow == 0)) BAD("follow");
         break;

@@ -34,13 +34,6 @@
 
 static void add_card(uint64_t *mask, int c) { mask[c >> 6] |= (uint64_t)1 << (c & 63); }
 
-static int popcount64(uint64_t x) {  /* no libgcc call where the CPU flag is off */
-    x -= (x >> 1) & 0x5555555555555555ULL;
-    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-    return (int)((x * 0x0101010101010101ULL) >> 56);
-}
-
 /* -- configure ----------------------------------------------------------------- */
 
 static int ht_configure(kz_config *cfg, const int64_t *opt, int nopt, char *err, size_t errlen) {
@@ -250,25 +243,6 @@ static void ht_legal(const kz_config *cfg, const void *state, uint64_t *mask) {
     }
 }
 
-/* -- scoring ----------------------------------------------------------------------- */
-
-/* rules.score_taken: per suit, 1 or 2 cards score their printed numbers,
- * 3 or more score one point each. */
-static int score_taken(const ht_tables *t, const uint64_t *taken) {
-    int total = 0;
-    for (int su = 0; su < HT_SUITS; su++) {
-        uint64_t a = taken[0] & t->suit_mask[su][0], b = taken[1] & t->suit_mask[su][1];
-        int k = popcount64(a) + popcount64(b);
-        if (k >= 3) {
-            total += k;
-        } else {
-            for (; a; a &= a - 1) total += t->number[kz_lowbit64(a)];
-            for (; b; b &= b - 1) total += t->number[64 + kz_lowbit64(b)];
-        }
-    }
-    return total;
-}
-
 /* -- apply ------------------------------------------------------------------------- */
 
 static int ht_apply(const kz_config *cfg, void *state, int card, int32_t *deltas) {
@@ -301,8 +275,8 @@ static int ht_apply(const kz_config *cfg, void *state, int card, int32_t *deltas
     /* the player of the lowest card takes the highest card; the player of
      * the highest card all the others (the same seat when all are equal) */
     for (int i = 0; i < n; i++) add_card(s->taken[i == hi ? low_seat : high_seat], s->trick[i]);
-    s->score[low_seat] = score_taken(t, s->taken[low_seat]);
-    s->score[high_seat] = score_taken(t, s->taken[high_seat]);
+    s->score[low_seat] = ht_score_taken(t, s->taken[low_seat]);
+    s->score[high_seat] = ht_score_taken(t, s->taken[high_seat]);
     s->tricks_played++;
     if (s->hand[high_seat][0] | s->hand[high_seat][1]) {  /* the highest card leads next */
         s->leader = high_seat;

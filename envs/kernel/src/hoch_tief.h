@@ -50,4 +50,21 @@ typedef struct {
 
 static const ht_tables *tables(const kz_config *cfg) { return (const ht_tables *)cfg->game; }
 
+/* rules.score_taken: per suit, 1 or 2 cards score their printed numbers,
+ * 3 or more score one point each (the rules' apply and the search's play-outs alike). */
+static inline int ht_score_taken(const ht_tables *t, const uint64_t *taken) {
+    int total = 0;
+    for (int su = 0; su < HT_SUITS; su++) {
+        uint64_t a = taken[0] & t->suit_mask[su][0], b = taken[1] & t->suit_mask[su][1];
+        int k = kz_popcount64(a) + kz_popcount64(b);
+        if (k >= 3) {
+            total += k;
+        } else {
+            for (; a; a &= a - 1) total += t->number[kz_lowbit64(a)];
+            for (; b; b &= b - 1) total += t->number[64 + kz_lowbit64(b)];
+        }
+    }
+    return total;
+}
+
 #endif

@@ -32,13 +32,6 @@
 
 #include "hoch_tief.h"
 
-static int pc64(uint64_t x) { /* no libgcc call where the CPU flag is off */
-    x -= (x >> 1) & 0x5555555555555555ULL;
-    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-    return (int)((x * 0x0101010101010101ULL) >> 56);
-}
-
 static int err_out(char *err, size_t errlen, const char *msg) {
     kz_set_err(err, errlen, msg);
     return -1;
@@ -46,40 +39,9 @@ static int err_out(char *err, size_t errlen, const char *msg) {
 
 /* -- random.Random's draws ----------------------------------------------------------- */
 
-/* kz_random_u32 with the tempering inlined: the play-outs and the worlds draw a few
- * thousand numbers a world, and the call was a third of the search's time.  The same
- * numbers: the generator's own function runs whenever the block must be refilled. */
-static inline uint32_t u32(kz_random *r) {
-    if (r->index >= 624) return kz_random_u32(r);
-    uint32_t y = r->mt[r->index++];
-    y ^= (y >> 11);
-    y ^= (y << 7) & 0x9d2c5680U;
-    y ^= (y << 15) & 0xefc60000U;
-    y ^= (y >> 18);
-    return y;
-}
-
-/* Random._randbelow(n), n >= 1: getrandbits(n.bit_length()) until below n (kz_random_below) */
-static inline uint32_t below(kz_random *r, uint32_t n) {
-    int k = 32 - __builtin_clz(n);
-    uint32_t x = u32(r) >> (32 - k);
-    while (x >= n) x = u32(r) >> (32 - k);
-    return x;
-}
-
-/* envs/core/game.py's shuffle (random.shuffle, kz_shuffle): Fisher-Yates from the top */
-static void shuffle(kz_random *r, uint8_t *cards, int len) {
-    for (int i = len - 1; i > 0; i--) {
-        uint32_t j = below(r, (uint32_t)i + 1);
-        uint8_t c = cards[i];
-        cards[i] = cards[j];
-        cards[j] = c;
-    }
-}
-
 /* the draws of a shuffle of `len` items whose result nobody reads */
 static void skip_shuffle(kz_random *r, int len) {
-    for (int i = len - 1; i > 0; i--) (void)below(r, (uint32_t)i + 1);
+    for (int i = len - 1; i > 0; i--) (void)kz_random_below(r, (uint32_t)i + 1);
 }
 
 /* random.random(), then bisect_right(cum[0..len), random() * cum[len-1], 0, len - 1):
@@ -142,8 +104,8 @@ static void play_out(const ht_tables *t, hs_world *s, int seat, kz_random *r) {
             uint64_t a = l0 & follow[0], b = l1 & follow[1];
             if (a | b) { l0 = a; l1 = b; }
         }
-        int c0 = pc64(l0);
-        uint32_t k = below(r, (uint32_t)(c0 + pc64(l1)));
+        int c0 = kz_popcount64(l0);
+        uint32_t k = kz_random_below(r, (uint32_t)(c0 + kz_popcount64(l1)));
         int base = 0;
         uint64_t x = l0;
         if ((int)k >= c0) { k -= (uint32_t)c0; x = l1; base = 64; }
@@ -152,33 +114,20 @@ static void play_out(const ht_tables *t, hs_world *s, int seat, kz_random *r) {
     }
 }
 
-/* rules.score_taken */
-static int score_taken(const ht_tables *t, const uint64_t *taken) {
-    int total = 0;
-    for (int su = 0; su < HT_SUITS; su++) {
-        uint64_t a = taken[0] & t->suit_mask[su][0], b = taken[1] & t->suit_mask[su][1];
-        int k = pc64(a) + pc64(b);
-        if (k >= 3) {
-            total += k;
-        } else {
-            for (; a; a &= a - 1) total += t->number[__builtin_ctzll(a)];
-            for (; b; b &= b - 1) total += t->number[64 + __builtin_ctzll(b)];
-        }
-    }
-    return total;
-}
-
 /* search.score_gain of the round's scores: the seat's minus the others' mean
  * (rewards.margin: (sum - mine) / (n - 1) in floating point, then mine minus that) */
+static double margin_of(int n, const int32_t *sc, int seat) {
+    int sum = 0;
+    for (int p = 0; p < n; p++) sum += sc[p];
+    double others = (double)(sum - sc[seat]) / (double)(n - 1);
+    return (double)sc[seat] - others;
+}
+
+/* margin_of the scores of a world's taken cards */
 static double margin(const ht_tables *t, const hs_world *s, int seat) {
-    int n = t->n, sum = 0, mine = 0;
-    for (int p = 0; p < n; p++) {
-        int v = score_taken(t, s->taken[p]);
-        sum += v;
-        if (p == seat) mine = v;
-    }
-    double others = (double)(sum - mine) / (double)(n - 1);
-    return (double)mine - others;
+    int32_t sc[KZ_MAX_PLAYERS];
+    for (int p = 0; p < t->n; p++) sc[p] = ht_score_taken(t, s->taken[p]);
+    return margin_of(t->n, sc, seat);
 }
 
 /* -- big counts (the exact deal): unsigned integers of 256 bits --------------------------
@@ -246,7 +195,7 @@ static void big_getrandbits(kz_random *r, int k, big *out) {
     memset(out, 0, sizeof *out);
     int words = (k - 1) / 32 + 1;
     for (int i = 0; i < words; i++, k -= 32) {
-        uint32_t v = u32(r);
+        uint32_t v = kz_random_next(r);
         if (k < 32) v >>= (32 - k);
         out->w[i / 2] |= (uint64_t)v << (32 * (i % 2));
     }
@@ -563,7 +512,7 @@ static int exact_draw(const hs_deal *d, hs_exact *e, kz_random *r, uint64_t hand
         }
         uint8_t cs[3 * KZ_MAX_PLAYERS];
         memcpy(cs, e->suit_cards[i], (size_t)e->suit_len[i]);
-        shuffle(r, cs, e->suit_len[i]);
+        kz_shuffle(r, cs, e->suit_len[i]);
         int at = 0;
         for (int g = 0; g < ng; g++) {
             for (int k = 0; k < x[g]; k++) got[g][ngot[g]++] = cs[at++];
@@ -571,7 +520,7 @@ static int exact_draw(const hs_deal *d, hs_exact *e, kz_random *r, uint64_t hand
         }
     }
     for (int g = 0; g < ng; g++) {
-        shuffle(r, got[g], ngot[g]);
+        kz_shuffle(r, got[g], ngot[g]);
         int at = 0;
         for (int k = 0; k < e->group_size[g]; k++) {
             int j = e->group_member[g][k];
@@ -602,7 +551,7 @@ static int mixed_deal(const hs_deal *d, kz_random *r, uint64_t hands[][W]) {
     int8_t owner[HT_MAX_CARDS];
     int ok = 0;
     for (int attempt = 0; attempt < 200 && !ok; attempt++) {
-        shuffle(r, cards, np);
+        kz_shuffle(r, cards, np);
         for (int i = 1; i < np; i++) { /* stable: by the number of hands allowed */
             uint8_t c = cards[i];
             int j = i;
@@ -651,8 +600,8 @@ static int mixed_deal(const hs_deal *d, kz_random *r, uint64_t hands[][W]) {
         }
     if (m > 1 && ns) {
         for (int it = 0; it < 30 * np; it++) {
-            int s1 = (int)below(r, (uint32_t)ns);
-            int s2 = (int)below(r, (uint32_t)ns);
+            int s1 = (int)kz_random_below(r, (uint32_t)ns);
+            int s2 = (int)kz_random_below(r, (uint32_t)ns);
             int j1 = slot_j[s1], i1 = slot_i[s1], j2 = slot_j[s2], i2 = slot_i[s2];
             if (j1 == j2) continue;
             int a = held[j1][i1], b = held[j2][i2];
@@ -679,7 +628,7 @@ static int constrained_deal(const ht_tables *t, const hs_deal *d, hs_exact **scr
     uint8_t cards[MAX_POOL];
     memcpy(cards, d->pool, (size_t)np);
     for (int attempt = 0; attempt < REJECTION_TRIES; attempt++) {
-        shuffle(r, cards, np);
+        kz_shuffle(r, cards, np);
         int i = 0, j = 0;
         for (; j < m; j++) {
             uint64_t h[W] = {0, 0};
@@ -724,7 +673,7 @@ static int ht_pimc(const kz_config *cfg, const void *root_state, int seat, const
         if (p == seat) continue;
         int j = d.m++;
         d.others[j] = p;
-        d.sizes[j] = pc64(root->hand[p][0]) + pc64(root->hand[p][1]);
+        d.sizes[j] = kz_popcount64(root->hand[p][0]) + kz_popcount64(root->hand[p][1]);
         pool[0] |= root->hand[p][0];
         pool[1] |= root->hand[p][1];
     }
@@ -845,7 +794,7 @@ static int solve_node(hs_solver *S, const hs_world *s, int seat, int32_t *out) {
     int n = S->n;
     if (++S->nodes > S->max_nodes) return 1;
     if (seat < 0) {
-        for (int p = 0; p < n; p++) out[p] = score_taken(t, s->taken[p]);
+        for (int p = 0; p < n; p++) out[p] = ht_score_taken(t, s->taken[p]);
         return 0;
     }
     uint64_t key[4 * KZ_MAX_PLAYERS];
@@ -899,14 +848,6 @@ static int solve_node(hs_solver *S, const hs_world *s, int seat, int32_t *out) {
     return 0;
 }
 
-/* the value margin() gives the round's scores `sc` for `seat` */
-static double margin_of(int n, const int32_t *sc, int seat) {
-    int sum = 0;
-    for (int p = 0; p < n; p++) sum += sc[p];
-    double others = (double)(sum - sc[seat]) / (double)(n - 1);
-    return (double)sc[seat] - others;
-}
-
 /* kz_search.solve: see kz.h.  values[i]: the i-th legal card of the seat to act, in
  * ascending id order. */
 static int ht_solve(const kz_config *cfg, const void *state, int seat, double *values,
@@ -935,7 +876,7 @@ static int ht_solve(const kz_config *cfg, const void *state, int seat, double *v
     for (int p = 0; p < n; p++) {
         S.live[0] |= base.hand[p][0];
         S.live[1] |= base.hand[p][1];
-        cards += pc64(base.hand[p][0]) + pc64(base.hand[p][1]);
+        cards += kz_popcount64(base.hand[p][0]) + kz_popcount64(base.hand[p][1]);
     }
     for (int i = 0; i < base.ntrick; i++) S.live[base.trick[i] >> 6] |= (uint64_t)1 << (base.trick[i] & 63);
     /* the table pays from four cards a hand (4 players, k = 4: a fifth fewer nodes at the

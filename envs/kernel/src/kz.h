@@ -66,8 +66,6 @@ typedef struct {
 
 void kz_random_seed(kz_random *r, uint64_t seed);  /* random.Random(seed), seed >= 0 */
 uint32_t kz_random_u32(kz_random *r);
-/* random.shuffle(cards) as envs/core/game.py's shuffle does it */
-void kz_shuffle(kz_random *r, uint8_t *cards, int n);
 
 typedef struct {
     const char *name;   /* the registry's name, e.g. "wizard" */
@@ -122,9 +120,21 @@ typedef struct {
                  long max_nodes, long *nodes, char *err, size_t errlen);
 } kz_search;
 
-/* random.Random's draws the searches mirror */
+/* random.Random's draws the deals and the searches mirror */
+/* kz_random_u32 with the tempering inlined: the searches draw a few thousand numbers a
+ * world, and the call was a third of their time.  The same numbers: kz_random_u32 runs
+ * whenever the block must be refilled. */
+static inline uint32_t kz_random_next(kz_random *r) {
+    if (r->index >= 624) return kz_random_u32(r);
+    uint32_t y = r->mt[r->index++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= (y >> 18);
+    return y;
+}
 /* getrandbits(k), 0 < k <= 32 */
-static inline uint32_t kz_random_bits(kz_random *r, int k) { return kz_random_u32(r) >> (32 - k); }
+static inline uint32_t kz_random_bits(kz_random *r, int k) { return kz_random_next(r) >> (32 - k); }
 /* Random._randbelow(n) (randrange(n), choice over n items), n >= 1 */
 static inline uint32_t kz_random_below(kz_random *r, uint32_t n) {
     int k = 32 - __builtin_clz(n);  /* n.bit_length() */
@@ -134,15 +144,32 @@ static inline uint32_t kz_random_below(kz_random *r, uint32_t n) {
 }
 /* random.random(): 53 bits, as CPython's random_random */
 static inline double kz_random_double(kz_random *r) {
-    uint32_t a = kz_random_u32(r) >> 5, b = kz_random_u32(r) >> 6;
+    uint32_t a = kz_random_next(r) >> 5, b = kz_random_next(r) >> 6;
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
+/* random.shuffle(cards) as envs/core/game.py's shuffle does it: Fisher-Yates from the
+ * top, each place drawn by _randbelow */
+static inline void kz_shuffle(kz_random *r, uint8_t *cards, int n) {
+    for (int i = n - 1; i > 0; i--) {
+        uint32_t j = kz_random_below(r, (uint32_t)i + 1);
+        uint8_t c = cards[i];
+        cards[i] = cards[j];
+        cards[j] = c;
+    }
 }
 
 extern const kz_game kz_wizard, kz_wunder_punkt, kz_silberne_ananas, kz_hoch_tief,
     kz_geheimtrumpf;
 
 /* helpers every game uses */
-static inline int kz_popcount64(uint64_t x) { return __builtin_popcountll(x); }
+/* the bits set, without a library call (the build has no -mpopcnt, so
+ * __builtin_popcountll would call libgcc) */
+static inline int kz_popcount64(uint64_t x) {
+    x -= (x >> 1) & 0x5555555555555555ULL;
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
 static inline int kz_lowbit64(uint64_t x) { return __builtin_ctzll(x); }
 static inline void kz_set_err(char *err, size_t errlen, const char *msg) {
     if (errlen) { strncpy(err, msg, errlen - 1); err[errlen - 1] = 0; }

@@ -70,15 +70,3 @@ uint32_t kz_random_u32(kz_random *r) {
     y ^= (y >> 18);
     return y;
 }
-
-static int bit_length(uint32_t n) { return n ? 32 - __builtin_clz(n) : 0; }
-
-void kz_shuffle(kz_random *r, uint8_t *cards, int n) {
-    for (int i = n - 1; i > 0; i--) {
-        uint32_t m = (uint32_t)i + 1;
-        int k = bit_length(m);
-        uint32_t j = kz_random_u32(r) >> (32 - k);  /* getrandbits(k), k <= 32 */
-        while (j >= m) j = kz_random_u32(r) >> (32 - k);
-        uint8_t t = cards[i]; cards[i] = cards[j]; cards[j] = t;
-    }
-}

@@ -187,14 +187,6 @@ static const double GH_X[9] = {
 #define DEAL_SIGMA 8.0   /* spread of one seat's deal score around the others', per deal */
 #define LEADER_GAIN 17.0 /* points the leader gains per deal on average */
 
-/* popcount without a library call (the build has no -mpopcnt) */
-static inline int popcount(uint64_t x) {
-    x = x - ((x >> 1) & 0x5555555555555555ULL);
-    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-    return (int)((x * 0x0101010101010101ULL) >> 56);
-}
-
 static inline int suit_of(int c) { return c < SA_JOKER ? c >> 3 : -1; }
 static inline int next_seat(int p) { return p == 2 ? 0 : p + 1; }
 static inline int rel_seat(int p, int seat) { return (p - seat + SA_PLAYERS) % SA_PLAYERS; }
@@ -626,7 +618,7 @@ static int sa_valid(const kz_config *cfg, const void *state, char *err, size_t e
     if (seen != SA_FULL) BAD("cards missing from the hands and the cards played");
     for (int p = 0; p < SA_PLAYERS; p++) {
         int pos = rel_seat(p, s->leader);
-        if (popcount(s->hands[p]) != SA_HAND - done - (pos < s->trick_len))
+        if (kz_popcount64(s->hands[p]) != SA_HAND - done - (pos < s->trick_len))
             BAD("hand size does not match the tricks played");
     }
     if (s->trick_len == 0 ? s->lead_suit != SA_NO_SUIT
@@ -787,8 +779,8 @@ static sa_model deal_model(const sa_state *s, int seat, int p, uint64_t without)
     sa_model md;
     md.forced = pool & ban_o & ~ban_p;
     md.free = pool & ~ban_p & ~ban_o;
-    md.m = popcount(s->hands[p]) - popcount(md.forced);
-    md.nf = popcount(md.free);
+    md.m = kz_popcount64(s->hands[p]) - kz_popcount64(md.forced);
+    md.nf = kz_popcount64(md.free);
     md.have = 0;
     md.keyed = 0;
     return md;
@@ -804,7 +796,7 @@ static inline double comb(const sa_tables *t, int n, int k) {
 static inline double avoid(const sa_tables *t, uint64_t mask, sa_model *md) {
     if (mask & md->forced) return 0.0;
     if (md->m <= 0) return 1.0;
-    int x = popcount(mask & md->free); /* <= nf <= 33 */
+    int x = kz_popcount64(mask & md->free); /* <= nf <= 33 */
     if (!(md->have >> x & 1)) {
         md->ratio[x] = comb(t, md->nf - x, md->m) / comb(t, md->nf, md->m);
         md->have |= 1ULL << x;
@@ -870,11 +862,11 @@ static int reply_model(const sa_tables *t, const sa_state *s, int seat, int p, i
     uint64_t ban_p = bans(s, p), ban_o = bans(s, other);
     uint64_t forced = pool & ban_o & ~ban_p;
     uint64_t free = pool & ~ban_p & ~ban_o;
-    int m = popcount(s->hands[p]) - popcount(forced);
-    int nf = popcount(free);
+    int m = kz_popcount64(s->hands[p]) - kz_popcount64(forced);
+    int nf = kz_popcount64(free);
     uint64_t lmask = SA_SUIT_MASK(lead);
     uint64_t forced_l = forced & lmask, free_l = free & lmask;
-    int u = popcount(free_l);
+    int u = kz_popcount64(free_l);
     double p_none;
     if (forced_l) p_none = 0.0;
     else if (m <= 0 || nf == 0) p_none = 1.0;
@@ -882,7 +874,7 @@ static int reply_model(const sa_tables *t, const sa_state *s, int seat, int p, i
     int n = 0;
     uint64_t follow = forced_l | free_l;
     if (follow && p_none < 1.0) {
-        double share = (1.0 - p_none) / (double)popcount(follow);
+        double share = (1.0 - p_none) / (double)kz_popcount64(follow);
         for (uint64_t f = follow; f; f &= f - 1) {
             cards[n] = (uint8_t)kz_lowbit64(f);
             chance[n++] = share;
@@ -898,7 +890,7 @@ static int reply_model(const sa_tables *t, const sa_state *s, int seat, int p, i
         uint64_t off = (forced | free) & ~lmask & ~SA_JOKER_BIT;
         int counts[SA_SUITS], total = 0;
         for (int su = 0; su < SA_SUITS; su++) {
-            counts[su] = popcount(off & SA_SUIT_MASK(su));
+            counts[su] = kz_popcount64(off & SA_SUIT_MASK(su));
             total += counts[su];
         }
         if (!total) pj = ((forced | free) & SA_JOKER_BIT) ? 1.0 : 0.0;

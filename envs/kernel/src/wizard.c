@@ -50,11 +50,6 @@
  */
 #include "wizard.h"
 
-static int round_score(int bid, int tricks) {
-    if (bid == tricks) return 20 + 10 * tricks;
-    return -10 * (tricks > bid ? tricks - bid : bid - tricks);
-}
-
 /* Position (in play order) of the card that wins the trick: the first
  * Wizard; else the highest trump; else the highest card of the suit to
  * follow (first non-Jester); if only Jesters, the first Jester. */
@@ -376,7 +371,7 @@ static void wz_legal(const kz_config *cfg, const void *state, uint64_t *mask) {
 static int score_round(const wz_tables *t, wz_state *s, int32_t *deltas) {
     int n = t->n;
     for (int p = 0; p < n; p++) {
-        int d = round_score(s->bids[p], s->tricks_won[p]);
+        int d = wz_round_score(s->bids[p], s->tricks_won[p]);
         s->h.totals[p] += d;
         deltas[p] = d;
     }

@@ -61,4 +61,11 @@ typedef char wz_tables_fit[sizeof(wz_tables) <= sizeof(((kz_config *)0)->game) ?
 
 #define T(cfg) ((const wz_tables *)(const void *)(cfg)->game)
 
+/* A round's score: 20 + 10 a trick when the bid is met, else -10 per trick off
+ * (the rules' count and the search's play-outs alike). */
+static inline int wz_round_score(int bid, int tricks) {
+    if (bid == tricks) return 20 + 10 * tricks;
+    return -10 * (tricks > bid ? tricks - bid : bid - tricks);
+}
+
 #endif

@@ -258,11 +258,6 @@ static int trick_winner(const uint8_t *cards, int len, int trump) {
     return best;
 }
 
-static int round_score(int bid, int tricks) {
-    if (bid == tricks) return 20 + 10 * tricks;
-    return -10 * (tricks > bid ? tricks - bid : bid - tricks);
-}
-
 /* rollout_playout: the round played out from s (in the round, not over) by
  * FastHeuristic; the seat's score of the round.  s is changed (a copy); memo: the
  * world's estimates (ws_estimates). */
@@ -305,7 +300,7 @@ static int playout(const kz_config *cfg, wz_state *s, int who, ws_estimates *mem
         }
         seat = (leader + winner) % n;
         won[seat]++;
-        if (!hands[seat]) return round_score(s->bids[who], won[who]);
+        if (!hands[seat]) return wz_round_score(s->bids[who], won[who]);
         leader = seat, played = 0, follow = LEAD_NONE;
     }
 }

@@ -58,7 +58,7 @@ from stichzoo.envs.core.game import (
     win_share,
 )
 from stichzoo.envs.core.rewards import check_reward_args, step_rewards
-from stichzoo.envs.kernel import KZ_DELTAS, KZ_OVER, KZ_TRUNCATED, kernel_for
+from stichzoo.envs.kernel import KZ_DELTAS, KZ_OVER, KZ_TRUNCATED, load
 from stichzoo.envs.registry import env_module
 
 _MASK64 = (1 << 63) - 1
@@ -120,8 +120,8 @@ class BatchEnv:
         self._encode_many = getattr(self.encoder, "encode_many", None)
         if core not in ("auto", "c", "python"):
             raise ValueError(f"{name}: core={core!r} must be 'auto', 'c' or 'python'")
-        self._kernel = None if core == "python" else kernel_for(self.game, self.encoder,
-                                                                 force=core == "c")
+        # the kernel writes every game's default observation (this encoder's), bit for bit
+        self._kernel = None if core == "python" else load(self.game, force=core == "c")
         #: the core that steps the games: "c" (the compiled kernel) or "python"
         self.core = "c" if self._kernel is not None else "python"
         if self._kernel is not None:

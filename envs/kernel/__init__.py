@@ -131,17 +131,6 @@ def load(game: Game, *, force: bool = False) -> Kernel | None:
         return None
 
 
-def kernel_for(game: Game, encoder: Any, *, force: bool = False) -> Kernel | None:
-    """The kernel for a batch engine of ``game`` observing through ``encoder``, or None.
-
-    None where the Python core must run: the kernel is off, not built, or
-    its tables do not reach the game's options.  The kernel writes every
-    game's default observation (the one ``encoder`` writes), bit for bit.
-    ``force``: raise instead.
-    """
-    return load(game, force=force)
-
-
 def twin(k: Kernel, state: Any, states: np.ndarray | None = None,
          encoder: Any = None) -> np.ndarray | None:
     """The kernel's copy of a Python rules ``state`` (a one-row state array), or None.
@@ -199,4 +188,4 @@ def flat_orders(deck_orders: Any) -> bytes:
 
 
 __all__ = ["ENV_VAR", "KZ_DELTAS", "KZ_OVER", "KZ_TRUNCATED", "Kernel",
-           "compiled_games", "core", "describe", "flat_orders", "kernel_for", "load", "twin"]
+           "compiled_games", "core", "describe", "flat_orders", "load", "twin"]

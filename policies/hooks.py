@@ -40,6 +40,10 @@ class SearchHooks:
     - ``uniform_playout`` / ``rollout_playout``: the game's own play-out of a world with
       uniform random players / with its rollout player, on bare bitmasks - the same cards
       and draws as the rules-core loop, sooner (``pimc:playout=rules`` turns them off).
+    - ``endgame``: ``(world, actions, seat) -> values``, the rest of the round in a world
+      solved exactly, each action's value for ``seat`` (the value the play-outs estimate);
+      ``pimc:endgame=K`` uses it from ``K`` cards in the hand of the seat to act on.  None:
+      the game has no exact endgame.  Its state keeps ``hands`` as bitmasks.
     """
 
     defaults: Mapping[str, Any] = field(default_factory=_frozen)
@@ -49,6 +53,7 @@ class SearchHooks:
     value: ValueFn | None = None
     uniform_playout: Playout | None = None
     rollout_playout: Playout | None = None
+    endgame: Callable[..., list[float]] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "defaults", _frozen(self.defaults))

@@ -184,7 +184,8 @@ class PIMCPolicy:
                  infer: Inference | None = None, tries: int = 8, playout: Playout | None = None,
                  world_cost: float = 1.0, follow: str | tuple[str, ...] = (),
                  phases: str | tuple[str, ...] = (), leaf: LeafHook | None = None,
-                 kernel: bool = False):
+                 kernel: bool = False, endgame: int = 0,
+                 solver: Callable[..., list[float]] | None = None):
         if worlds < 1 or rollouts < 1:
             raise ValueError("pimc: worlds and rollouts must be at least 1")
         if (isinstance(world_cost, bool) or not isinstance(world_cost, (int, float))
@@ -214,6 +215,13 @@ class PIMCPolicy:
                              "rollouts=1 and horizon=round")
         if not hasattr(game, "determinize"):
             raise ValueError(f"pimc: {game.name} has no determinize(); search needs it")
+        if isinstance(endgame, bool) or not isinstance(endgame, int) or not 0 <= endgame <= 6:
+            raise ValueError(f"pimc: endgame={endgame!r}; it is the cards a hand from which the "
+                             f"round is solved exactly, an integer from 0 (never) to 6")
+        if endgame and solver is None:
+            raise ValueError(f"pimc: endgame={endgame}; {game.name} has no exact endgame")
+        if endgame and horizon != "round":
+            raise ValueError("pimc: the exact endgame solves the round: horizon=round")
         self.game = game
         self.worlds = worlds
         self.rollouts = rollouts
@@ -233,15 +241,20 @@ class PIMCPolicy:
         # valued by the search's value of its totals; the caller pairs it with its rollout
         self.playout = playout if horizon == "round" else None
         self.leaf = leaf
+        # the exact endgame (pimc:endgame=K): from K cards in the hand of the seat to act,
+        # each world's rest of the round is solved (``solver``: the game's hooks.endgame)
+        self.endgame = endgame
+        self.solver = solver if endgame else None
         # the kernel's twin of the fast path (envs/kernel/src/<game>_search.c): the same
         # worlds, play-outs and draws in C, where the game has one and the spec asked for
         # the game's own play-out and value (``kernel``; STICHZOO_KERNEL=python: never)
         self._kernel = None
-        if kernel and self.playout is not None and leaf is None and infer is None:
+        self._kernel_plays = kernel and self.playout is not None and leaf is None
+        if (self._kernel_plays or (kernel and endgame)) and infer is None:
             from stichzoo.envs.kernel import load
 
             k = load(game)
-            if k is not None and k.has_search:
+            if k is not None and k.has_search and (k.has_solver or not endgame):
                 from stichzoo.envs.registry import env_module
 
                 self._kernel = k
@@ -312,12 +325,21 @@ class PIMCPolicy:
             drawn = iter(batch(root, seat, self.rng, worlds))
             sample = lambda root, seat, rng: next(drawn)  # noqa: E731
         grid = None
-        if self._kernel is not None and batch is None and self.infer is None:
-            grid = self._kernel_values(root, seat, searched, worlds)
-        if grid is not None:  # the same sums, in the same order, as the loop below
+        solving = bool(self.endgame) and root.hands[seat].bit_count() <= self.endgame
+        if self._kernel is not None and batch is None and self.infer is None and (
+                solving or self._kernel_plays):
+            grid = self._kernel_values(root, seat, searched, worlds, solving)
+        if grid is not None:  # the same sums, in the same order, as the loops below
             for w in range(worlds):
                 for i in range(len(searched)):
                     for value in grid[w][i]:
+                        totals[i] += value
+                        per_world[i][w] += value
+        elif solving:  # the exact endgame: each world solved, no play-out draws
+            for w in range(worlds):
+                solved = self.solver(sample(root, seat, self.rng), searched, seat)
+                for i, value in enumerate(solved):
+                    for _ in range(self.rollouts):
                         totals[i] += value
                         per_world[i][w] += value
         elif self.leaf is not None:  # one forward pass values every action in every world
@@ -351,10 +373,11 @@ class PIMCPolicy:
                             self._action_values(legal, searched, totals, per_world, chosen))
 
     def _kernel_values(self, root: GameState, seat: int, searched: list[int],
-                       worlds: int) -> list | None:
+                       worlds: int, solving: bool = False) -> list | None:
         """Every world's play-out values, (worlds, actions, rollouts), from the kernel's
-        search - drawn from this search's generator exactly as the loop in :meth:`values`
-        draws - or None where the root has no kernel twin (the loop runs then)."""
+        search - drawn from this search's generator exactly as the loops in :meth:`values`
+        draw; each world solved exactly where ``solving`` - or None where the root has no
+        kernel twin (the loops run then)."""
         import numpy as np
 
         from stichzoo.envs.kernel import twin
@@ -364,7 +387,7 @@ class PIMCPolicy:
             return None
         version, internal, gauss = self.rng.getstate()
         raw, internal = k.pimc(self._kernel_rows, 0, seat, np.array(searched, np.int32),
-                               worlds, self.rollouts, internal)
+                               worlds, self.rollouts, internal, self.endgame if solving else 0)
         self.rng.setstate((version, internal, gauss))
         return np.frombuffer(raw, np.float64).reshape(worlds, len(searched),
                                                       self.rollouts).tolist()

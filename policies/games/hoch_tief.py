@@ -53,6 +53,7 @@ from __future__ import annotations
 import random
 
 from stichzoo.envs.core.cards import bit_list
+from stichzoo.envs.core.rewards import margin
 from stichzoo.envs.hoch_tief.rules import NUM_SUITS, HochTiefGame, high_low, score_taken
 from stichzoo.policies.base import Decision
 from stichzoo.policies.hooks import SearchHooks
@@ -343,6 +344,53 @@ def take(cards: list[int], leader: int, taken: list[int], number) -> int:
     return high_seat
 
 
-#: what PIMC needs of Hoch & Tief (policies/hooks.py): uniform random play-outs on bitmasks
+def endgame_values(world, actions: list[int], seat: int) -> list[float]:
+    """The rest of the round in ``world`` (every hand known) solved exactly, per action of the
+    seat to act: ``seat``'s margin (:func:`search_value`) at the round's end.
+
+    The rule is max^n - each seat plays the card that maximises its own margin, ties to the
+    lowest card id - not paranoid: a round's scores are not constant-sum and every seat plays
+    for itself (envs/kernel/src/hoch_tief_search.c says more).  This is the rules' referee
+    for the kernel's solver (``Kernel.solve`` and ``pimc(..., endgame=)``), which walks the
+    same tree with a transposition table; PIMC uses it as ``pimc:endgame=K`` from ``K``
+    cards a hand on, in place of the world's play-outs.  On bare bitmasks, like
+    :func:`play_tricks`; ``world`` is left as it was.
+    """
+    t = world.lookups
+    n = len(world.hands)
+    suit, suit_mask = t.suit, t.suit_mask
+
+    def scores(hands: list[int], taken: list[int], cards: list[int], leader: int) -> list[int]:
+        seat_to_act = (leader + len(cards)) % n
+        if not hands[seat_to_act]:  # the round is over: every hand is empty
+            return [score_taken(tk, t) for tk in taken]
+        hand = hands[seat_to_act]
+        legal = hand & suit_mask[suit[cards[0]]] if cards else hand
+        best, best_key = None, 0
+        for card in bit_list(legal or hand):  # ascending ids, strict >: the lowest best card
+            sc = after(hands, taken, cards, leader, seat_to_act, card)
+            key = n * sc[seat_to_act] - sum(sc)  # the margin times n - 1, exactly
+            if best is None or key > best_key:
+                best, best_key = sc, key
+        return best
+
+    def after(hands, taken, cards, leader, who, card) -> list[int]:
+        hands = hands[:]
+        hands[who] ^= 1 << card
+        cards = [*cards, card]
+        if len(cards) == n:
+            taken = taken[:]
+            leader = take(cards, leader, taken, t.number)
+            cards = []
+        return scores(hands, taken, cards, leader)
+
+    mover = world.current_player
+    hands, taken = list(world.hands), list(world.taken)
+    cards, leader = list(world.trick.cards), world.trick.leader
+    return [margin(after(hands, taken, cards, leader, mover, a), seat) for a in actions]
+
+
+#: what PIMC needs of Hoch & Tief (policies/hooks.py): uniform random play-outs on bitmasks,
+#: and the exact endgame
 SEARCH = SearchHooks(defaults=SEARCH_DEFAULTS, learned_search=LEARNED_SEARCH, value=search_value,
-                     uniform_playout=uniform_playout)
+                     uniform_playout=uniform_playout, endgame=endgame_values)

@@ -29,6 +29,7 @@
  * (its counts' memo), allocated once per search the first time it is needed.
  */
 #include <stdlib.h>
+#include <limits.h>
 
 #include "hoch_tief.h"
 
@@ -656,74 +657,6 @@ static int constrained_deal(const ht_tables *t, const hs_deal *d, hs_exact **scr
     return 0;
 }
 
-/* -- PIMC ---------------------------------------------------------------------------- */
-
-static int ht_pimc(const kz_config *cfg, const void *root_state, int seat, const int32_t *actions,
-                   int nacts, int worlds, int rollouts, kz_random *r, double *values, char *err,
-                   size_t errlen) {
-    const ht_tables *t = tables(cfg);
-    const ht_state *root = (const ht_state *)root_state;
-    int n = t->n;
-    if (root->h.phase != PLAY) return err_out(err, errlen, "the game is over");
-    /* determinize's fixed part: the pool of the other hands, their sizes and voids */
-    hs_deal d;
-    memset(&d, 0, sizeof d);
-    uint64_t pool[W] = {0, 0};
-    for (int p = 0; p < n; p++) {
-        if (p == seat) continue;
-        int j = d.m++;
-        d.others[j] = p;
-        d.sizes[j] = kz_popcount64(root->hand[p][0]) + kz_popcount64(root->hand[p][1]);
-        pool[0] |= root->hand[p][0];
-        pool[1] |= root->hand[p][1];
-    }
-    for (int j = 0; j < d.m; j++) {
-        uint32_t v = root->voids[d.others[j]];
-        for (int su = 0; su < HT_SUITS; su++)
-            if (v >> su & 1)
-                for (int w = 0; w < W; w++) d.banned[j][w] |= t->suit_mask[su][w] & pool[w];
-    }
-    for (int w = 0; w < W; w++)
-        for (uint64_t x = pool[w]; x; x &= x - 1)
-            d.pool[d.npool++] = (uint8_t)(64 * w + __builtin_ctzll(x));
-    hs_world base;
-    memset(&base, 0, sizeof base);
-    memcpy(base.hand, root->hand, sizeof base.hand);
-    memcpy(base.taken, root->taken, sizeof base.taken);
-    memcpy(base.trick, root->trick, sizeof base.trick);
-    base.ntrick = root->ntrick;
-    base.leader = root->leader;
-    int later_rounds = t->rounds - root->h.round_index - 1;
-    hs_exact *scratch = NULL;
-    int rc = 0;
-    for (int w = 0; w < worlds && rc == 0; w++) {
-        /* game.determinize(root, seat, rng) */
-        uint64_t hands[MAX_OTHERS][W];
-        rc = constrained_deal(t, &d, &scratch, r, hands, err, errlen);
-        if (rc) break;
-        hs_world world = base;
-        for (int j = 0; j < d.m; j++) {
-            world.hand[d.others[j]][0] = hands[j][0];
-            world.hand[d.others[j]][1] = hands[j][1];
-        }
-        /* world_of: the current round's deck order from each seat's 15 dealt cards (its
-         * hand and what it played this round), then a fresh order per later round */
-        for (int p = 0; p < n; p++) skip_shuffle(r, HT_HAND);
-        for (int k = 0; k < later_rounds; k++) skip_shuffle(r, t->size);
-        for (int i = 0; i < nacts; i++) {
-            hs_world after = world;
-            int next = play(t, &after, root->h.current_player, actions[i]);
-            for (int k = 0; k < rollouts; k++) {
-                hs_world s = after;
-                play_out(t, &s, next, r);  /* nothing to play when the card ended the round */
-                values[((size_t)w * nacts + i) * rollouts + k] = margin(t, &s, seat);
-            }
-        }
-    }
-    free(scratch);
-    return rc;
-}
-
 /* -- the exact endgame (max^n) --------------------------------------------------------
  *
  * From a state whose hands are all known (the true state, or one sampled world), the rest
@@ -848,6 +781,31 @@ static int solve_node(hs_solver *S, const hs_world *s, int seat, int32_t *out) {
     return 0;
 }
 
+/* A solver for the hands of `base` (the cards in play: hands and the trick in play); its
+ * table where the endgame is large enough to pay for one.  0, or -1 out of memory. */
+static int solver_init(hs_solver *S, const ht_tables *t, const hs_world *base, long max_nodes) {
+    int n = t->n, cards = 0;
+    memset(S, 0, sizeof *S);
+    S->t = t;
+    S->n = n;
+    S->max_nodes = max_nodes;
+    S->nkey = 4 * n;
+    for (int p = 0; p < n; p++) {
+        S->live[0] |= base->hand[p][0];
+        S->live[1] |= base->hand[p][1];
+        cards += kz_popcount64(base->hand[p][0]) + kz_popcount64(base->hand[p][1]);
+    }
+    for (int i = 0; i < base->ntrick; i++)
+        S->live[base->trick[i] >> 6] |= (uint64_t)1 << (base->trick[i] & 63);
+    /* the table pays from four cards a hand (4 players, k = 4: a fifth fewer nodes at the
+     * median, a third fewer at p95); below, its allocation costs more than it saves */
+    if (cards >= 4 * n) {
+        S->tt = calloc(TT_SIZE, sizeof(hs_tt_entry));
+        if (!S->tt) return -1;
+    }
+    return 0;
+}
+
 /* kz_search.solve: see kz.h.  values[i]: the i-th legal card of the seat to act, in
  * ascending id order. */
 static int ht_solve(const kz_config *cfg, const void *state, int seat, double *values,
@@ -867,24 +825,8 @@ static int ht_solve(const kz_config *cfg, const void *state, int seat, double *v
     base.ntrick = root->ntrick;
     base.leader = root->leader;
     hs_solver S;
-    memset(&S, 0, sizeof S);
-    S.t = t;
-    S.n = n;
-    S.max_nodes = max_nodes;
-    S.nkey = 4 * n;
-    int cards = 0;
-    for (int p = 0; p < n; p++) {
-        S.live[0] |= base.hand[p][0];
-        S.live[1] |= base.hand[p][1];
-        cards += kz_popcount64(base.hand[p][0]) + kz_popcount64(base.hand[p][1]);
-    }
-    for (int i = 0; i < base.ntrick; i++) S.live[base.trick[i] >> 6] |= (uint64_t)1 << (base.trick[i] & 63);
-    /* the table pays from four cards a hand (4 players, k = 4: a fifth fewer nodes at the
-     * median, a third fewer at p95); below, its allocation costs more than it saves */
-    if (cards >= 4 * n) {
-        S.tt = calloc(TT_SIZE, sizeof(hs_tt_entry));
-        if (!S.tt) return err_out(err, errlen, "out of memory for the endgame table");
-    }
+    if (solver_init(&S, t, &base, max_nodes) < 0)
+        return err_out(err, errlen, "out of memory for the endgame table");
     int mover = root->h.current_player;
     uint64_t l0 = base.hand[mover][0], l1 = base.hand[mover][1];
     if (base.ntrick) {
@@ -906,6 +848,92 @@ static int ht_solve(const kz_config *cfg, const void *state, int seat, double *v
     *nodes = S.nodes > max_nodes ? max_nodes : S.nodes;
     if (!rc && !nacts) return err_out(err, errlen, "the seat to act holds no card");
     return rc ? 0 : nacts;
+}
+
+/* -- PIMC ---------------------------------------------------------------------------- */
+
+static int ht_pimc(const kz_config *cfg, const void *root_state, int seat, const int32_t *actions,
+                   int nacts, int worlds, int rollouts, int endgame, kz_random *r, double *values,
+                   char *err, size_t errlen) {
+    const ht_tables *t = tables(cfg);
+    const ht_state *root = (const ht_state *)root_state;
+    int n = t->n;
+    if (root->h.phase != PLAY) return err_out(err, errlen, "the game is over");
+    /* determinize's fixed part: the pool of the other hands, their sizes and voids */
+    hs_deal d;
+    memset(&d, 0, sizeof d);
+    uint64_t pool[W] = {0, 0};
+    for (int p = 0; p < n; p++) {
+        if (p == seat) continue;
+        int j = d.m++;
+        d.others[j] = p;
+        d.sizes[j] = kz_popcount64(root->hand[p][0]) + kz_popcount64(root->hand[p][1]);
+        pool[0] |= root->hand[p][0];
+        pool[1] |= root->hand[p][1];
+    }
+    for (int j = 0; j < d.m; j++) {
+        uint32_t v = root->voids[d.others[j]];
+        for (int su = 0; su < HT_SUITS; su++)
+            if (v >> su & 1)
+                for (int w = 0; w < W; w++) d.banned[j][w] |= t->suit_mask[su][w] & pool[w];
+    }
+    for (int w = 0; w < W; w++)
+        for (uint64_t x = pool[w]; x; x &= x - 1)
+            d.pool[d.npool++] = (uint8_t)(64 * w + __builtin_ctzll(x));
+    hs_world base;
+    memset(&base, 0, sizeof base);
+    memcpy(base.hand, root->hand, sizeof base.hand);
+    memcpy(base.taken, root->taken, sizeof base.taken);
+    memcpy(base.trick, root->trick, sizeof base.trick);
+    base.ntrick = root->ntrick;
+    base.leader = root->leader;
+    int later_rounds = t->rounds - root->h.round_index - 1;
+    /* the exact endgame: from `endgame` cards in the hand of the seat to act, each world's
+     * rest of the round is solved (max^n, as Kernel.solve) instead of played out; one
+     * solver, and its table, serves every world: the live cards are the same in each */
+    int mover = root->h.current_player;
+    int solving = endgame > 0 && kz_popcount64(root->hand[mover][0])
+                                 + kz_popcount64(root->hand[mover][1]) <= endgame;
+    hs_solver S;
+    if (solving && solver_init(&S, t, &base, LONG_MAX) < 0)
+        return err_out(err, errlen, "out of memory for the endgame table");
+    hs_exact *scratch = NULL;
+    int rc = 0;
+    for (int w = 0; w < worlds && rc == 0; w++) {
+        /* game.determinize(root, seat, rng) */
+        uint64_t hands[MAX_OTHERS][W];
+        rc = constrained_deal(t, &d, &scratch, r, hands, err, errlen);
+        if (rc) break;
+        hs_world world = base;
+        for (int j = 0; j < d.m; j++) {
+            world.hand[d.others[j]][0] = hands[j][0];
+            world.hand[d.others[j]][1] = hands[j][1];
+        }
+        /* world_of: the current round's deck order from each seat's 15 dealt cards (its
+         * hand and what it played this round), then a fresh order per later round */
+        for (int p = 0; p < n; p++) skip_shuffle(r, HT_HAND);
+        for (int k = 0; k < later_rounds; k++) skip_shuffle(r, t->size);
+        for (int i = 0; i < nacts; i++) {
+            hs_world after = world;
+            int next = play(t, &after, mover, actions[i]);
+            if (solving) {  /* every rollout slot the exact value: no draw */
+                int32_t sc[KZ_MAX_PLAYERS];
+                solve_node(&S, &after, next, sc);  /* no node budget: LONG_MAX */
+                double v = margin_of(n, sc, seat);
+                for (int k = 0; k < rollouts; k++)
+                    values[((size_t)w * nacts + i) * rollouts + k] = v;
+                continue;
+            }
+            for (int k = 0; k < rollouts; k++) {
+                hs_world s = after;
+                play_out(t, &s, next, r);  /* nothing to play when the card ended the round */
+                values[((size_t)w * nacts + i) * rollouts + k] = margin(t, &s, seat);
+            }
+        }
+    }
+    free(scratch);
+    if (solving) free(S.tt);
+    return rc;
 }
 
 const kz_search kz_hoch_tief_search = {"hoch_tief", ht_pimc, ht_solve};

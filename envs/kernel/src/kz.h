@@ -99,7 +99,11 @@ typedef struct {
  * of the round by the game's rollout player, valued by the game's search
  * value: values[(w * nacts + i) * rollouts + k].  Every random draw comes
  * from `r`, in the order the Python search draws from its random.Random, so
- * the same seed gives the same values.  Returns 0, or -1 with err.
+ * the same seed gives the same values.  endgame > 0: where the seat to act
+ * holds at most `endgame` cards, each world's rest of the round is solved
+ * exactly (solve's rule and value) in place of its play-outs - every rollout
+ * slot gets that value and no play-out draw is made; a game without a solver
+ * refuses endgame > 0.  Returns 0, or -1 with err.
  *
  * solve (optional, NULL where a game has none): the exact endgame.  From `state`
  * taken as a world (every hand as it stands in the state: the true deal or one
@@ -114,8 +118,8 @@ typedef struct {
 typedef struct {
     const char *name;
     int (*pimc)(const kz_config *cfg, const void *root, int seat, const int32_t *actions,
-                int nacts, int worlds, int rollouts, kz_random *r, double *values,
-                char *err, size_t errlen);
+                int nacts, int worlds, int rollouts, int endgame, kz_random *r,
+                double *values, char *err, size_t errlen);
     int (*solve)(const kz_config *cfg, const void *state, int seat, double *values,
                  long max_nodes, long *nodes, char *err, size_t errlen);
 } kz_search;

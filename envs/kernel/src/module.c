@@ -544,15 +544,16 @@ done:
     return ret;
 }
 
-/* pimc(states, i, seat, actions, worlds, rollouts, mt) -> (values, mt): see kz_search.
+/* pimc(states, i, seat, actions, worlds, rollouts, mt, endgame=0) -> (values, mt): see kz_search.
  * actions: int32 (nacts,); mt: random.Random's getstate()[1], the tuple of 624
  * words and the position; the second result is that tuple after the draws
  * (for setstate), values the float64 bytes of (worlds, nacts, rollouts). */
 static PyObject *Kernel_pimc(Kernel *self, PyObject *args) {
     PyObject *sobj, *aobj, *mobj;
     Py_ssize_t i;
-    int seat, worlds, rollouts;
-    if (!PyArg_ParseTuple(args, "OniOiiO", &sobj, &i, &seat, &aobj, &worlds, &rollouts, &mobj))
+    int seat, worlds, rollouts, endgame = 0;
+    if (!PyArg_ParseTuple(args, "OniOiiO|i", &sobj, &i, &seat, &aobj, &worlds, &rollouts, &mobj,
+                          &endgame))
         return NULL;
     const kz_search *search = search_of(self->g->name);
     if (!search || !search->pimc) {
@@ -560,9 +561,14 @@ static PyObject *Kernel_pimc(Kernel *self, PyObject *args) {
         return NULL;
     }
     if (seat < 0 || seat >= self->cfg.num_players || worlds < 1 || worlds > 100000
-        || rollouts < 1 || rollouts > 1000) {
-        PyErr_Format(PyExc_ValueError, "pimc: seat %d, worlds %d or rollouts %d out of range",
-                     seat, worlds, rollouts);
+        || rollouts < 1 || rollouts > 1000 || endgame < 0 || endgame > 60) {
+        PyErr_Format(PyExc_ValueError, "pimc: seat %d, worlds %d, rollouts %d or endgame %d out "
+                     "of range", seat, worlds, rollouts, endgame);
+        return NULL;
+    }
+    if (endgame > 0 && !search->solve) {
+        PyErr_Format(PyExc_NotImplementedError, "%s has no endgame solver in the kernel",
+                     self->g->name);
         return NULL;
     }
     kz_random r;
@@ -604,7 +610,7 @@ static PyObject *Kernel_pimc(Kernel *self, PyObject *args) {
     if (!out) goto done;
     char err[200];
     err[0] = 0;
-    if (search->pimc(&self->cfg, st, seat, a.view.buf, (int)nacts, worlds, rollouts, &r,
+    if (search->pimc(&self->cfg, st, seat, a.view.buf, (int)nacts, worlds, rollouts, endgame, &r,
                      (double *)PyBytes_AS_STRING(out), err, sizeof err) != 0) {
         Py_DECREF(out);
         PyErr_Format(PyExc_ValueError, "%s pimc: %s", self->g->name, err[0] ? err : "failed");
@@ -708,6 +714,10 @@ static PyObject *Kernel_get(Kernel *self, void *which) {
     case 4: return PyLong_FromLong(self->cfg.order_len);
     case 5: return PyLong_FromLong(self->cfg.state_size);
     case 7: return PyBool_FromLong(search_of(self->g->name) != NULL);
+    case 8: {
+        const kz_search *search = search_of(self->g->name);
+        return PyBool_FromLong(search != NULL && search->solve != NULL);
+    }
     default: return PyUnicode_FromString(self->g->name);
     }
 }
@@ -721,6 +731,8 @@ static PyGetSetDef Kernel_getset[] = {
     {"state_size", (getter)Kernel_get, NULL, "bytes of one state", (void *)5},
     {"name", (getter)Kernel_get, NULL, "the game's name", (void *)6},
     {"has_search", (getter)Kernel_get, NULL, "whether the game has pimc in the kernel", (void *)7},
+    {"has_solver", (getter)Kernel_get, NULL, "whether the game has an exact endgame in the kernel",
+     (void *)8},
     {NULL},
 };
 
@@ -737,7 +749,7 @@ static PyMethodDef Kernel_methods[] = {
     {"head", (PyCFunction)Kernel_head, METH_VARARGS, "head(states, i) -> dict of the shared fields"},
     {"step", (PyCFunction)Kernel_step, METH_VARARGS, "step(states, rows, actions, deltas, flags) -> -1 or first illegal"},
     {"solve", (PyCFunction)Kernel_solve, METH_VARARGS, "solve(states, i, max_nodes, seat=None) -> ({action: value}, nodes), or None past the budget"},
-    {"pimc", (PyCFunction)Kernel_pimc, METH_VARARGS, "pimc(states, i, seat, actions, worlds, rollouts, mt) -> (float64 values, mt after)"},
+    {"pimc", (PyCFunction)Kernel_pimc, METH_VARARGS, "pimc(states, i, seat, actions, worlds, rollouts, mt, endgame=0) -> (float64 values, mt after)"},
     {"observe", (PyCFunction)Kernel_observe, METH_VARARGS, "observe(states, rows|None, obs, mask, to_act, encode=True)"},
     {NULL},
 };

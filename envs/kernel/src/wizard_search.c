@@ -506,11 +506,15 @@ static int determinize(const kz_config *cfg, const wz_state *root, int seat, kz_
 /* -- the search -------------------------------------------------------------------- */
 
 static int wz_pimc(const kz_config *cfg, const void *state, int seat, const int32_t *actions,
-                   int nacts, int worlds, int rollouts, kz_random *r, double *values, char *err,
-                   size_t errlen) {
+                   int nacts, int worlds, int rollouts, int endgame, kz_random *r, double *values,
+                   char *err, size_t errlen) {
     const wz_state *root = (const wz_state *)state;
     if ((size_t)cfg->state_size > WS_STATE_MAX) {
         kz_set_err(err, errlen, "state larger than the search's buffer");
+        return -1;
+    }
+    if (endgame > 0) {
+        kz_set_err(err, errlen, "no exact endgame in Wizard's kernel search");
         return -1;
     }
     int round_index = root->h.round_index;

@@ -3,6 +3,8 @@
     "heuristic", "random", "pimc:worlds=8,rollouts=2", "bot:wizard",
     "onnx:path=policies/bots/wizard", "ppo:path=runs/<run>/policy.pt",
     "mix:play=heuristic,else=bot" (one bot per phase; policies/mix.py)
+    "python:mypkg.bots:MyBot", "cmd:node bot.js", "http://host:port/bots/NAME/act",
+    "openspiel:ismcts" (outside bots, seeing only their seat's view; policies/outside.py)
 
 Tournaments, training opponent pools, the warm-start teacher, the bot server's
 difficulty levels and ``stichzoo play`` all read the same specs, so a bot named
@@ -21,11 +23,13 @@ from typing import Any
 
 from stichzoo.policies.base import Policy, RandomPolicy
 from stichzoo.policies.hooks import SearchHooks
+from stichzoo.policies.outside import OUTSIDE_KINDS, build_outside, parse_outside_spec
 
 #: ``pimc:rollout=random``: marks PIMC's own uniform play-out (no rollout player)
 _UNIFORM = object()
 
-POLICY_NAMES = ("random", "heuristic", "pimc", "search", "ppo", "onnx", "bot", "mix")
+POLICY_NAMES = ("random", "heuristic", "pimc", "search", "ppo", "onnx", "bot", "mix",
+                *OUTSIDE_KINDS)
 
 #: how a lab lever is run: the ``stichzoo`` command with the lab's options registered
 LAB_COMMAND = "python -m stichzoo.training.lab"
@@ -216,20 +220,29 @@ def _mix(game, seed: int | None, kwargs: dict[str, Any]) -> Policy:
     return phase_mix(game, seed, lambda spec, s: build_policy(spec, game, seed=s), **kwargs)
 
 
+def _outside(kind: str) -> Builder:
+    """An outside bot's builder (policies/outside.py): its spec is parsed there."""
+    return lambda game, seed, kwargs: build_outside(kind, game, seed, kwargs)
+
+
 #: one builder per policy kind: a new kind adds a row, a new lever an option or a hook
 BUILDERS: dict[str, Builder] = {"random": _random, "heuristic": _heuristic, "pimc": _pimc,
                                 "search": _search, "ppo": _ppo, "onnx": _onnx, "bot": _bot,
-                                "mix": _mix}
+                                "mix": _mix, **{k: _outside(k) for k in OUTSIDE_KINDS}}
 
 
 def parse_policy_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``"pimc:worlds=8,rollouts=2"`` -> ("pimc", {"worlds": 8, "rollouts": 2}).
 
-    ``bot:wizard`` is short for ``bot:of=wizard``, the bot shipped for Wizard.
+    ``bot:wizard`` is short for ``bot:of=wizard``, the bot shipped for Wizard.  An outside
+    bot's target is taken whole, its arguments after ``|`` (``cmd:node bot.js|deadline_ms=500``:
+    :func:`stichzoo.policies.outside.parse_outside_spec`).
     """
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"a policy spec must be a non-empty string, not {spec!r}")
     name, _, args = spec.partition(":")
+    if name in OUTSIDE_KINDS:
+        return parse_outside_spec(spec)
     kwargs: dict[str, Any] = {}
     if name == "bot" and args and "=" not in args:  # bot:wizard - the shipped Wizard bot
         return name, {"of": args}

@@ -58,6 +58,10 @@ def format_report(report: dict) -> str:
         if s["metrics"]:
             shown = ", ".join(f"{k} {format_interval(v, '.3f')}" for k, v in s["metrics"].items())
             lines.append(f"{p}: {shown}")
+    for p, f in report.get("forfeits", {}).items():
+        reasons = ", ".join(f"{n} {r}" for r, n in sorted(f["reasons"].items()))
+        lines.append(f"FORFEITS {p}: {f['games']} of its games ({reasons}; the rest of each "
+                     f"played by its stand-in); first: {f['first']}")
     if report.get("objective") == "win_rate":
         lines.append(f"{cfg['game']}: the win rate decides (the score is not the objective)")
     lines.append("intervals: 95%, over deals; win rates Wilson, means and differences t "

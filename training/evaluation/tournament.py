@@ -37,6 +37,7 @@ from stichzoo.envs.core.game import build_options
 from stichzoo.envs.core.record import build_record
 from stichzoo.envs.registry import metrics_of
 from stichzoo.policies import Decision
+from stichzoo.policies.outside import forfeits_of
 from stichzoo.policies.specs import build_policy
 from stichzoo.training.evaluation.stats import (
     METHODS,
@@ -142,6 +143,8 @@ def play_game(cfg: TournamentConfig, deal: int, assignment_index: int,
         "truncated": state.truncated,
         "metrics": metrics_fn(state) if metrics_fn else None,
         "seconds": seconds,
+        # an outside bot that timed out, crashed or answered wrong (policies/outside.py)
+        "forfeits": [{**f, "policy": assignment[f["seat"]]} for f in forfeits_of(bots)],
     }
     if record:
         result["record"] = build_record(game, state, seed=_mix(cfg.seed, deal))
@@ -304,10 +307,25 @@ def summarise(cfg: TournamentConfig, games: list[dict]) -> dict:
         "objective": objective,
         "methods": METHODS,
         "truncated_games": sum(g["truncated"] for g in games),
+        "forfeits": forfeit_counts(games),
         "mean_game_seconds": statistics.fmean(g["seconds"] for g in games),
     }
 
 
+def forfeit_counts(games: list[dict]) -> dict[str, dict]:
+    """Per policy that forfeited: the games it forfeited, by reason, and the first message
+    (an outside bot's forfeit, :mod:`stichzoo.policies.outside`)."""
+    out: dict[str, dict] = {}
+    for g in games:
+        for f in g.get("forfeits", ()):
+            entry = out.setdefault(f["policy"], {"games": 0, "reasons": {}, "first": None})
+            entry["games"] += 1
+            entry["reasons"][f["reason"]] = entry["reasons"].get(f["reason"], 0) + 1
+            if entry["first"] is None:
+                entry["first"] = (f"deal {g['deal']}, seat {f['seat']}, decision "
+                                  f"{f['decision']}: {f['reason']}: {f['message']}")
+    return out
 
-__all__ = ["MAX_ASSIGNMENTS", "TournamentConfig", "default_lineup", "play_deal", "play_game",
-           "play_games", "play_out", "run_tournament", "seat_assignments", "summarise"]
+
+__all__ = ["MAX_ASSIGNMENTS", "TournamentConfig", "default_lineup", "forfeit_counts", "play_deal",
+           "play_game", "play_games", "play_out", "run_tournament", "seat_assignments", "summarise"]

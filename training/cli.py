@@ -405,21 +405,31 @@ def _add_arena(sub) -> None:
     a.set_defaults(func=cmd_arena, argv=None)
 
 
+def _serve_settings(args: argparse.Namespace) -> dict:
+    """The serve command's options as the server reads them (JSON-ready: a spawned worker
+    gets them through its environment, policies/serve/server.py)."""
+    keys = ("bots", "host", "port", "levels", "cors_origin", "allowed_host", "trusted_proxy",
+            "max_body_bytes", "request_timeout", "keep_alive", "limit_concurrency",
+            "no_tables", "max_tables", "max_tables_per_client", "creations_per_minute",
+            "searches_per_minute", "max_memory_mb", "max_analyses", "idle_timeout", "store",
+            "keep_days", "workers")
+    from stichzoo.policies.tables.store_sqlite import default_store_path
+
+    settings = {k: getattr(args, k) for k in keys}
+    settings["store"] = args.store or default_store_path()
+    return settings
+
+
 def _table_store(args: argparse.Namespace):
     """The web table's store with the serve options' limits (0 turns a per-client one off)."""
-    from stichzoo.policies.tables.table import TableStore
+    from stichzoo.policies.serve.server import open_store
 
-    return TableStore(idle_timeout=args.idle_timeout, max_tables=args.max_tables,
-                      max_tables_per_client=args.max_tables_per_client or None,
-                      creations_per_minute=args.creations_per_minute or None,
-                      searches_per_minute=args.searches_per_minute or None,
-                      max_memory_mb=args.max_memory_mb or None,
-                      max_analyses=args.max_analyses)
+    return open_store(_serve_settings(args))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Check the limits, load (and verify) the bots, then serve; limits: docs/bots.md."""
-    from stichzoo.policies.serve import create_app, serve_stdio, server_config
+    from stichzoo.policies.serve import serve_stdio
 
     for flag, value in (("--max-body-bytes", args.max_body_bytes),
                         ("--request-timeout", args.request_timeout),
@@ -427,30 +437,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
                         ("--limit-concurrency", args.limit_concurrency),
                         ("--idle-timeout", args.idle_timeout),
                         ("--max-tables", args.max_tables),
-                        ("--max-analyses", args.max_analyses)):
+                        ("--max-analyses", args.max_analyses),
+                        ("--workers", args.workers)):
         if value <= 0:
             raise ValueError(f"{flag} {value}: use a number > 0")
     for flag, value in (("--max-tables-per-client", args.max_tables_per_client),
                         ("--creations-per-minute", args.creations_per_minute),
                         ("--searches-per-minute", args.searches_per_minute),
-                        ("--max-memory-mb", args.max_memory_mb)):
+                        ("--max-memory-mb", args.max_memory_mb),
+                        ("--keep-days", args.keep_days)):
         if value < 0:
             raise ValueError(f"{flag} {value}: use a number >= 0 (0: no limit)")
     if args.stdio:
         return serve_stdio(args.bots, levels=args.levels, max_line_bytes=args.max_body_bytes)
-    import uvicorn
+    from stichzoo.policies.serve.server import run
+    from stichzoo.policies.tables.store_sqlite import StoreError
 
-    from stichzoo.policies.serve.guard import served_hosts
-
-    app = create_app(args.bots, levels=args.levels, max_body_bytes=args.max_body_bytes,
-                     cors_origins=args.cors_origin, web_table=not args.no_tables,
-                     table_store=None if args.no_tables else _table_store(args),
-                     allowed_hosts=served_hosts(args.host, args.port, args.allowed_host),
-                     trusted_proxies=args.trusted_proxy)
-    uvicorn.Server(server_config(app, args.host, args.port,
-                                 request_timeout=args.request_timeout,
-                                 keep_alive=args.keep_alive,
-                                 limit_concurrency=args.limit_concurrency)).run()
+    try:
+        run(_serve_settings(args))
+    except StoreError as e:
+        print(f"stichzoo serve: {e}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -691,7 +698,19 @@ def build_parser(prog: str = "stichzoo") -> argparse.ArgumentParser:
                    help="game analyses computed at once (one search per decision of the "
                         "person), beyond it 503 (default: %(default)s)")
     v.add_argument("--idle-timeout", type=float, default=table_mod.DEFAULT_IDLE_TIMEOUT,
-                   help="seconds an untouched table is kept (default: %(default)s)")
+                   help="seconds an untouched table is kept in memory (default: %(default)s; "
+                        "with a --store file it is resumed from there afterwards)")
+    v.add_argument("--store", default=None, metavar="PATH",
+                   help="the SQLite file that keeps every table, move by move, across "
+                        "restarts (default: tables.sqlite in the per-user data folder, "
+                        "~/.local/share/stichzoo on Linux); 'memory': tables live in the "
+                        "process only and a restart loses them (docs/operations.md)")
+    v.add_argument("--keep-days", type=float, default=table_mod.DEFAULT_KEEP_DAYS,
+                   help="delete tables without a move for this many days from the store, "
+                        "finished and abandoned ones (default: %(default)s; 0: keep all)")
+    v.add_argument("--workers", type=int, default=1,
+                   help="server processes sharing the port and the store file; any of them "
+                        "serves any table (default: 1; docs/operations.md)")
     v.set_defaults(func=cmd_serve)
     lad = sub.add_parser("ladder", help="where every bot stands: random < heuristic < pimc < "
                                         "learned search, and the network alone")

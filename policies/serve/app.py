@@ -460,11 +460,29 @@ def server_config(app, host: str = "127.0.0.1", port: int = 8000, *,
     """The uvicorn configuration of ``stichzoo serve`` (timeouts and limits: docs/bots.md)."""
     import uvicorn
 
-    return uvicorn.Config(app, host=host, port=port, http=deadline_protocol(request_timeout),
-                          timeout_keep_alive=keep_alive, limit_concurrency=limit_concurrency,
-                          h11_max_incomplete_event_size=16 * 1024, log_level=log_level,
-                          # the connection's own address: forwarded ones are read only from
-                          # the proxies named trusted (--trusted-proxy, serve/clients.py), not
-                          # from whatever uvicorn's default trusts (127.0.0.1)
-                          proxy_headers=False,
-                          access_log=False)  # paths carry table ids: capabilities, never logged
+    return uvicorn.Config(app, **server_options(host, port, request_timeout=request_timeout,
+                                                keep_alive=keep_alive,
+                                                limit_concurrency=limit_concurrency,
+                                                log_level=log_level))
+
+
+def server_options(host: str = "127.0.0.1", port: int = 8000, *,
+                   request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+                   keep_alive: int = DEFAULT_KEEP_ALIVE,
+                   limit_concurrency: int | None = DEFAULT_LIMIT_CONCURRENCY,
+                   log_level: str = "warning", workers: int = 1) -> dict:
+    """The keyword arguments of ``uvicorn.Config`` / ``uvicorn.run`` for ``stichzoo serve``.
+
+    ``workers`` > 1: uvicorn spawns the processes, which import the app factory and the
+    protocol by name (:mod:`stichzoo.policies.serve.server`)."""
+    many = {} if workers == 1 else {"workers": workers, "factory": True}
+    http = (deadline_protocol(request_timeout) if workers == 1
+            else "stichzoo.policies.serve.server:Protocol")
+    return dict(host=host, port=port, http=http, **many,
+                timeout_keep_alive=keep_alive, limit_concurrency=limit_concurrency,
+                h11_max_incomplete_event_size=16 * 1024, log_level=log_level,
+                # the connection's own address: forwarded ones are read only from
+                # the proxies named trusted (--trusted-proxy, serve/clients.py), not
+                # from whatever uvicorn's default trusts (127.0.0.1)
+                proxy_headers=False,
+                access_log=False)  # paths carry table ids: capabilities, never logged

@@ -31,6 +31,7 @@ from __future__ import annotations
 import copy
 import inspect
 import json
+import logging
 import math
 import os
 import re
@@ -49,8 +50,12 @@ from stichzoo.envs.core.game import Game, GameState, IllegalActionError, build_o
 from stichzoo.envs.registry import display_of, view_of
 from stichzoo.policies.tables.hints import game_analysis, round_of, search_hint
 
+log = logging.getLogger("stichzoo.tables")
+
 #: how long a table may sit untouched before a store forgets it (seconds)
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0
+#: how many days a store file keeps a table after its last move (``stichzoo serve --keep-days``)
+DEFAULT_KEEP_DAYS = 30.0
 #: the most tables a store keeps at once
 DEFAULT_MAX_TABLES = 200
 #: the most live tables one client (remote address) may hold
@@ -65,6 +70,10 @@ DEFAULT_MAX_MEMORY_MB = 4096
 DEFAULT_MAX_ANALYSES = 2
 #: what a store says for an id it does not hold
 NOT_FOUND = "table not found (expired, or the server restarted)"
+#: what a store that keeps its tables on disk says for an id it does not hold
+NOT_KEPT = "table not found (closed, or deleted after the server's --keep-days)"
+#: how often a store with a retention deletes the old tables from its file (seconds)
+PURGE_EVERY = 3600.0
 
 #: the round-log fields that are public once a round has ended (never ``hands``,
 #: ``rows``, Geheimtrumpf's face-down ``set_aside``)
@@ -254,6 +263,15 @@ class Table:
                  options: dict[str, Any] | None = None,
                  opponents: Sequence[str] | str = ("heuristic",), human_seat: int = 0,
                  seed: int | None = None, deck_orders: list | None = None):
+        self._setup(game_name, num_players, options=options, opponents=opponents,
+                    human_seat=human_seat, seed=seed, deck_orders=deck_orders)
+        self.advance()
+
+    def _setup(self, game_name: str, num_players: int | None, *, options: dict[str, Any] | None,
+               opponents: Sequence[str] | str, human_seat: int, seed: int | None,
+               deck_orders: list | None) -> None:
+        """Everything of :meth:`__init__` but the bots' first moves (:meth:`resume` replays
+        them instead of asking the bots)."""
         if options is not None and not isinstance(options, dict):
             raise TableError(f"options must be an object of game options, not {shown(options)}")
         if not isinstance(game_name, str):
@@ -299,13 +317,95 @@ class Table:
         self._seen: dict[int, dict] = {}  # per round-log entry: what became events already
         self._last_trick: dict | None = None
         self._analysis: dict | None = None  # the game's analysis, once asked (at the end)
-        self.advance()
+
+    # -- saved and resumed ---------------------------------------------------------------
+
+    def saved(self) -> dict:
+        """The table as a store keeps it, JSON-ready: what :meth:`resume` needs to go on.
+
+        ``game``, ``options`` (all of them, ``num_players`` included),
+        ``seating``, ``human_seat``, ``seed``, ``dealt`` (whether the caller
+        dealt: then the deck orders come from the record, not the seed),
+        ``decisions``, ``over``, ``record`` (the game so far, ``partial`` while it
+        runs - it holds every hand, so a store never shows it to a client before
+        the end) and ``bots`` (per bot seat, its random generators' states:
+        :mod:`.bot_state`).
+        """
+        from stichzoo.policies.tables.bot_state import bot_states
+
+        with self._lock:
+            return {"game": self.game.name, "options": self.game.options.as_dict(),
+                    "seating": list(self.seating), "human_seat": self.human_seat,
+                    "seed": self.seed, "dealt": self._deal_seed is None,
+                    "decisions": len(self._state.history), "over": self.over,
+                    "record": self._record(),
+                    "bots": {str(seat): bot_states(bot) for seat, bot in self._bots.items()}}
+
+    @classmethod
+    def resume(cls, saved: dict) -> Table:
+        """The table :meth:`saved` describes, at the same point, with its bots' generators
+        where they were: it plays on exactly as the saved table would have.
+
+        The record is replayed strictly (:func:`stichzoo.envs.core.record.replay`:
+        every field recomputed, a tampered one refused), then through the table's
+        own steps, so its public events are those the person saw.  A saved table
+        that does not add up is a :class:`TableError` (409) naming the problem:
+        it is refused whole, never half-loaded.
+        """
+        from stichzoo.envs.core.record import RecordError, replay
+        from stichzoo.policies.tables.bot_state import restore_bot_states
+
+        try:
+            record = saved["record"]
+            replay(record)  # strict: the record is the game it states
+            table = cls.__new__(cls)
+            dealt = bool(saved["dealt"])
+            game = envs.game_class(saved["game"])
+            orders = None
+            if dealt:
+                deck = build_game(saved["game"], None, saved["options"]).deck
+                orders = [list(deck.parse(o)) for o in record["deck_orders"]]
+            table._setup(saved["game"], None, options=saved["options"],
+                         opponents=[s for s in saved["seating"] if s is not None] or "random",
+                         human_seat=saved["human_seat"], seed=saved["seed"],
+                         deck_orders=orders)
+            if table.seating != list(saved["seating"]) or game.name != record["game"]:
+                raise ValueError("the seating or the game differs from the record's")
+            if record["seed"] != table._deal_seed:
+                raise ValueError(f"the record's seed {shown(record['seed'])} is not the "
+                                 f"table's deal ({shown(table._deal_seed)})")
+            for i, decision in enumerate(record["decisions"]):
+                if decision["seat"] == table.human_seat:
+                    table._since = len(table._events)
+                table._step(decision["seat"], decision["action"])
+                if table._state.history[-1] != (decision["seat"], decision["action"]):
+                    raise ValueError(f"decision {i} replays differently")
+            if table._record() != record:
+                raise ValueError("the replayed table's record differs from the saved one")
+            if not table.over and table._state.current_player != table.human_seat:
+                raise ValueError("the saved game stops at a bot's turn (saved mid-move)")
+            bots = saved["bots"]
+            if set(bots) != {str(s) for s in table._bots}:
+                raise ValueError("the saved bot seats are not the seating's")
+            for seat, bot in table._bots.items():
+                restore_bot_states(bot, bots[str(seat)])
+        except TableError as e:
+            raise TableError(f"the saved table does not resume: {e}", status=409) from None
+        except (RecordError, ValueError, KeyError, TypeError, IndexError) as e:
+            what = f"{type(e).__name__}: {e}" if isinstance(e, KeyError) else str(e)
+            raise TableError(f"the saved table does not resume: {what}", status=409) from None
+        return table
 
     # -- the game loop -------------------------------------------------------------
 
     @property
     def over(self) -> bool:
         return bool(self._state.over or self._state.truncated)
+
+    @property
+    def decisions(self) -> int:
+        """Decisions so far: the table's version (a move names the one it answers)."""
+        return len(self._state.history)
 
     @property
     def to_act(self) -> int | None:
@@ -582,25 +682,33 @@ class Table:
 
     def record(self) -> dict:
         """The game record (``docs/records.md``) - at the end only: it shows every hand."""
-        from stichzoo.envs.core.record import build_record
-
         with self._lock:
             if not self.over:
                 raise TableError("the record holds every hand, so it is given at the end of "
                                  "the game only", status=409)
-            return build_record(self.game, self._state, seed=self._deal_seed)
+            return self._record()
+
+    def _record(self) -> dict:
+        """The game record so far (``partial`` while it runs): for the end, and for a store."""
+        from stichzoo.envs.core.record import build_record
+
+        return build_record(self.game, self._state, seed=self._deal_seed)
 
 
 # -- many tables at once ------------------------------------------------------------------
 
 
 class _Entry:
-    __slots__ = ("client", "last_used", "table")
+    """A table in memory: ``moving`` is held while a move is played and saved, so the moves
+    of one process at one table run one after another (other processes: the store's check)."""
+
+    __slots__ = ("client", "last_used", "moving", "table")
 
     def __init__(self, table: Table, now: float, client: str | None):
         self.table = table
         self.last_used = now
         self.client = client
+        self.moving = threading.Lock()
 
 
 #: what a server says where the memory cap cannot work
@@ -643,10 +751,21 @@ class TableStore:
     total only.  Bot networks are shared between tables
     (:func:`stichzoo.policies.runtimes.onnx_policy.load_model`), so a table costs its
     game state, not a network.  Ids are
-    ``secrets.token_urlsafe``: knowing one id tells nothing of another. The
-    store keeps tables in memory only: a restarted server has none, so an old
-    id gets :data:`NOT_FOUND` (404), and :attr:`instance` changes, which a
-    page can compare to notice the restart.  ``clock`` is injectable for tests.
+    ``secrets.token_urlsafe``: knowing one id tells nothing of another.
+
+    Without ``saved`` the store keeps tables in memory only: a restarted
+    server has none, so an old id gets :data:`NOT_FOUND` (404), and
+    :attr:`instance` changes, which a page can compare to notice the restart.
+    With ``saved`` (a :class:`~stichzoo.policies.tables.store_sqlite.SqliteTables`)
+    every table is written there when it is created and after every accepted
+    move, before the answer; a table not in memory (expired, another
+    process's, or from before a restart) is resumed from it
+    (:meth:`Table.resume`), and a copy in memory that the file has moved past
+    (another process played) is reloaded.  :attr:`instance` is then the
+    file's, the same in every process and after a restart.  ``keep_days``
+    deletes the tables without a move for that many days from the file
+    (checked every :data:`PURGE_EVERY` seconds).  ``clock`` is injectable for
+    tests.
     """
 
     def __init__(self, *, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
@@ -657,7 +776,8 @@ class TableStore:
                  max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB,
                  max_analyses: int = DEFAULT_MAX_ANALYSES,
                  clock: Callable[[], float] = time.monotonic,
-                 memory: Callable[[], float | None] = resident_mb):
+                 memory: Callable[[], float | None] = resident_mb,
+                 saved: Any = None, keep_days: float | None = None):
         if isinstance(idle_timeout, bool) or not isinstance(idle_timeout, (int, float)) \
                 or not idle_timeout > 0:
             raise ValueError(f"idle_timeout must be positive seconds, not {idle_timeout!r}")
@@ -685,7 +805,16 @@ class TableStore:
         self.memory = memory
         if max_memory_mb is not None and memory() is None:  # said once, where it is set
             warnings.warn(MEMORY_CAP_OFF, RuntimeWarning, stacklevel=2)
-        self.instance = secrets.token_urlsafe(8)
+        if keep_days is not None and (isinstance(keep_days, bool) or not isinstance(
+                keep_days, (int, float)) or not keep_days > 0):
+            raise ValueError(f"keep_days must be positive days or None, not {keep_days!r}")
+        if keep_days is not None and saved is None:
+            raise ValueError("keep_days needs a store on disk (saved=...): a store in memory "
+                             "keeps no table past its idle timeout")
+        self.saved = saved
+        self.keep_days = keep_days
+        self._purged_at: float | None = None
+        self.instance = saved.instance if saved is not None else secrets.token_urlsafe(8)
         self._tables: dict[str, _Entry] = {}
         self._pending: dict[str, int] = {}  # per client: tables being built now
         self._created: dict[str, deque] = {}  # per client: times of the creations this minute
@@ -706,12 +835,31 @@ class TableStore:
             return len(self._tables)
 
     def _sweep(self) -> list[str]:
-        """Forget idle tables (the store lock is held)."""
+        """Forget idle tables from memory (the store lock is held); a file keeps them."""
         now = self.clock()
         old = [k for k, e in self._tables.items() if now - e.last_used > self.idle_timeout]
         for k in old:
             del self._tables[k]
+        if self.keep_days is not None and (self._purged_at is None
+                                           or now - self._purged_at >= PURGE_EVERY):
+            self._purged_at = now
+            self.purge()
         return old
+
+    def purge(self) -> int:
+        """Delete the tables without a move for ``keep_days`` from the file (finished and
+        abandoned ones); how many (0 without a retention)."""
+        if self.keep_days is None:
+            return 0
+        gone = self._saving(self.saved.purge, self.keep_days)
+        if gone:
+            log.info("table store: %d table(s) older than %g days deleted", gone, self.keep_days)
+        return gone
+
+    def shutdown(self) -> None:
+        """Close the file (a server that stops): nothing is lost, every move was committed."""
+        if self.saved is not None:
+            self.saved.close()
 
     def expire(self) -> list[str]:
         """Forget every table idle for longer than ``idle_timeout``; their ids."""
@@ -825,20 +973,66 @@ class TableStore:
             if len(self._tables) + sum(self._pending.values()) >= self.max_tables:
                 raise self._full()
             table_id = secrets.token_urlsafe(16)
+        if self.saved is not None:  # on the disk before the answer: the id is good for good
+            self._saving(self.saved.insert, table_id, table.saved(), client)
+        with self._lock:
             self._tables[table_id] = _Entry(table, self.clock(), client)
         return table_id, table
 
-    def get(self, table_id: Any) -> Table:
-        """The table of ``table_id``, touched (its idle time starts again); else 404."""
+    def _saving(self, call: Callable[..., Any], *args: Any) -> Any:
+        """A call to the file; its failure (disk full, locked past the busy timeout) is a 503
+        that says nothing was kept, never a 500."""
+        import sqlite3
+
+        try:
+            return call(*args)
+        except sqlite3.Error as e:
+            log.error("table store: %s", e)
+            raise TableError(f"the table store is unavailable ({type(e).__name__}); nothing "
+                             f"was changed - try again in a few seconds", status=503,
+                             retry_after=5) from None
+
+    def _entry(self, table_id: Any) -> _Entry:
+        """The table of ``table_id`` in memory, touched; with a file, resumed from it when
+        missing or behind it (another process played).  404 for an unknown id."""
         if not isinstance(table_id, str):
             raise TableError(f"a table id is a string, not {shown(table_id)}", status=404)
         with self._lock:
             self._sweep()
             entry = self._tables.get(table_id)
+            if entry is not None:
+                entry.last_used = self.clock()
+        if self.saved is None:
             if entry is None:
                 raise TableError(NOT_FOUND, status=404)
+            return entry
+        stored = self._saving(self.saved.decisions, table_id)
+        if stored is None:
+            with self._lock:
+                self._tables.pop(table_id, None)
+            raise TableError(NOT_KEPT, status=404)
+        if entry is not None and entry.table.decisions >= stored:
+            return entry  # current (or a move of this process is being saved)
+        return self._resume(table_id)
+
+    def _resume(self, table_id: str) -> _Entry:
+        """The table as the file has it, in memory (replacing an older copy)."""
+        row = self._saving(self.saved.load, table_id)
+        if row is None:
+            raise TableError(NOT_KEPT, status=404)
+        table = Table.resume(row)  # 409 when the saved table does not add up
+        with self._lock:
+            entry = self._tables.get(table_id)
+            if entry is None:
+                entry = self._tables[table_id] = _Entry(table, self.clock(), row["client"])
+            elif entry.table.decisions < table.decisions:
+                entry.table = table
             entry.last_used = self.clock()
-            return entry.table
+            return entry
+
+    def get(self, table_id: Any) -> Table:
+        """The table of ``table_id``, touched (its idle time starts again); else 404."""
+        return self._entry(table_id).table
 
     def view(self, table_id: Any) -> dict:
         """The human seat's view of the table, with ``table_id`` and the store ``instance``."""
@@ -848,10 +1042,50 @@ class TableStore:
         """Play the human's move at the table (its lock held, not the store's); the new view.
 
         ``decisions``: the decision the move answers (:meth:`Table.act`)."""
-        table = self.get(table_id)
-        result = table.act(move, decisions)
+        entry = self._entry(table_id)
+        with entry.moving:
+            if self.saved is None:
+                result = entry.table.act(move, decisions)
+            else:
+                result = self._act_saved(table_id, entry, move, decisions)
         self._touch(table_id)  # a long bot answer does not count as idle time
         return self._stamp(table_id, result)
+
+    def _act_saved(self, table_id: str, entry: _Entry, move: Any,
+                   decisions: int | None) -> dict:
+        """Play and keep a move (``entry.moving`` held): checked against the file's decision
+        count when it is saved, so of two processes at one table exactly one plays.
+
+        A copy behind the file is reloaded first; a move whose save finds that
+        another process played meanwhile is dropped with the copy (409, nothing
+        played), as is one the file could not take (503).
+        """
+        stored = self._saving(self.saved.decisions, table_id)
+        if stored is None:
+            raise TableError(NOT_KEPT, status=404)
+        if entry.table.decisions != stored:
+            entry = self._resume(table_id)
+        table = entry.table
+        before = table.decisions
+        result = table.act(move, decisions)  # 409/422 here change nothing
+        try:
+            kept = self._saving(self.saved.save_move, table_id, before, table.saved())
+        except TableError:
+            self._drop(table_id, entry)
+            raise
+        if not kept:
+            self._drop(table_id, entry)
+            raise TableError(f"this move answers decision {before}, but another server "
+                             f"process played at this table first; nothing was played - "
+                             f"reload the view (GET /tables/ID) and choose again", status=409)
+        return result
+
+    def _drop(self, table_id: str, entry: _Entry) -> None:
+        """Forget a copy in memory that is not what the file holds (the next request
+        resumes the table from the file)."""
+        with self._lock:
+            if self._tables.get(table_id) is entry:
+                del self._tables[table_id]
 
     def record(self, table_id: Any) -> dict:
         return self.get(table_id).record()
@@ -879,10 +1113,12 @@ class TableStore:
         return result
 
     def close(self, table_id: Any) -> None:
-        """Forget a table now (a page that leaves); an unknown id is a 404."""
+        """Forget a table now (a page that leaves), from the file too; an unknown id is a 404."""
         self.get(table_id)
         with self._lock:
             self._tables.pop(table_id, None)
+        if self.saved is not None:
+            self._saving(self.saved.delete, table_id)
 
     def _touch(self, table_id: str) -> None:
         with self._lock:
@@ -966,12 +1202,14 @@ def describe_event(event: dict, names: Sequence[str]) -> str:
 __all__ = [
     "DEFAULT_CREATIONS_PER_MINUTE",
     "DEFAULT_IDLE_TIMEOUT",
+    "DEFAULT_KEEP_DAYS",
     "DEFAULT_MAX_ANALYSES",
     "DEFAULT_MAX_MEMORY_MB",
     "DEFAULT_MAX_TABLES",
     "DEFAULT_MAX_TABLES_PER_CLIENT",
     "DEFAULT_SEARCHES_PER_MINUTE",
     "NOT_FOUND",
+    "NOT_KEPT",
     "Table",
     "TableError",
     "TableStore",

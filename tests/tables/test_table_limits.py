@@ -11,6 +11,7 @@ without bound.
 from __future__ import annotations
 
 import gc
+import os
 
 import pytest
 
@@ -223,8 +224,8 @@ def test_no_tables_leaves_the_bot_api_alone():
         assert c.get("/bots").status_code == 200
 
 
-def test_serve_options_reach_the_store():
-    from stichzoo.training.cli import _table_store, build_parser
+def test_serve_options_reach_the_store(tmp_path):
+    from stichzoo.training.cli import _serve_settings, _table_store, build_parser
 
     args = build_parser().parse_args(["serve", "--max-tables", "50", "--max-tables-per-client",
                                       "0", "--creations-per-minute", "5", "--max-memory-mb",
@@ -235,8 +236,15 @@ def test_serve_options_reach_the_store():
     assert store.limits() == {"max_tables": 50, "max_tables_per_client": None,
                               "creations_per_minute": 5, "searches_per_minute": 120,
                               "max_memory_mb": None, "idle_timeout": 60.0, "max_analyses": 3}
-    default = _table_store(build_parser().parse_args(["serve"]))
-    assert default.limits() == TableStore().limits()
+    default = _table_store(build_parser().parse_args(["serve", "--store",
+                                                      str(tmp_path / "t.sqlite")]))
+    assert default.limits() == TableStore().limits() and default.saved is not None
+    default.shutdown()
+    # without --store: a SQLite file in the per-user data folder, kept 30 days
+    settings = _serve_settings(build_parser().parse_args(["serve"]))
+    assert settings["store"].endswith(os.path.join("stichzoo", "tables.sqlite"))
+    assert settings["keep_days"] == 30 and settings["workers"] == 1
+    assert _table_store(build_parser().parse_args(["serve", "--store", "memory"])).saved is None
 
 
 def test_the_memory_cap_says_where_it_cannot_work():

@@ -402,7 +402,7 @@ def _add_arena(sub) -> None:
     a = sub.add_parser("arena", help="rate any bot (python:, cmd:, http://, openspiel:, or "
                                      "ours) against every rung of the ladder")
     add_arguments(a, list(envs.GAMES))
-    a.set_defaults(func=cmd_arena, argv=None)
+    a.set_defaults(func=cmd_arena)
 
 
 def _serve_settings(args: argparse.Namespace) -> dict:

@@ -414,9 +414,19 @@ def default_out(cfg: ArenaConfig) -> str:
     return os.path.join("runs", "arena", f"{cfg.game}_{slug or 'bot'}")
 
 
-def command_of(argv: list[str]) -> str:
-    """The command line that reproduces a run (``stichzoo arena ...``)."""
-    return shlex.join(["stichzoo", *argv])
+def command_of(cfg: ArenaConfig, out: str | None = None, leaderboard: str | None = None) -> str:
+    """The command line that reproduces a run, every setting spelled out (the seed too)."""
+    argv = ["stichzoo", "arena", cfg.game, cfg.challenger, "--games", str(cfg.games),
+            "--seed", str(cfg.seed)]
+    if cfg.rungs:
+        argv += ["--rungs", *cfg.rungs]
+    for key, value in cfg.options.items():
+        argv += ["--option", f"{key}={json.dumps(value, separators=(',', ':'))}"]
+    if cfg.match_think_time:
+        argv.append("--match-think-time")
+    if cfg.think_decisions != 50:
+        argv += ["--think-decisions", str(cfg.think_decisions)]
+    return shlex.join(argv)
 
 
 def leaderboard_markdown(path: str = DOCS_LEADERBOARD) -> str:
@@ -447,13 +457,11 @@ __all__ = ["ARENA_SEED", "DOCS_LEADERBOARD", "LEADERBOARD", "RUNGS", "ArenaConfi
 
 def main(args) -> int:
     """``stichzoo arena`` (training/cli.py's arguments): run, report, add to the leaderboard."""
-    import sys
-
     cfg = ArenaConfig(game=args.game, challenger=args.challenger, games=args.games,
                       seed=args.seed, workers=args.workers, rungs=args.rungs,
                       options=args.options, match_think_time=args.match_think_time,
                       think_decisions=args.think_decisions)
-    command = command_of(sys.argv[1:] if args.argv is None else args.argv)
+    command = command_of(cfg)
     result = run_arena(cfg, progress=not args.quiet)
     print(markdown(result, command))
     for path in write_reports(result, command, args.out or default_out(cfg)):

@@ -15,6 +15,8 @@ match that is measured again never needs a docs edit:
   markers replaced by tables made from the recorded data - the shipped bots'
   manifests (``policies/bots/<game>/manifest.json``) and the ladder
   (``policies/ladder.json``, the same text as ``stichzoo ladder --markdown``).
+- ``arena.md``: the hand-written page with the arena's leaderboard
+  (``policies/arena_leaderboard.json``) in place of its marker.
 - ``layout.md``: the map of the repository - every package and module of
   ``stichzoo`` (envs/, policies/, training/, configs/) with the summary of its
   docstring, grouped by package, then every config and script with the first
@@ -171,7 +173,16 @@ def ladder_table() -> str:
     return ladder.markdown(ladder.load())
 
 
-GENERATED = {"shipped-bots": shipped_bots_table, "ladder": ladder_table}
+def arena_leaderboard() -> str:
+    """The arena's leaderboard (``policies/arena_leaderboard.json``, filled by
+    ``scripts/arena_examples/full_budget.sh``), newest entry first."""
+    from stichzoo.training.evaluation import arena
+
+    return arena.leaderboard_markdown(arena.DOCS_LEADERBOARD)
+
+
+GENERATED = {"shipped-bots": shipped_bots_table, "ladder": ladder_table,
+             "arena-leaderboard": arena_leaderboard}
 
 
 def fill(text: str) -> str:
@@ -199,6 +210,7 @@ SCRIPT_FOLDERS = {
     "scripts": "user entry points",
     "scripts/recipes": "recipes: the commands that make the shipped bots",
     "scripts/figures": "figures: remake a documented table or plot",
+    "scripts/arena_examples": "the arena's worked examples and their docs' run (docs: arena)",
     "scripts/checks": "checks: compare the engines against each other",
     "scripts/bench": "speed benchmarks (docs: speed)",
     "scripts/probes": "probes: the lab's measurements (docs: lab)",

@@ -34,6 +34,7 @@ from stichzoo import envs
 from stichzoo.envs.core.game import build_options
 from stichzoo.envs.registry import env_id
 from stichzoo.policies.base import Decision
+from stichzoo.policies.serve.levels import LADDER_FILE
 from stichzoo.policies.specs import build_policy, learned_search, search_hooks
 from stichzoo.training.evaluation.arena_args import ARENA_SEED, LEADERBOARD
 from stichzoo.training.evaluation.ladder import PLAYERS, objective, verdict
@@ -50,8 +51,7 @@ SCHEMA = "stichzoo.arena/1"
 #: (training seeds are small, evaluation 104729+, the ladder 2027 and 86420, the baselines 1
 #: and 2); where ``stichzoo arena`` keeps its entries unless told (LEADERBOARD, --leaderboard)
 #: the leaderboard shipped with the docs (docs/arena.md's table is made from it)
-DOCS_LEADERBOARD = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "policies", "arena_leaderboard.json")
+DOCS_LEADERBOARD = os.path.join(os.path.dirname(LADDER_FILE), "arena_leaderboard.json")
 #: the rungs: key, label, spec (``{game}``: the game's name; ``search``: its learned search)
 RUNGS = (("random", "random", "random"), ("heuristic", "heuristic", "heuristic"),
          ("pimc", "PIMC", "pimc"), ("search", "the learned search", "{search}"),

@@ -141,7 +141,7 @@ def _free_port() -> int:
 def test_our_own_server_as_an_http_challenger():
     port = _free_port()
     server = subprocess.Popen([sys.executable, "-m", "stichzoo.training.cli", "serve",
-                               "--port", str(port), "--levels", "heuristic"],
+                               "--port", str(port), "--levels", "heuristic", "--no-tables"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(300):

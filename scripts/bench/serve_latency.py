@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/bench/serve_latency.py --requests 300 --neighbours 2
 
-Starts ``stichzoo serve`` (trained bots only) in a subprocess, then times
+Starts ``stichzoo serve`` (trained bots only) in a subprocess (scripts/served.py), then times
 small ``POST /bots/<game>/act`` requests one after another: first alone,
 then while ``--neighbours`` clients keep posting bodies just under the body
 limit (JSON the server must parse before it can refuse the view).  Prints
@@ -17,8 +17,6 @@ import importlib
 import json
 import os
 import random
-import socket
-import subprocess
 import sys
 import threading
 import time
@@ -28,11 +26,8 @@ import numpy as np
 
 from stichzoo import envs
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from served import Served
 
 
 def _views(game_name: str, count: int) -> list[dict]:
@@ -69,20 +64,9 @@ def main() -> int:
                    help="size of each heavy body (default: just under the 1 MiB limit)")
     args = p.parse_args()
 
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen([sys.executable, "-m", "stichzoo", "serve", "--port", str(port),
-                               "--levels"], env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    server = Served(store="memory").start()  # the trained bots only (--levels with none)
+    base = server.base
     try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                httpx.get(f"{base}/bots", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.time() > deadline or server.poll() is not None:
-                    raise SystemExit("the server did not start") from None
-                time.sleep(0.2)
         views = _views(args.game, args.requests)
         alone = _time(base, args.game, views)
 
@@ -108,7 +92,6 @@ def main() -> int:
             t.join(timeout=30)
     finally:
         server.terminate()
-        server.wait(timeout=30)
 
     print(f"{args.requests} small {args.game} requests; heavy neighbour: {args.neighbours} "
           f"client(s), {len(heavy)} B bodies, {heavy_done[0]} sent")

@@ -562,6 +562,53 @@ def test_a_gone_table_says_so_and_offers_a_new_one(browser):
         context.close()
 
 
+def test_a_restart_resumes_the_table_and_a_move_sent_meanwhile_plays_once(browser, tmp_path):
+    """A server with a store restarts under the page: a move clicked while it is down is
+    sent again until the new server answers (the same decision: played once), and the page
+    goes on at the same table without the person doing anything - never "gone"."""
+    from fastapi import FastAPI
+
+    from stichzoo.policies.serve.web_table import mount_web_table
+    from stichzoo.policies.tables.store_sqlite import SqliteTables
+    from stichzoo.policies.tables.table import TableStore
+
+    path = str(tmp_path / "tables.sqlite")
+
+    def serve(port=None):
+        app = FastAPI()
+        store = mount_web_table(app, TableStore(saved=SqliteTables(path)))
+        return LiveServer(app, port=port), store
+
+    live, store = serve()
+    context = _context(browser, settings=NO_POLL)
+    page = _new_page(context)
+    try:
+        _set_up(page, live.url, "hoch_tief")
+        _click_move(page, random.Random(1))
+        table_id = page.evaluate("decodeURIComponent(location.hash.split('=')[1])")
+        seen = int(page.get_attribute("#table", "data-decisions"))
+        live.stop()
+        store.shutdown()
+        page.locator("#hand button.card.legal").first.click()  # the server is down
+        page.wait_for_function("document.getElementById('notice').textContent"
+                               ".includes('sent again')")
+        live, store = serve(live.port)  # the restarted server, on the same file
+        page.wait_for_function(f"Number(document.getElementById('table').dataset.decisions)"
+                               f" > {seen}")
+        page.wait_for_selector("body[data-state=your-turn], body[data-state=over]")
+        assert page.is_hidden("#gone") and page.is_hidden("#error")
+        table = store.get(table_id)
+        since = table._state.history[seen:]
+        assert [seat for seat, _ in since].count(table.human_seat) == 1  # played once
+        assert page.get_attribute("#table", "data-decisions") == str(table.decisions)
+        # the browser logs each refused connection while the server was down; nothing else
+        assert [p for p in page.problems if "ERR_CONNECTION_REFUSED" not in p] == []
+    finally:
+        live.stop()
+        store.shutdown()
+        context.close()
+
+
 def test_a_stale_tab_plays_nothing(browser):
     """Two tabs on one table, behind stichzoo serve's checks (Host, Origin, JSON): a move in
     the tab that fell behind is refused (409), nothing is played twice, and that tab shows

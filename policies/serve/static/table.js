@@ -10,6 +10,10 @@
 // included), a cheap look at GET /tables/ID/version every poll interval notices a move made
 // elsewhere (another tab, a retried request) or a restart, and every move names the decision
 // it answers, so a stale one is refused by the server and explained here in player words.
+// A server that restarted (a new instance, or no answer for a while) is asked for the table
+// again by its id: a server with a store (docs/operations.md) resumes it, and the person
+// plays on without doing anything; a move that got no answer is sent again for the same
+// decision, so it is played once.  A 429 / 503 with Retry-After is asked again after it.
 "use strict";
 
 const GONE_TEXT = "This table is gone (expired, or the server restarted).";
@@ -136,10 +140,34 @@ const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 // -- talking to the server -------------------------------------------------------------------
 
 class ApiError extends Error {
-  constructor(status, message) { super(message); this.status = status; }
+  constructor(status, message, retryAfter) {
+    super(message);
+    this.status = status;
+    this.retryAfter = retryAfter;  // seconds, from a 429 / 503's Retry-After (else null)
+  }
 }
 
+
+// the longest Retry-After the page waits by itself (seconds), and how often it asks again
+const RETRY_AFTER_MAX = 60;
+const RETRIES = 3;
+
+// a request; a 429 or 503 with a short Retry-After is asked again after it, saying so
 async function api(method, path, body) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await request(method, path, body);
+    } catch (e) {
+      const wait = e instanceof ApiError ? e.retryAfter : null;
+      if (wait === null || wait > RETRY_AFTER_MAX || attempt >= RETRIES) throw e;
+      showNotice(`The server asks to wait ${wait} s (${e.status === 429 ? "too many requests just now" : "it is busy"}); trying again by itself.`);
+      await sleep(wait * 1000);
+      showNotice("");
+    }
+  }
+}
+
+async function request(method, path, body) {
   const init = {method, headers: {}};
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
@@ -155,7 +183,8 @@ async function api(method, path, body) {
   try { data = await res.json(); } catch (e) { data = null; }
   if (!res.ok) {
     const msg = data && typeof data.error === "string" ? data.error : `HTTP ${res.status}`;
-    throw new ApiError(res.status, msg);
+    const after = parseInt(res.headers.get("Retry-After") || "", 10);
+    throw new ApiError(res.status, msg, (res.status === 429 || res.status === 503) && after >= 0 ? after : null);
   }
   return data;
 }
@@ -427,7 +456,7 @@ function addEvents(tv, events) {
 
 // a new view: what happened since (the completed tricks shown for a moment), then the table
 async function update(tv, opts) {
-  if (S.instance && tv.instance !== S.instance) { tableGone(); return; }
+  if (S.instance && tv.instance !== S.instance) { await reload(); return; }
   const seq = ++S.seq;
   const before = S.tv;
   S.tv = tv;
@@ -480,9 +509,10 @@ async function play(moveId) {
   try {
     // the decision this move answers: the server plays it only while the table is there
     const body = {move: moveId, decisions: S.tv.decisions};
-    await update(await api("POST", `/tables/${encodeURIComponent(S.tableId)}/act`, body));
+    await update(await sendMove(body));
   } catch (e) {
     S.busy = false;
+    if (e instanceof ApiError && e.kept) { await catchUp(KEPT_TEXT, true); return; }
     if (e instanceof ApiError && (e.status === 409 || e.status === 422) && S.tv && !S.tv.over) {
       await catchUp(e.status === 409 ? STALE_TEXT : REFUSED_TEXT);
       return;
@@ -492,10 +522,43 @@ async function play(moveId) {
   }
 }
 
+// a move, sent again while the server gives no answer (it restarts): the same decision, so
+// the server plays it once - a 409 then says it was kept before the answer was lost
+const RESEND_FOR = 120000;
+async function sendMove(body) {
+  const path = `/tables/${encodeURIComponent(S.tableId)}/act`;
+  const until = Date.now() + RESEND_FOR;
+  for (let resent = false; ; resent = true) {
+    try {
+      const tv = await api("POST", path, body);
+      if (resent) showNotice("");
+      return tv;
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status !== 0 || Date.now() > until) {
+        if (resent && e instanceof ApiError && e.status === 409) e.kept = true;  // before the restart
+        throw e;
+      }
+      showNotice("The server does not answer (it may be restarting); your move will be sent again in a moment.");
+      await sleep(1000);
+    }
+  }
+}
+
+// the table again, by its id, from a server that restarted or that another process answers
+// for (a new instance): a server with a store resumes it; one without says 404 - gone
+async function reload() {
+  if (!S.tableId) return;
+  const id = S.tableId;
+  S.instance = null;
+  await resume(id, true);
+}
+
 // what a player reads when a move was not played (never the server's developer wording)
 const STALE_TEXT = "Your click came too late: the table had already moved on (a move from " +
   "another tab or window, or a click that arrived twice), so nothing was played. Here is the " +
   "table as it is now - please choose again.";
+const KEPT_TEXT = "The server restarted while your move was on its way; it had kept the move, " +
+  "so it was played once. Here is the table as it is now.";
 const REFUSED_TEXT = "That move is not possible now; nothing was played. Here is the table " +
   "as it is now - please choose again.";
 
@@ -528,7 +591,7 @@ async function poll() {
     return;  // a server that does not answer now may answer at the next look
   }
   if (S.tv !== tv || S.busy) return;
-  if (v.instance !== S.instance) { tableGone(); return; }
+  if (v.instance !== S.instance) { await reload(); return; }
   if (v.decisions !== tv.decisions || v.over !== tv.over) {
     await catchUp("The table moved on elsewhere (another tab or window); here it is now.", true);
   }
@@ -1135,7 +1198,7 @@ function wireReplay() {
 
 // -- start -----------------------------------------------------------------------------------
 
-async function resume(tableId) {
+async function resume(tableId, again) {
   S.tableId = tableId;
   S.tv = null;
   const seq = ++S.seq;
@@ -1148,6 +1211,7 @@ async function resume(tableId) {
     S.instance = tv.instance;
     beginTable({...tv, events: []});
     addEvents(tv, all.events);
+    if (again) showNotice("The server restarted; your table is back as it was.");
   } catch (e) {
     if (seq === S.seq) handleError(e);
   }

@@ -149,8 +149,13 @@ def main() -> int:
     p.add_argument("--moves", type=int, default=200, help="moves timed alone and beside")
     p.add_argument("--flooders", type=int, default=2, help="clients flooding hints")
     args = p.parse_args()
-    folder = tempfile.mkdtemp(prefix="stichzoo-bench-")
+    with tempfile.TemporaryDirectory(prefix="stichzoo-bench-") as folder:
+        report(args, folder)
+    return 0
 
+
+def report(args: argparse.Namespace, folder: str) -> None:
+    """Run both measurements with their store files in ``folder``; print the tables."""
     print(f"throughput: {args.clients} clients, {args.seconds:g} s each, {TABLE['game']} "
           f"{TABLE['options']}")
     print(f"{'opponents':<12}{'workers':>8}{'bot moves/s':>14}{'person moves/s':>16}")
@@ -170,7 +175,6 @@ def main() -> int:
                   f"{r['alone_p99']:>10.1f}{r['flood_p50']:>10.1f}{r['flood_p99']:>10.1f}"
                   f"{r['flood_p99'] / r['alone_p99']:>10.2f}{r['answered']:>10}"
                   f"{r['refused']:>10}")
-    return 0
 
 
 if __name__ == "__main__":

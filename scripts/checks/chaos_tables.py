@@ -230,14 +230,16 @@ def check_store(path: str, tally: Tally) -> dict:
 
 
 def run(kills: int, clients: int = 6, workers: int = 1, store: str | None = None,
-        seed: int = 0, log: str | None = None, traffic: float = 1.0) -> dict:
+        seed: int = 0, log: str | None = None, traffic: float = 1.0,
+        progress: bool = False) -> dict:
     """The chaos run; its figures (see the module's docstring).  ``traffic``: the longest
     time between a start and the next kill (seconds; each is drawn from 0.05 to it)."""
     rng = random.Random(seed)
-    folder = tempfile.mkdtemp(prefix="stichzoo-chaos-")
-    store = store or os.path.join(folder, "tables.sqlite")
-    server = Served(*SERVE_ARGS, store=store, workers=workers,
-                    log=log or os.path.join(folder, "serve.log"))
+    if store is None or log is None:
+        folder = tempfile.mkdtemp(prefix="stichzoo-chaos-")
+        store = store or os.path.join(folder, "tables.sqlite")
+        log = log or os.path.join(folder, "serve.log")
+    server = Served(*SERVE_ARGS, store=store, workers=workers, log=log)
     tally, stop = Tally(), threading.Event()
     started = time.monotonic()
     server.start()
@@ -245,10 +247,13 @@ def run(kills: int, clients: int = 6, workers: int = 1, store: str | None = None
     for t in threads:
         t.start()
     try:
-        for _ in range(kills):
+        for k in range(1, kills + 1):
             time.sleep(rng.uniform(0.05, traffic))
             server.kill()
             server.start()
+            if progress and k % 10 == 0:
+                print(f"{k} kills, {tally.acked} moves answered 200, "
+                      f"{time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
         time.sleep(0.5)  # the last retries get their answers
         stop.set()
         for t in threads:
@@ -277,7 +282,7 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=0, help="seeds the kill times and the clients")
     p.add_argument("--out", help="also write the figures here as JSON")
     args = p.parse_args()
-    result = run(args.kills, args.clients, args.workers, args.store, args.seed)
+    result = run(args.kills, args.clients, args.workers, args.store, args.seed, progress=True)
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:

@@ -101,6 +101,8 @@ class SqliteTables:
         folder = os.path.dirname(os.path.abspath(path))
         try:
             os.makedirs(folder, exist_ok=True)
+            if not os.path.exists(path):  # every hand of every game is in it: the owner's only
+                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
             self._db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None,
                                        check_same_thread=False)
         except (OSError, sqlite3.Error) as e:

@@ -3,6 +3,7 @@ after every move is the game played straight, byte for byte; a move is kept once
 file of an older schema opens, a newer one and a tampered game are refused by name."""
 
 import json
+import os
 import random
 import shutil
 import sqlite3
@@ -76,6 +77,8 @@ def test_a_table_resumes_after_a_restart_and_is_kept_until_closed(tmp_path):
     table_id, _ = first.create(**GAME, opponents=["heuristic"], seed=3, client="c1")
     view = first.view(table_id)
     view = first.act(table_id, view["moves"][0]["id"], view["decisions"])
+    if os.name == "posix":  # every hand of every game is in it: for its owner only
+        assert path.stat().st_mode & 0o777 == 0o600
     first.shutdown()
     assert not Path(str(path) + "-wal").exists()  # closed cleanly: one file left
     second = _store(path)  # a restarted server

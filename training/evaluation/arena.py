@@ -315,6 +315,10 @@ def _ms(t: dict | None) -> str:
     return f"{t['mean']:.2f} / {t['p99']:.2f}"
 
 
+def _games(n: int) -> str:
+    return f"{n} game" + ("" if n == 1 else "s")
+
+
 def markdown(result: dict, command: str) -> str:
     """The arena's report as markdown: the verdict, one row per rung, think times, forfeits."""
     cfg = result["config"]
@@ -346,12 +350,13 @@ def markdown(result: dict, command: str) -> str:
                                    else "") + "."]
     forfeited = {k: r["forfeits"] for k, r in result["rungs"].items() if r.get("forfeits")}
     if forfeited:
-        lines += ["", f"**Forfeits: {result['forfeits']} games.** A forfeited game was played "
-                      f"to its end by the challenger's random stand-in, so the figures rate the "
-                      f"bot together with its stand-in:", ""]
+        lines += ["", f"**Forfeits: {_games(result['forfeits'])}.** A forfeited game was played "
+                      f"to its end by the challenger's stand-in (its fallback, random unless "
+                      f"the spec says otherwise), so the figures rate the bot together with "
+                      f"its stand-in:", ""]
         for key, f in forfeited.items():
             reasons = ", ".join(f"{n} {r}" for r, n in sorted(f["reasons"].items()))
-            lines.append(f"- against {result['rungs'][key]['label']}: {f['games']} games "
+            lines.append(f"- against {result['rungs'][key]['label']}: {_games(f['games'])} "
                          f"({reasons}); first: {f['first']}")
     return "\n".join(lines) + "\n"
 

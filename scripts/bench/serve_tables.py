@@ -6,6 +6,9 @@ one table's move latency while another client floods hints.
 Starts a real ``stichzoo serve --store FILE`` (scripts/served.py; its default
 limits, ``synchronous=FULL``) for each measurement:
 
+- **a kept move**: the time of one ``save_move`` (the UPDATE of a Wizard
+  table in play) with ``synchronous=FULL`` - on the disk before the answer -
+  and ``NORMAL``, without a server;
 - **throughput**: ``--clients`` clients each play tables without pause (the
   person's first legal move; ``--opponents`` in the bot seats) for
   ``--seconds``, with ``--workers 1`` and then 2 (``--workers-list``);
@@ -139,6 +142,31 @@ def hint_flood(moves: int, flooders: int, workers: int, folder: str, limit: bool
             "flood_p99": float(np.percentile(beside, 99)), **tally}
 
 
+def commit_cost(saves: int, folder: str) -> dict:
+    """Milliseconds per kept move (``SqliteTables.save_move`` of a Wizard table in play) with
+    ``synchronous=FULL`` and ``NORMAL``: what the sync to disk before every answer costs."""
+    from stichzoo.policies.tables.store_sqlite import SqliteTables
+    from stichzoo.policies.tables.table import Table
+
+    table = Table(**{"game_name": TABLE["game"], "num_players": TABLE["players"],
+                     "options": TABLE["options"]}, opponents=["heuristic"], seed=1)
+    saved = table.saved()
+    out = {}
+    for sync in ("FULL", "NORMAL"):
+        store = SqliteTables(os.path.join(folder, f"commit-{sync}.sqlite"), synchronous=sync)
+        store.insert("t", saved)
+        times = []
+        at = saved["decisions"]
+        for _ in range(saves):  # the same table, its count moved on each time
+            t = time.perf_counter()
+            assert store.save_move("t", at, {**saved, "decisions": at + 1})
+            times.append(time.perf_counter() - t)
+            at += 1
+        store.close()
+        out[sync] = np.array(times) * 1000
+    return out
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=20.0, help="each throughput run")
@@ -148,6 +176,7 @@ def main() -> int:
     p.add_argument("--workers-list", type=int, nargs="+", default=[1, 2])
     p.add_argument("--moves", type=int, default=200, help="moves timed alone and beside")
     p.add_argument("--flooders", type=int, default=2, help="clients flooding hints")
+    p.add_argument("--saves", type=int, default=300, help="kept moves timed per synchronous")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="stichzoo-bench-") as folder:
         report(args, folder)
@@ -156,7 +185,11 @@ def main() -> int:
 
 def report(args: argparse.Namespace, folder: str) -> None:
     """Run both measurements with their store files in ``folder``; print the tables."""
-    print(f"throughput: {args.clients} clients, {args.seconds:g} s each, {TABLE['game']} "
+    cost = commit_cost(args.saves, folder)
+    print(f"a kept move (save_move, {args.saves} saves): " + ", ".join(
+        f"synchronous={sync} p50 {np.percentile(ms, 50):.2f} ms, p99 "
+        f"{np.percentile(ms, 99):.2f} ms" for sync, ms in cost.items()))
+    print(f"\nthroughput: {args.clients} clients, {args.seconds:g} s each, {TABLE['game']} "
           f"{TABLE['options']}")
     print(f"{'opponents':<12}{'workers':>8}{'bot moves/s':>14}{'person moves/s':>16}")
     for opponents in args.opponents:

@@ -61,13 +61,24 @@ def _rung(label: str, verdict: str) -> dict:
     (("above", "below", "below", "below"), "between random and heuristic"),
     (("below", "below", "below", "below"), "below random"),
     (("above", "above", "above", "above"), "above the learned search, the top of the climb"),
-    (("above", "level", "below", "below"), "level with heuristic"),
+    (("above", "level", "below", "below"), "level with heuristic, above random, below PIMC"),
     (("above", "above", "n/a", "n/a"), "above heuristic; no verdict against PIMC, the learned"),
     (("n/a",) * 4, "no verdict"),
 ])
 def test_the_verdict_in_words(verdicts, words):
     rungs = {k: _rung(label, v) for (k, label, _), v in zip(arena.RUNGS, verdicts)}
     assert arena.placement(rungs).startswith(words)
+
+
+def test_a_rung_with_the_same_result_in_every_deal_is_named_so():
+    same = {"label": "the shipped network", "deals": 25,
+            "score_difference": {"mean": 0.0, "lo": None, "hi": None}}
+    assert arena.rung_verdict(same, "score_difference") == arena.SAME
+    assert arena.rung_verdict({**same, "deals": 1}, "score_difference") == "n/a"
+    rungs = {"heuristic": {"label": "heuristic", "verdict": "above"},
+             "network": {**same, "verdict": arena.SAME}}
+    assert arena.placement(rungs).endswith("alone: the same in every deal (it plays as the "
+                                           "network)")
 
 
 def test_a_rung_that_cannot_sit_or_is_the_challenger_is_skipped_with_its_reason():

@@ -193,11 +193,14 @@ def run_arena(cfg: ArenaConfig, progress: bool = True, say=print) -> dict:
             "score_difference": _stat(vs["score_difference"]),
             "win_rate_difference": _stat(vs["win_rate_difference"]),
             "duplicate_rating": _stat(report["duplicate_ratings"].get(cfg.challenger)),
-            "verdict": _verdict(_stat(vs[key_of])),
+            "verdict": _verdict(_stat(vs[key_of])),  # rung_verdict's input
             "forfeits": report["forfeits"].get(cfg.challenger),
             "wall_seconds": round(report["wall_seconds"], 1)}
     order = {k: i for i, (k, _, _) in enumerate(RUNGS)}
     rungs = dict(sorted(rungs.items(), key=lambda kv: order[kv[0]]))
+    for r in rungs.values():
+        if "skipped" not in r:
+            r["verdict"] = rung_verdict(r, key_of)
     return {"schema": SCHEMA, "config": asdict(cfg), "objective": key_of,
             "players": PLAYERS[cfg.game], "rungs": rungs, "think_ms": think,
             "forfeits": sum((r.get("forfeits") or {}).get("games", 0) for r in rungs.values()),
@@ -216,6 +219,20 @@ def _verdict(stat: dict | None) -> str:
     return "n/a" if stat is None or stat.get("lo") is None else verdict(stat)
 
 
+#: the verdict of a rung that gave the challenger the same result in every deal (a bot that
+#: plays as the rung: no spread, so no interval - and nothing to decide)
+SAME = "the same in every deal"
+
+
+def rung_verdict(rung: dict, objective_key: str) -> str:
+    """above / level / below the rung on the objective's 95% interval; :data:`SAME` when
+    every deal gave the same result (no spread, no interval); n/a without an interval."""
+    stat = rung.get(objective_key)
+    if stat and stat.get("lo") is None and stat.get("mean") == 0 and rung.get("deals", 0) > 1:
+        return SAME
+    return _verdict(stat)
+
+
 def placement(rungs: dict[str, dict]) -> str:
     """Where the challenger stands, in words, from each rung's verdict (95% intervals).
 
@@ -223,14 +240,15 @@ def placement(rungs: dict[str, dict]) -> str:
     without a verdict (skipped, or too few deals for an interval) is named as such.
     """
     known = [(k, rungs[k]) for k in CLIMB if k in rungs and "verdict" in rungs[k]]
-    decided = [(k, r) for k, r in known if r["verdict"] in ("above", "level", "below")]
+    decided = [(k, r) for k, r in known if r["verdict"] in ("above", "level", "below", SAME)]
     if not decided:
         return "no verdict: no rung had enough deals for a 95% interval (play more --games)"
     above = [r["label"] for _, r in decided if r["verdict"] == "above"]
-    level = [r["label"] for _, r in decided if r["verdict"] == "level"]
+    level = [r["label"] for _, r in decided if r["verdict"] in ("level", SAME)]
     below = [r["label"] for _, r in decided if r["verdict"] == "below"]
     if level:
-        words = f"level with {' and '.join(level)}"
+        words = (f"level with {' and '.join(level)}" + (f", above {above[-1]}" if above else "")
+                 + (f", below {below[0]}" if below else ""))
     elif above and below:
         words = f"between {above[-1]} and {below[0]}"
     elif above:
@@ -248,6 +266,8 @@ def placement(rungs: dict[str, dict]) -> str:
     network = rungs.get("network")
     if network and "verdict" in network:
         words += f"; against {network['label']} alone: {network['verdict']}"
+        if network["verdict"] == SAME:
+            words += " (it plays as the network)"
     return words
 
 
@@ -443,12 +463,15 @@ def leaderboard_markdown(path: str = DOCS_LEADERBOARD) -> str:
             "network | think ms mean / p99 | forfeits | games per rung | date, versions | "
             "command |", "|---|---|---|---|---|---:|---:|---|---|"]
     for e in reversed(entries):
+        rungs = {k: {**r, "verdict": rung_verdict(r, e["objective"])} if "skipped" not in r
+                 else r for k, r in e["rungs"].items()}
+        verdict_words = placement(rungs)  # from the recorded figures, in today's words
         digits = 3 if e["objective"] == "win_rate_difference" else 2
         cells = [_fmt(e["rungs"].get(k, {}).get(e["objective"]), digits)
                  if "skipped" not in e["rungs"].get(k, {"skipped": 1}) else "-"
                  for k, _, _ in RUNGS]
         v = e["versions"]
-        rows.append(f"| {e['game']} | `{e['challenger']}` | {e['verdict']} | "
+        rows.append(f"| {e['game']} | `{e['challenger']}` | {verdict_words} | "
                     f"{' / '.join(cells)} | {_ms(e['think_ms'].get('challenger'))} | "
                     f"{e['forfeits']} | {e['games_per_rung']} | {e['date']}, stichzoo "
                     f"{v['stichzoo']}, Python {v['python']} | `{e['command']}` |")

@@ -689,8 +689,9 @@ def build_parser(prog: str = "stichzoo") -> argparse.ArgumentParser:
                         "%(default)s; 0: no limit)")
     v.add_argument("--searches-per-minute", type=int,
                    default=table_mod.DEFAULT_SEARCHES_PER_MINUTE,
-                   help="hints and game analyses one client may ask for per minute, beyond it "
-                        "429 (default: %(default)s; 0: no limit)")
+                   help="hints and game analyses one client may ask for per minute on "
+                        "average (ten seconds' worth at once), beyond it 429 (default: "
+                        "%(default)s; 0: no limit)")
     v.add_argument("--max-memory-mb", type=float, default=table_mod.DEFAULT_MAX_MEMORY_MB,
                    help="no new table while the server holds more resident memory (MiB), "
                         "503 instead (default: %(default)s; 0: no limit)")

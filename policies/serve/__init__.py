@@ -7,6 +7,8 @@ One module per job:
 
 - :mod:`~stichzoo.policies.serve.app`: the FastAPI app (``/bots``, OpenAPI)
   and the uvicorn settings;
+- :mod:`~stichzoo.policies.serve.server`: the ``stichzoo serve`` process - one,
+  or ``--workers N`` on one table store - and its graceful stop;
 - :mod:`~stichzoo.policies.serve.stdio`: the JSON-lines transport;
 - :mod:`~stichzoo.policies.serve.registry`: the bots a server answers for
   and how a player view becomes a move;

@@ -5,6 +5,10 @@
   server);
 - :mod:`~stichzoo.policies.tables.terminal`: the terminal table
   (``stichzoo play``);
+- :mod:`~stichzoo.policies.tables.store_sqlite`: the tables on disk (a SQLite file that
+  keeps every table move by move, across restarts and processes);
+- :mod:`~stichzoo.policies.tables.bot_state`: the bots' random generators, saved and
+  restored, so that a resumed table plays on exactly as it would have;
 - :mod:`~stichzoo.policies.tables.hints`: a hint and a game's analysis for the person;
 - :mod:`~stichzoo.policies.tables.rules_text`: the rules at hand (terminal and page).
 

@@ -818,7 +818,8 @@ class TableStore:
         self._tables: dict[str, _Entry] = {}
         self._pending: dict[str, int] = {}  # per client: tables being built now
         self._created: dict[str, deque] = {}  # per client: times of the creations this minute
-        self._searched: dict[str, deque] = {}  # per client: times of the searches this minute
+        #: per client: its search tokens and when they were counted (:meth:`charge_search`)
+        self._searched: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
 
     def limits(self) -> dict[str, Any]:
@@ -913,28 +914,42 @@ class TableStore:
 
     def charge_search(self, client: str | None) -> None:
         """Count one search (a hint, an analysis to compute) against ``client``: 429 with
-        ``Retry-After`` past ``searches_per_minute`` in any 60 seconds.
+        ``Retry-After`` past its rate.
 
         A search takes a core for up to a second, and a hint is free to ask
         for again, so without this one client's flood of hints would slow
-        every other table's bots.  None (no client, or no limit): free.
+        every other table's bots.  The rate is a token bucket: a client may
+        search ``searches_per_minute`` times a minute on average, and at
+        most :meth:`search_burst` times at once (ten seconds' worth) - a
+        limit per minute alone would let the whole minute's searches come in
+        the first seconds, which is exactly the flood that slows the other
+        tables' moves.  None (no client, or no limit): free.
         """
         rate = self.searches_per_minute
         if rate is None or client is None:
             return
+        per_second, burst = rate / 60.0, self.search_burst()
         with self._lock:
             now = self.clock()
-            if len(self._searched) > 4096:  # forget the clients idle for a minute
-                for other in [c for c, ts in self._searched.items() if ts[-1] <= now - 60]:
+            if len(self._searched) > 4096:  # forget the clients whose buckets are full again
+                for other in [c for c, (tokens, then) in self._searched.items()
+                              if tokens + (now - then) * per_second >= burst]:
                     del self._searched[other]
-            times = self._searched.setdefault(client, deque())
-            while times and times[0] <= now - 60.0:
-                times.popleft()
-            if len(times) >= rate:
+            tokens, then = self._searched.get(client, (float(burst), now))
+            tokens = min(float(burst), tokens + (now - then) * per_second)
+            if tokens < 1.0:
+                self._searched[client] = (tokens, now)
                 raise TableError(f"too many searches: searches_per_minute ({rate}) hints and "
-                                 f"analyses for one client; wait a little", status=429,
-                                 retry_after=times[0] + 60.0 - now)
-            times.append(now)
+                                 f"analyses for one client, at most {burst} at once; wait a "
+                                 f"little", status=429,
+                                 retry_after=(1.0 - tokens) / per_second)
+            self._searched[client] = (tokens - 1.0, now)
+
+    def search_burst(self) -> int:
+        """The searches one client may make at once: ten seconds' worth of
+        ``searches_per_minute`` (at least one); 0 without a limit."""
+        rate = self.searches_per_minute
+        return 0 if rate is None else max(1, math.ceil(rate / 6))
 
     def _check_memory(self) -> None:
         mb = None if self.max_memory_mb is None else self.memory()

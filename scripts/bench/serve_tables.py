@@ -105,7 +105,9 @@ def hint_flood(moves: int, flooders: int, workers: int, folder: str, limit: bool
     """The mover's move latency alone and beside ``flooders`` clients asking for hints;
     ``limit``: the default ``searches_per_minute``, else none."""
     store = os.path.join(folder, f"flood-{workers}-{limit}.sqlite")
-    limits = [] if limit else ["--searches-per-minute", "0"]
+    # the mover starts many short tables: only the search limit is the server's own
+    limits = ["--creations-per-minute", "0", "--max-tables-per-client", "0"]
+    limits += [] if limit else ["--searches-per-minute", "0"]
     tally = {"answered": 0, "refused": 0}
     lock, stop = threading.Lock(), threading.Event()
 
@@ -171,8 +173,9 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=20.0, help="each throughput run")
     p.add_argument("--clients", type=int, default=4, help="busy clients in the throughput run")
-    p.add_argument("--opponents", nargs="+", default=["heuristic", "pimc"],
-                   help="bot seats of the throughput run's tables, one run each")
+    p.add_argument("--opponents", nargs="*", default=["heuristic", "pimc"],
+                   help="bot seats of the throughput run's tables, one run each (none: no "
+                        "throughput run)")
     p.add_argument("--workers-list", type=int, nargs="+", default=[1, 2])
     p.add_argument("--moves", type=int, default=200, help="moves timed alone and beside")
     p.add_argument("--flooders", type=int, default=2, help="clients flooding hints")

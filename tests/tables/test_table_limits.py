@@ -264,19 +264,34 @@ def test_the_memory_cap_says_where_it_cannot_work():
 
 
 def test_searches_per_minute_per_client():
-    """Hints and computed analyses count against their client: past the rate 429 with
-    Retry-After, another client untouched, free again after a minute; no client, no limit."""
+    """Hints and computed analyses count against their client: a token bucket - ten
+    seconds' worth at once, then the rate - past it 429 with Retry-After, another client
+    untouched; no client, no limit."""
     now = [0.0]
-    store = TableStore(searches_per_minute=3, clock=lambda: now[0])
-    for _ in range(3):
+    store = TableStore(searches_per_minute=120, clock=lambda: now[0])
+    assert store.search_burst() == 20
+    for _ in range(20):  # a burst of ten seconds' worth
         store.charge_search("a")
     with pytest.raises(TableError, match="searches_per_minute") as e:
         store.charge_search("a")
-    assert e.value.status == 429 and e.value.headers == {"Retry-After": "60"}
+    assert e.value.status == 429 and e.value.headers == {"Retry-After": "1"}  # 2 a second
     store.charge_search("b")
     store.charge_search(None)
+    now[0] = 0.5
+    store.charge_search("a")  # half a second: one more
+    with pytest.raises(TableError):
+        store.charge_search("a")
     now[0] = 60.5
-    store.charge_search("a")
+    for _ in range(20):  # a quiet minute fills the bucket again, never beyond the burst
+        store.charge_search("a")
+    with pytest.raises(TableError):
+        store.charge_search("a")
+    slow = TableStore(searches_per_minute=3, clock=lambda: now[0])
+    assert slow.search_burst() == 1
+    slow.charge_search("a")
+    with pytest.raises(TableError) as e:
+        slow.charge_search("a")
+    assert e.value.headers == {"Retry-After": "20"}
     assert TableStore(searches_per_minute=None).charge_search("a") is None
 
 
@@ -284,7 +299,7 @@ def test_a_hint_flood_gets_429_over_http():
     from stichzoo.policies.serve.web_table import mount_web_table
 
     app = FastAPI()
-    mount_web_table(app, TableStore(searches_per_minute=2))
+    mount_web_table(app, TableStore(searches_per_minute=12))  # two at once
     c = _client(app, "203.0.113.8")
     view = c.post("/tables", json={"game": "hoch_tief", "players": 4, "seat": 0,
                                    "opponents": ["random"]}).json()

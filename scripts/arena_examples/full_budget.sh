@@ -16,7 +16,7 @@ ARENA=(.venv/bin/stichzoo arena wizard --games "$GAMES" --workers 2 --quiet --le
 # 3. our own server over HTTP: the shipped Wizard network as served, a check of the protocol
 #    (it should be level with the network rung)
 PORT="${ARENA_PORT:-18735}"
-.venv/bin/stichzoo serve --port "$PORT" >runs/arena/serve.log 2>&1 &
+.venv/bin/stichzoo serve --port "$PORT" --no-tables >runs/arena/serve.log 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 120); do
@@ -24,6 +24,9 @@ for _ in $(seq 120); do
     sleep 1
 done
 "${ARENA[@]}" "http://127.0.0.1:$PORT/bots/wizard/act" --out runs/arena/http
+# 3b. the same against PIMC at its think time (HTTP included): --match-think-time
+"${ARENA[@]}" "http://127.0.0.1:$PORT/bots/wizard/act" --rungs pimc --match-think-time \
+    --out runs/arena/http_matched
 kill "$SERVER"
 # 4. OpenSpiel's IS-MCTS (through envs/openspiel.py) on Wizard of 3 rounds: the full game takes
 #    it ~0.2 s a decision at 20 simulations; the network's rungs cannot sit at this table

@@ -163,7 +163,8 @@ def run_arena(cfg: ArenaConfig, progress: bool = True, say=print) -> dict:
         try:
             build_policy(spec, game, seed=0, cache=False)
         except ValueError as e:  # the network fits its own table only
-            rungs[key] = {"label": label, "spec": spec, "skipped": " ".join(str(e).split())}
+            reason = " ".join(str(e).split()).replace(os.getcwd() + os.sep, "")
+            rungs[key] = {"label": label, "spec": spec, "skipped": reason}
             continue
         sitting[key] = spec
     say(f"arena: timing {cfg.think_decisions} decisions of each bot")

@@ -873,6 +873,20 @@ class TableStore:
                           f"{self.max_tables}, max_tables); try again later", status=503,
                           retry_after=self._next_expiry())
 
+    def _room(self, pending: int) -> bool:
+        """Whether one more table fits in memory (the store lock is held).  With a file,
+        the tables used longest ago leave memory to make room - they stay in the file and
+        come back at their next request - unless a move of theirs is under way."""
+        over = len(self._tables) + pending + 1 - self.max_tables
+        if over <= 0:
+            return True
+        if self.saved is None:
+            return False
+        idle = sorted((e.last_used, k) for k, e in self._tables.items() if not e.moving.locked())
+        for _, k in idle[:over]:
+            del self._tables[k]
+        return len(idle) >= over
+
     def _next_expiry(self) -> float:
         """Seconds until the next idle table expires (the store lock is held)."""
         now = self.clock()
@@ -883,7 +897,7 @@ class TableStore:
         """Refuse a creation over a limit (the store lock is held; expired tables swept)."""
         self._sweep()
         pending = sum(self._pending.values())
-        if len(self._tables) + pending >= self.max_tables:
+        if not self._room(pending):
             raise self._full()
         if client is None:
             return
@@ -985,7 +999,7 @@ class TableStore:
                         del self._pending[client]
         with self._lock:
             self._sweep()
-            if len(self._tables) + sum(self._pending.values()) >= self.max_tables:
+            if not self._room(sum(self._pending.values())):
                 raise self._full()
             table_id = secrets.token_urlsafe(16)
         if self.saved is not None:  # on the disk before the answer: the id is good for good

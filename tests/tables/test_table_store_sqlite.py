@@ -182,3 +182,20 @@ def test_a_newer_or_foreign_file_is_refused_by_name(tmp_path):
     junk.write_bytes(b"not a database at all" * 100)
     with pytest.raises(StoreError, match="not a SQLite database"):
         SqliteTables(str(junk))
+
+
+def test_with_a_file_a_full_memory_makes_room_instead_of_refusing(tmp_path):
+    """max_tables bounds the tables in memory; with a file the one used longest ago leaves
+    memory (not the file) for a new one, and comes back at its next request."""
+    store = _store(tmp_path / "t.sqlite", max_tables=2)
+    first, _ = store.create(**GAME, opponents=["heuristic"], seed=1)
+    second, _ = store.create(**GAME, opponents=["heuristic"], seed=2)
+    store.view(second)
+    third, _ = store.create(**GAME, opponents=["heuristic"], seed=3)
+    assert len(store) == 2 and first not in store._tables
+    assert store.view(first)["seed"] == 1  # resumed from the file
+    in_memory = TableStore(max_tables=1)
+    in_memory.create(**GAME, opponents=["heuristic"], seed=1)
+    with pytest.raises(TableError) as e:
+        in_memory.create(**GAME, opponents=["heuristic"], seed=2)
+    assert e.value.status == 503

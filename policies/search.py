@@ -325,7 +325,8 @@ class PIMCPolicy:
             drawn = iter(batch(root, seat, self.rng, worlds))
             sample = lambda root, seat, rng: next(drawn)  # noqa: E731
         grid = None
-        solving = bool(self.endgame) and root.hands[seat].bit_count() <= self.endgame
+        solving = (bool(self.endgame) and phase == "play"
+                   and root.hands[seat].bit_count() <= self.endgame)
         if self._kernel is not None and batch is None and self.infer is None and (
                 solving or self._kernel_plays):
             grid = self._kernel_values(root, seat, searched, worlds, solving)

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import random
 
+from stichzoo.envs.core.cards import bit_list
 from stichzoo.envs.core.game import float_sum
 from stichzoo.envs.wizard.rules import (
     BID,
@@ -55,6 +56,7 @@ from stichzoo.envs.wizard.rules import (
     DECK_SIZE,
     FREE,
     JESTER0,
+    JESTERS,
     LEAD_FREE,
     LEAD_NONE,
     NUM_SUITS,
@@ -62,6 +64,7 @@ from stichzoo.envs.wizard.rules import (
     PLAY,
     SUIT_MASK,
     WIZARD0,
+    WIZARDS,
     WizardState,
     round_score,
     trick_winner,
@@ -70,7 +73,6 @@ from stichzoo.policies.base import Decision
 from stichzoo.policies.hooks import SearchHooks
 
 ALL = (1 << DECK_SIZE) - 1
-WIZARDS = 0xF << WIZARD0
 #: side-card calibration: short hands (by size) scale, longer ones cut and stretch
 SIDE_SHORT = (0.0, 0.4, 0.8, 0.8, 0.8)
 SIDE_CUT = 0.3
@@ -446,6 +448,64 @@ def rollout_playout(state: WizardState, rng: random.Random) -> list[int]:
         leader, played, follow = seat, 0, LEAD_NONE
 
 
+def _one_of_each_kind(legal: int) -> int:
+    """The legal cards with one Wizard and one Jester (the lowest ids) in place of all: two
+    Wizards (two Jesters) in one hand play alike - the same place among the hand's ids, the
+    same tricks - so the endgame search tries one of each, and its tie rule (the lowest id)
+    picks that one, as trying every one would."""
+    wizards, jesters = legal & WIZARDS, legal & JESTERS
+    return (legal & ~(WIZARDS | JESTERS)) | (wizards & -wizards) | (jesters & -jesters)
+
+
+def endgame_values(world: WizardState, actions: list[int], seat: int) -> list[float]:
+    """The rest of the round in ``world`` (every hand known, the bids made) solved exactly,
+    per card of the seat to act: ``seat``'s round score (:func:`search_value`) at its end.
+
+    Max^n: each seat plays the card that maximises its own round score, ties to the lowest
+    card id.  Not paranoid: Wizard scores every seat against its own bid, so the table is
+    no coalition against the seat - a seat that has its tricks ducks, one short of its bid
+    takes, whatever that does to the others; the bots the search stands in for play so.
+    The Python referee of the kernel's solver (envs/kernel/src/wizard_search.c), on bare
+    bitmasks with the trick rules of ``WizardState._play``; ``world`` is left as it was.
+    """
+    n, trump, bids = world.num_players, world.trump, world.bids
+
+    def scores(hands, won, cards, leader, follow) -> list[int]:
+        who = (leader + len(cards)) % n
+        hand = hands[who]
+        if not hand:  # a trick just ended and the hands are empty: the round is over
+            return [round_score(b, w) for b, w in zip(bids, won, strict=True)]
+        legal = hand
+        if follow >= 0:  # follow suit if you can; Wizards and Jesters are always free
+            same = hand & SUIT_MASK[follow]
+            if same:
+                legal = same | (hand & FREE)
+        best = None
+        for card in bit_list(_one_of_each_kind(legal)):  # ascending ids, strict >: the lowest
+            sc = after(hands, won, cards, leader, follow, who, card)
+            if best is None or sc[who] > best[who]:
+                best = sc
+        return best
+
+    def after(hands, won, cards, leader, follow, who, card) -> list[int]:
+        hands = hands[:]
+        hands[who] ^= 1 << card
+        if follow == LEAD_NONE and card < JESTER0:  # the first non-Jester sets the suit
+            follow = LEAD_FREE if card >= WIZARD0 else CARD_SUIT[card]
+        cards = [*cards, card]
+        if len(cards) < n:
+            return scores(hands, won, cards, leader, follow)
+        winner = (leader + trick_winner(cards, trump)) % n
+        won = won[:]
+        won[winner] += 1
+        return scores(hands, won, [], winner, LEAD_NONE)
+
+    mover, trick = world.current_player, world.trick
+    hands, won = list(world.hands), list(world.tricks_won)
+    return [float(after(hands, won, list(trick.cards), trick.leader, world.follow, mover,
+                        a)[seat]) for a in actions]
+
+
 def rollout_policy(game, seed: int | None = None) -> FastHeuristic:
     """PIMC's rollout player: :class:`FastHeuristic`."""
     return FastHeuristic(game, seed)
@@ -453,8 +513,9 @@ def rollout_policy(game, seed: int | None = None) -> FastHeuristic:
 
 #: what PIMC needs of Wizard (policies/hooks.py)
 SEARCH = SearchHooks(defaults=SEARCH_DEFAULTS, rollout_policy=rollout_policy, value=search_value,
-                     rollout_playout=rollout_playout)
+                     rollout_playout=rollout_playout, endgame=endgame_values)
 
 __all__ = ["SEARCH", "SEARCH_DEFAULTS", "FastHeuristic", "Heuristic", "beats", "choose_trump",
+           "endgame_values",
            "estimate_tricks", "fast_card", "heuristic_bid", "power", "rollout_playout",
            "rollout_policy", "search_value", "trump_of"]

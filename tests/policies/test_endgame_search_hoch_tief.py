@@ -77,6 +77,6 @@ def test_bad_endgame_refused(bad):
 
 
 def test_a_game_without_an_endgame_refuses_it():
-    wizard = envs.game_class("wizard")
+    cls = envs.game_class("wunder_punkt")
     with pytest.raises(ValueError, match="no exact endgame"):
-        build_policy("pimc:endgame=2", wizard(wizard.Options(num_players=4)), seed=0)
+        build_policy("pimc:endgame=2", cls(cls.Options(num_players=4)), seed=0)

@@ -28,7 +28,9 @@
  *
  * A world is a state on the stack, a play-out a struct copy: no allocation.
  */
+#include <limits.h>
 #include <math.h>
+#include <string.h>
 
 #include "wizard.h"
 
@@ -503,6 +505,140 @@ static int determinize(const kz_config *cfg, const wz_state *root, int seat, kz_
     return 0;
 }
 
+/* -- the exact endgame (max^n) --------------------------------------------------------
+ *
+ * From a world in the play phase (every hand known, every bid made), the rest of the
+ * round solved exactly: for each legal card of the seat to act, `seat`'s round score when
+ * every seat plays perfectly from there on.  Max^n: each seat plays the card that
+ * maximises its own round score, ties to the lowest card id (strict > over ascending
+ * ids).  Not paranoid: Wizard scores every seat against its own bid, so the others are no
+ * coalition against the seat - a seat that has its tricks ducks, one short takes.  Two
+ * Wizards (two Jesters) in one hand play alike, so only the lowest of each is tried: the
+ * tie rule would pick it anyway (policies/games/wizard.py _one_of_each_kind says why).
+ * policies/games/wizard.py endgame_values is the Python referee, value for value.
+ */
+typedef struct {
+    uint64_t hands[KZ_MAX_PLAYERS];
+    uint8_t won[KZ_MAX_PLAYERS];
+    uint8_t trick[KZ_MAX_PLAYERS];
+    int8_t ntrick, leader, follow;
+} we_world;
+
+typedef struct {
+    const wz_tables *t;
+    int n, trump;
+    const int8_t *bids;
+    long nodes, max_nodes;
+} we_solver;
+
+static int we_scores(we_solver *S, const we_world *s, int32_t *out);
+
+/* the seat `who` plays `card` in s (a copy), then the round's scores under max^n:
+ * 0, or 1 past the node budget */
+static int we_after(we_solver *S, const we_world *s, int who, int card, int32_t *out) {
+    we_world c = *s;
+    c.hands[who] ^= 1ULL << card;
+    if (c.follow == LEAD_NONE && card < WZ_JESTER0) /* the first non-Jester sets the suit */
+        c.follow = (int8_t)(card >= WZ_WIZARD0 ? LEAD_FREE : card / WZ_NUMBERS);
+    c.trick[c.ntrick++] = (uint8_t)card;
+    if (c.ntrick == S->n) {
+        int winner = (c.leader + trick_winner(c.trick, S->n, S->trump)) % S->n;
+        c.won[winner]++;
+        c.ntrick = 0;
+        c.leader = (int8_t)winner;
+        c.follow = LEAD_NONE;
+    }
+    return we_scores(S, &c, out);
+}
+
+static int we_scores(we_solver *S, const we_world *s, int32_t *out) {
+    int n = S->n;
+    if (++S->nodes > S->max_nodes) return 1;
+    int who = (s->leader + s->ntrick) % n;
+    uint64_t hand = s->hands[who];
+    if (!hand) { /* a trick ended with every hand empty: the round is over */
+        for (int p = 0; p < n; p++) out[p] = wz_round_score(S->bids[p], s->won[p]);
+        return 0;
+    }
+    uint64_t legal = hand;
+    if (s->follow >= 0) { /* follow suit if you can; Wizards and Jesters are always free */
+        uint64_t same = hand & S->t->suit_mask[s->follow];
+        if (same) legal = same | (hand & WZ_FREE);
+    }
+    uint64_t wizards = legal & WZ_WIZARDS, jesters = legal & WZ_JESTERS;
+    legal = (legal & ~WZ_FREE) | (wizards & -wizards) | (jesters & -jesters);
+    int32_t sc[KZ_MAX_PLAYERS];
+    int have = 0;
+    for (; legal; legal &= legal - 1) {
+        if (we_after(S, s, who, kz_lowbit64(legal), sc)) return 1;
+        if (!have || sc[who] > out[who]) {
+            have = 1;
+            memcpy(out, sc, (size_t)n * sizeof *out);
+        }
+    }
+    return 0;
+}
+
+static void we_world_of(const wz_state *st, int n, we_world *w) {
+    memset(w, 0, sizeof *w);
+    for (int p = 0; p < n; p++) {
+        w->hands[p] = st->hands[p];
+        w->won[p] = st->tricks_won[p];
+    }
+    memcpy(w->trick, st->trick, sizeof w->trick);
+    w->ntrick = st->trick_len;
+    w->leader = st->leader;
+    w->follow = st->follow;
+}
+
+static void we_solver_of(const kz_config *cfg, const wz_state *st, long max_nodes, we_solver *S) {
+    S->t = T(cfg);
+    S->n = S->t->n;
+    S->trump = st->trump;
+    S->bids = st->bids;
+    S->nodes = 0;
+    S->max_nodes = max_nodes;
+}
+
+/* kz_search.solve: see kz.h.  values[i]: the i-th legal card of the seat to act. */
+static int wz_solve(const kz_config *cfg, const void *state, int seat, double *values,
+                    long max_nodes, long *nodes, char *err, size_t errlen) {
+    const wz_state *st = (const wz_state *)state;
+    int n = T(cfg)->n;
+    *nodes = 0;
+    if (st->h.phase != PLAY || st->h.over || st->h.truncated || st->h.current_player < 0) {
+        kz_set_err(err, errlen, "the round is not in its play phase");
+        return -1;
+    }
+    if (seat < 0 || seat >= n) {
+        kz_set_err(err, errlen, "seat out of range");
+        return -1;
+    }
+    we_world w;
+    we_world_of(st, n, &w);
+    we_solver S;
+    we_solver_of(cfg, st, max_nodes, &S);
+    S.nodes = 1; /* the root */
+    uint64_t mask[KZ_MASK_WORDS] = {0};
+    kz_wizard.legal(cfg, st, mask);
+    int nacts = 0, mover = st->h.current_player;
+    int32_t sc[KZ_MAX_PLAYERS];
+    for (int c = 0; c < WZ_DECK; c++) {
+        if (!(mask[c >> 6] >> (c & 63) & 1)) continue;
+        if (we_after(&S, &w, mover, c, sc)) {
+            *nodes = max_nodes;
+            return 0;
+        }
+        values[nacts++] = (double)sc[seat];
+    }
+    *nodes = S.nodes;
+    if (!nacts) {
+        kz_set_err(err, errlen, "the seat to act holds no card");
+        return -1;
+    }
+    return nacts;
+}
+
 /* -- the search -------------------------------------------------------------------- */
 
 static int wz_pimc(const kz_config *cfg, const void *state, int seat, const int32_t *actions,
@@ -513,17 +649,30 @@ static int wz_pimc(const kz_config *cfg, const void *state, int seat, const int3
         kz_set_err(err, errlen, "state larger than the search's buffer");
         return -1;
     }
-    if (endgame > 0) {
-        kz_set_err(err, errlen, "no exact endgame in Wizard's kernel search");
-        return -1;
-    }
     int round_index = root->h.round_index;
+    /* the exact endgame: from `endgame` cards in the hand of the seat to act (in the
+     * play phase), each world's rest of the round is solved in place of its play-out */
+    int solving = endgame > 0 && root->h.phase == PLAY
+                  && kz_popcount64(root->hands[root->h.current_player]) <= endgame;
     int32_t deltas[KZ_MAX_PLAYERS];
     ws_buf world, play;
     ws_estimates memo;
     for (int w = 0; w < worlds; w++) {
         if (determinize(cfg, root, seat, r, &world.s, err, errlen) < 0) return -1;
         memset(&memo.known, 0, sizeof memo.known);
+        if (solving) {
+            we_world ew;
+            we_world_of(&world.s, T(cfg)->n, &ew);
+            we_solver S;
+            we_solver_of(cfg, &world.s, LONG_MAX, &S);
+            for (int i = 0; i < nacts; i++) {
+                int32_t sc[KZ_MAX_PLAYERS];
+                we_after(&S, &ew, root->h.current_player, actions[i], sc);
+                double *out = values + ((size_t)w * nacts + i) * rollouts;
+                for (int k = 0; k < rollouts; k++) out[k] = (double)sc[seat];
+            }
+            continue;
+        }
         for (int i = 0; i < nacts; i++) {
             memcpy(play.bytes, world.bytes, (size_t)cfg->state_size);
             kz_wizard.apply(cfg, &play.s, actions[i], deltas);
@@ -540,4 +689,4 @@ static int wz_pimc(const kz_config *cfg, const void *state, int seat, const int3
     return 0;
 }
 
-const kz_search kz_wizard_search = {"wizard", wz_pimc};
+const kz_search kz_wizard_search = {"wizard", wz_pimc, wz_solve};

@@ -174,3 +174,19 @@ def test_the_openspiel_bot_acts_the_same_on_a_redealt_state():
             Decision(game, s, seat)) for s in (state, other)]
         assert actions[0] == actions[1]
         assert (state.legal_mask() >> actions[0]) & 1
+
+
+def test_an_http_bot_that_never_answers_or_cannot_be_reached_forfeits():
+    import socket
+
+    with socket.socket() as silent:  # accepts connections (the backlog), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        port = silent.getsockname()[1]
+        spec = f"http://127.0.0.1:{port}/bots/wizard/act|deadline_ms=150"
+        report = _tournament(spec, deals=1)
+        assert report["forfeits"][spec]["reasons"] == {"timeout": 4}
+    closed = f"http://127.0.0.1:{port}/bots/wizard/act"  # nobody listens there now
+    report = _tournament(closed, deals=1)
+    f = report["forfeits"][closed]
+    assert f["reasons"] == {"crash": 4} and "cannot reach" in f["first"]

@@ -19,7 +19,9 @@ limits, ``synchronous=FULL``) for each measurement:
   ``--flooders`` other clients ask for hints as fast as they can (each on
   its own table, from another address as a proxy would forward it:
   ``--trusted-proxy 127.0.0.1`` and ``X-Forwarded-For``), so the
-  ``searches_per_minute`` limit (default 120) meets them.  Printed: p50 /
+  ``searches_per_minute`` limit (default 120: a burst of 20, then 2 a
+  second) meets them; the moves are timed once every flooder has spent its
+  burst (its first 429), so they meet the flood at its steady rate.  Printed: p50 /
   p99 of the moves alone and beside the flood, the hints answered and
   refused (429); once with the default limit, once with none
   (``--searches-per-minute 0``), to show what the limit does.  The
@@ -132,12 +134,19 @@ def hint_flood(moves: int, flooders: int, workers: int, folder: str, limit: bool
                    for k in range(flooders)]
         for t in threads:
             t.start()
-        time.sleep(1.0)
+        # the flood at its steady rate: with the limit, after every flooder spent its burst
+        # (its first 429); without, after a second
+        started = time.monotonic()
+        deadline = started + (30.0 if limit else 1.0)
+        while time.monotonic() < deadline and (not limit or tally["refused"] < flooders):
+            time.sleep(0.05)
+        waited = time.monotonic() - started
         beside = _moves(http, moves)
         stop.set()
         for t in threads:
             t.join(timeout=120)
     return {"workers": workers, "moves": moves, "flooders": flooders, "limit": limit,
+            "waited_s": waited,
             "alone_p50": float(np.percentile(alone, 50)),
             "alone_p99": float(np.percentile(alone, 99)),
             "flood_p50": float(np.percentile(beside, 50)),
@@ -203,14 +212,15 @@ def report(args: argparse.Namespace, folder: str) -> None:
     print(f"\nmove latency (ms) at one table, {args.moves} moves; {args.flooders} other "
           f"clients flooding hints")
     print(f"{'workers':<9}{'limit':<7}{'alone p50':>10}{'alone p99':>10}{'flood p50':>10}"
-          f"{'flood p99':>10}{'p99 ratio':>10}{'hints 200':>10}{'hints 429':>10}")
+          f"{'flood p99':>10}{'p99 ratio':>10}{'hints 200':>10}{'hints 429':>10}"
+          f"{'waited s':>10}")
     for workers in args.workers_list:
         for limit in (True, False):
             r = hint_flood(args.moves, args.flooders, workers, folder, limit)
             print(f"{workers:<9}{'120/min' if limit else 'off':<7}{r['alone_p50']:>10.1f}"
                   f"{r['alone_p99']:>10.1f}{r['flood_p50']:>10.1f}{r['flood_p99']:>10.1f}"
                   f"{r['flood_p99'] / r['alone_p99']:>10.2f}{r['answered']:>10}"
-                  f"{r['refused']:>10}")
+                  f"{r['refused']:>10}{r['waited_s']:>10.1f}")
 
 
 if __name__ == "__main__":

@@ -31,17 +31,28 @@ from stichzoo.envs.core.cards import bit_list
 
 
 def positions(game, k: int, count: int, seed: int):
+    """Random games stopped in their first round's play where the seat to act holds k
+    cards, at a random point of a trick (bids, a trump: random too)."""
     n = game.options.num_players
-    hand = 15
     rng = random.Random(seed)
     out = []
     while len(out) < count:
         s = game.new_game(rng.randrange(1 << 30))
-        target = (hand - k) * n + rng.randrange(n)
-        for _ in range(target):
+        while s.phase_name != "play":
+            s.apply(rng.choice(s.legal_actions()))
+        hand = s.hands[s.current_player].bit_count()
+        for _ in range((hand - k) * n + rng.randrange(n)):
             s.apply(rng.choice(bit_list(s.legal_mask())))
         out.append(s)
     return out
+
+
+def one_round(name: str, n: int):
+    """The game with one round of the largest hand: Hoch & Tief's 15 cards; Wizard's 60 / n."""
+    cls = envs.game_class(name)
+    if name == "wizard":
+        return cls(cls.Options(num_players=n, rounds=[60 // n]))
+    return cls(cls.Options(num_players=n, rounds=1))
 
 
 def pct(xs, q):
@@ -63,10 +74,9 @@ def main() -> None:
     a = ap.parse_args()
     if a.cpu is not None:
         os.sched_setaffinity(0, {a.cpu})
-    cls = envs.game_class(a.game)
     rows = []
     for n in a.players:
-        game = cls(cls.Options(num_players=n, rounds=1))
+        game = one_round(a.game, n)
         k_ = kernel.load(game, force=True)
         best_med = best_p95 = 0
         print(f"{a.game}, {n} players: ms a solve (median / p95), nodes (median / p95), unsolved")

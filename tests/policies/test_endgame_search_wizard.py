@@ -104,6 +104,22 @@ def test_kernel_solve_equals_the_referee(n):
     assert k.solve(rows, 0, 10**9) is not None
 
 
+@pytest.mark.skipif(not HAS_KERNEL, reason="the kernel (with wizard) is not built")
+@pytest.mark.parametrize("n", [3, 4])
+def test_kernel_solve_runs_of_cards(n):
+    """Four cards a hand, where the kernel tries one card of each run of a suit (no card of
+    another hand or of the trick between): the referee tries every run's card."""
+    game = _game(n)
+    k = kernel.load(game, force=True)
+    for seed in range(3):
+        s = _position(game, 4000 + 10 * n + seed, 4, seed % n)
+        rows = kernel.twin(k, s)
+        legal = bit_list(s.legal_mask())
+        seat = s.current_player
+        values, _ = k.solve(rows, 0, 10**9, seat)
+        assert [values[a] for a in legal] == endgame_values(s, legal, seat)
+
+
 def _values(spec: str, game, state):
     policy = build_policy(spec, game, seed=13)
     got = policy.values(Decision(game, state))

@@ -533,6 +533,35 @@ typedef struct {
 
 static int we_scores(we_solver *S, const we_world *s, int32_t *out);
 
+/* The legal cards of `who` with one card of each class of cards that play alike: one
+ * Wizard, one Jester, and of a run of a suit's cards with no card of another hand or of
+ * the trick between them (ids in a suit follow the numbers), the lowest.  Such cards take
+ * and lose the same tricks against every card still to come, and their places among the
+ * hand's ids keep their order against every other class, so each subtree is the same and
+ * the tie rule (the lowest id of the best) picks the class's lowest card: the values are
+ * those of trying every card (tests/policies/test_endgame_search_wizard.py checks the
+ * kernel against the referee, which tries one Wizard and one Jester only, and the referee
+ * against a brute force that tries every card). */
+static uint64_t we_distinct(const we_solver *S, const we_world *s, int who, uint64_t legal) {
+    uint64_t wizards = legal & WZ_WIZARDS, jesters = legal & WZ_JESTERS;
+    uint64_t keep = (wizards & -wizards) | (jesters & -jesters);
+    uint64_t others = 0;
+    for (int p = 0; p < S->n; p++)
+        if (p != who) others |= s->hands[p];
+    for (int i = 0; i < s->ntrick; i++) others |= 1ULL << s->trick[i];
+    for (int su = 0; su < WZ_SUITS; su++) {
+        uint64_t cards = legal & S->t->suit_mask[su];
+        int last = -1;
+        for (; cards; cards &= cards - 1) {
+            int c = kz_lowbit64(cards);
+            /* the cards strictly between the last one kept in the run and this one */
+            if (last < 0 || (others & ((1ULL << c) - (2ULL << last)))) keep |= 1ULL << c;
+            last = c;
+        }
+    }
+    return keep;
+}
+
 /* the seat `who` plays `card` in s (a copy), then the round's scores under max^n:
  * 0, or 1 past the node budget */
 static int we_after(we_solver *S, const we_world *s, int who, int card, int32_t *out) {
@@ -565,8 +594,7 @@ static int we_scores(we_solver *S, const we_world *s, int32_t *out) {
         uint64_t same = hand & S->t->suit_mask[s->follow];
         if (same) legal = same | (hand & WZ_FREE);
     }
-    uint64_t wizards = legal & WZ_WIZARDS, jesters = legal & WZ_JESTERS;
-    legal = (legal & ~WZ_FREE) | (wizards & -wizards) | (jesters & -jesters);
+    legal = we_distinct(S, s, who, legal);
     int32_t sc[KZ_MAX_PLAYERS];
     int have = 0;
     for (; legal; legal &= legal - 1) {

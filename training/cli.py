@@ -412,7 +412,7 @@ def _serve_settings(args: argparse.Namespace) -> dict:
             "max_body_bytes", "request_timeout", "keep_alive", "limit_concurrency",
             "no_tables", "max_tables", "max_tables_per_client", "creations_per_minute",
             "searches_per_minute", "max_memory_mb", "max_analyses", "idle_timeout", "store",
-            "keep_days", "workers")
+            "keep_days", "workers", "search_processes")
     from stichzoo.policies.tables.store_sqlite import default_store_path
 
     settings = {k: getattr(args, k) for k in keys}
@@ -445,7 +445,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                         ("--creations-per-minute", args.creations_per_minute),
                         ("--searches-per-minute", args.searches_per_minute),
                         ("--max-memory-mb", args.max_memory_mb),
-                        ("--keep-days", args.keep_days)):
+                        ("--keep-days", args.keep_days),
+                        ("--search-processes", args.search_processes)):
         if value < 0:
             raise ValueError(f"{flag} {value}: use a number >= 0 (0: no limit)")
     if args.stdio:
@@ -709,6 +710,10 @@ def build_parser(prog: str = "stichzoo") -> argparse.ArgumentParser:
     v.add_argument("--keep-days", type=float, default=table_mod.DEFAULT_KEEP_DAYS,
                    help="delete tables without a move for this many days from the store, "
                         "finished and abandoned ones (default: %(default)s; 0: keep all)")
+    v.add_argument("--search-processes", type=int, default=1,
+                   help="processes per server process that search the hints, so a hint "
+                        "never holds up another table's move (default: 1; 0: in the "
+                        "request's thread; docs/operations.md)")
     v.add_argument("--workers", type=int, default=1,
                    help="server processes sharing the port and the store file; any of them "
                         "serves any table (default: 1; docs/operations.md)")

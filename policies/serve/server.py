@@ -53,7 +53,8 @@ def open_store(settings: dict[str, Any]):
                       searches_per_minute=settings["searches_per_minute"] or None,
                       max_memory_mb=settings["max_memory_mb"] or None,
                       max_analyses=settings["max_analyses"], saved=saved,
-                      keep_days=keep_days if saved is not None else None)
+                      keep_days=keep_days if saved is not None else None,
+                      search_processes=settings.get("search_processes", 0))
 
 
 def build_app(settings: dict[str, Any]):

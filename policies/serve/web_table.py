@@ -393,10 +393,9 @@ def table_router(store: TableStore, *, max_body_bytes: int = DEFAULT_TABLE_BODY_
         with its ``text`` in the player's words (docs/web_table.md)."""
         store.get(table_id)  # 404 before a byte of the body is read
         decisions = check_hint(parse_json(await read_body(request, max_body_bytes)))
-        table = store.get(table_id)
-        store.charge_search(clients.of(request))  # 429 past searches_per_minute
-        answer = await run_in_threadpool(table.hint, decisions)
-        display = display_of(table.game.name)
+        # 429 past searches_per_minute; searched in the store's search processes
+        answer = await run_in_threadpool(store.hint, table_id, decisions, clients.of(request))
+        display = display_of(store.get(table_id).game.name)
         for move in (answer["move"], *answer["values"]):
             move["text"] = display.in_words(move["label"])
         return answer

@@ -588,13 +588,17 @@ class Table:
                 "summary": self.summary() if self.over else None,
             }
 
-    def hint(self, decisions: int | None = None) -> dict:
+    def hint(self, decisions: int | None = None,
+             run: Callable[..., Any] | None = None) -> dict:
         """The search's suggestion for the person's decision now (:mod:`.hints`): the move,
         why, and every legal move's estimated value and difference to it.
 
         ``decisions`` as in :meth:`act` (409 when the table moved on). The
         search samples only what the person's seat may know; its seed is the
         table's and the decision's, so asking twice gives the same hint.
+        ``run(fn, *args)`` runs the search (a server's
+        :class:`~stichzoo.policies.tables.search_pool.SearchPool`: in another
+        process); by default here.
         """
         with self._lock:
             if self.over or self._state.current_player != self.human_seat:
@@ -603,8 +607,9 @@ class Table:
             if decisions is not None and decisions != now:
                 raise TableError(f"this hint asks about decision {decisions}, but the table "
                                  f"is at decision {now}", status=409)
-            return search_hint(self.game, copy.deepcopy(self._state), self.human_seat,
-                               seed=self._hint_seed(now))
+            args = (self.game, copy.deepcopy(self._state), self.human_seat,
+                    self._hint_seed(now))
+            return run(search_hint, *args) if run is not None else search_hint(*args)
 
     def _hint_seed(self, decision: int) -> int:
         """The search's seed for the hint at decision number ``decision``: the table's and
@@ -746,7 +751,10 @@ class TableStore:
     ``creations_per_minute`` creations in any 60 seconds, and
     ``searches_per_minute`` searches (a hint, an analysis computed:
     :meth:`charge_search`), else 429 with ``Retry-After``; so one client
-    cannot lock the others out or flood the server's cores.  ``None``
+    cannot lock the others out or flood the server's cores.  With
+    ``search_processes`` the hints are searched in that many processes of
+    their own (:mod:`.search_pool`), so a search never holds up a move in the
+    request threads.  ``None``
     turns a limit off; a table created without a client counts for the
     total only.  Bot networks are shared between tables
     (:func:`stichzoo.policies.runtimes.onnx_policy.load_model`), so a table costs its
@@ -777,7 +785,8 @@ class TableStore:
                  max_analyses: int = DEFAULT_MAX_ANALYSES,
                  clock: Callable[[], float] = time.monotonic,
                  memory: Callable[[], float | None] = resident_mb,
-                 saved: Any = None, keep_days: float | None = None):
+                 saved: Any = None, keep_days: float | None = None,
+                 search_processes: int = 0):
         if isinstance(idle_timeout, bool) or not isinstance(idle_timeout, (int, float)) \
                 or not idle_timeout > 0:
             raise ValueError(f"idle_timeout must be positive seconds, not {idle_timeout!r}")
@@ -813,6 +822,11 @@ class TableStore:
                              "keeps no table past its idle timeout")
         self.saved = saved
         self.keep_days = keep_days
+        from stichzoo.policies.tables.search_pool import SearchPool
+
+        #: where hints are searched: processes of their own (``search_processes``), else the
+        #: request's thread
+        self.searches = SearchPool(search_processes) if search_processes else None
         self._purged_at: float | None = None
         self.instance = saved.instance if saved is not None else secrets.token_urlsafe(8)
         self._tables: dict[str, _Entry] = {}
@@ -858,7 +872,10 @@ class TableStore:
         return gone
 
     def shutdown(self) -> None:
-        """Close the file (a server that stops): nothing is lost, every move was committed."""
+        """Close the file (a server that stops): nothing is lost, every move was committed;
+        stop the search processes."""
+        if self.searches is not None:
+            self.searches.close()
         if self.saved is not None:
             self.saved.close()
 
@@ -1118,6 +1135,15 @@ class TableStore:
 
     def record(self, table_id: Any) -> dict:
         return self.get(table_id).record()
+
+    def hint(self, table_id: Any, decisions: int | None = None,
+             client: str | None = None) -> dict:
+        """The hint for the person's decision at the table (:meth:`Table.hint`), counted
+        against ``client`` (:meth:`charge_search`) and searched in the store's search
+        processes where it has them."""
+        table = self.get(table_id)
+        self.charge_search(client)
+        return table.hint(decisions, run=None if self.searches is None else self.searches.run)
 
     def analysis(self, table_id: Any, client: str | None = None) -> dict:
         """The game's analysis (:meth:`Table.analysis`; 409 while the game runs).

@@ -44,6 +44,7 @@ class SearchHooks:
       solved exactly, each action's value for ``seat`` (the value the play-outs estimate);
       ``pimc:endgame=K`` uses it from ``K`` cards in the hand of the seat to act on.  None:
       the game has no exact endgame.  Its state keeps ``hands`` as bitmasks.
+    - ``endgame_phases``: the phases where ``endgame`` solves (Wizard's bids too).
     """
 
     defaults: Mapping[str, Any] = field(default_factory=_frozen)
@@ -54,6 +55,7 @@ class SearchHooks:
     uniform_playout: Playout | None = None
     rollout_playout: Playout | None = None
     endgame: Callable[..., list[float]] | None = None
+    endgame_phases: tuple[str, ...] = ("play",)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "defaults", _frozen(self.defaults))

@@ -185,7 +185,8 @@ class PIMCPolicy:
                  world_cost: float = 1.0, follow: str | tuple[str, ...] = (),
                  phases: str | tuple[str, ...] = (), leaf: LeafHook | None = None,
                  kernel: bool = False, endgame: int = 0,
-                 solver: Callable[..., list[float]] | None = None):
+                 solver: Callable[..., list[float]] | None = None,
+                 endgame_phases: tuple[str, ...] = ("play",)):
         if worlds < 1 or rollouts < 1:
             raise ValueError("pimc: worlds and rollouts must be at least 1")
         if (isinstance(world_cost, bool) or not isinstance(world_cost, (int, float))
@@ -245,6 +246,7 @@ class PIMCPolicy:
         # each world's rest of the round is solved (``solver``: the game's hooks.endgame)
         self.endgame = endgame
         self.solver = solver if endgame else None
+        self.endgame_phases = tuple(endgame_phases)
         # the kernel's twin of the fast path (envs/kernel/src/<game>_search.c): the same
         # worlds, play-outs and draws in C, where the game has one and the spec asked for
         # the game's own play-out and value (``kernel``; STICHZOO_KERNEL=python: never)
@@ -325,7 +327,7 @@ class PIMCPolicy:
             drawn = iter(batch(root, seat, self.rng, worlds))
             sample = lambda root, seat, rng: next(drawn)  # noqa: E731
         grid = None
-        solving = (bool(self.endgame) and phase == "play"
+        solving = (bool(self.endgame) and phase in self.endgame_phases
                    and root.hands[seat].bit_count() <= self.endgame)
         if self._kernel is not None and batch is None and self.infer is None and (
                 solving or self._kernel_plays):

@@ -159,6 +159,7 @@ def _pimc(game, seed: int | None, kwargs: dict[str, Any]) -> Policy:
         kwargs["kernel"] = bool(kwargs.get("kernel", True)) and kwargs.get("playout") is not None
     if kwargs.get("endgame"):  # pimc:endgame=3 - the game's exact endgame from 3 cards a hand
         kwargs["solver"] = hooks.endgame
+        kwargs["endgame_phases"] = hooks.endgame_phases
     _known_arguments("pimc", PIMCPolicy, kwargs)
     return PIMCPolicy(game, seed=seed, rollout=rollout, value=value, **kwargs)
 

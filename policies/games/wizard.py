@@ -409,12 +409,7 @@ def rollout_playout(state: WizardState, rng: random.Random) -> list[int]:
     rules core on a copy first: a few per round.  ``state`` is left as it
     was; its round must not be over.
     """
-    s = state
-    if s.phase != PLAY:
-        s = state.clone()
-        player = FastHeuristic(s.game)
-        while s.phase != PLAY:
-            s.apply(player.act(Decision(s.game, s)))
+    s = _bids_made(state)
     hands = s.hands[:]
     won = s.tricks_won[:]
     bids, trump, n = s.bids, s.trump, s.num_players
@@ -448,6 +443,18 @@ def rollout_playout(state: WizardState, rng: random.Random) -> list[int]:
         leader, played, follow = seat, 0, LEAD_NONE
 
 
+def _bids_made(state: WizardState) -> WizardState:
+    """``state`` itself in the play phase; else a copy with the bids still to make (and a
+    trump to choose) made by :class:`FastHeuristic`, as the play-outs make them."""
+    if state.phase == PLAY:
+        return state
+    s = state.clone()
+    player = FastHeuristic(s.game)
+    while s.phase != PLAY:
+        s.apply(player.act(Decision(s.game, s)))
+    return s
+
+
 def _one_of_each_kind(legal: int) -> int:
     """The legal cards with one Wizard and one Jester (the lowest ids) in place of all: two
     Wizards (two Jesters) in one hand play alike - the same place among the hand's ids, the
@@ -458,8 +465,11 @@ def _one_of_each_kind(legal: int) -> int:
 
 
 def endgame_values(world: WizardState, actions: list[int], seat: int) -> list[float]:
-    """The rest of the round in ``world`` (every hand known, the bids made) solved exactly,
-    per card of the seat to act: ``seat``'s round score (:func:`search_value`) at its end.
+    """The rest of the round in ``world`` (every hand known) solved exactly, per action of
+    the seat to act: ``seat``'s round score (:func:`search_value`) at its end.  In the bid
+    phase each bid is followed by the other bids :class:`FastHeuristic` makes (the
+    play-out's bids), then the round is solved: a bid valued by the round played perfectly
+    with every hand known.
 
     Max^n: each seat plays the card that maximises its own round score, ties to the lowest
     card id.  Not paranoid: Wizard scores every seat against its own bid, so the table is
@@ -468,12 +478,26 @@ def endgame_values(world: WizardState, actions: list[int], seat: int) -> list[fl
     The Python referee of the kernel's solver (envs/kernel/src/wizard_search.c), on bare
     bitmasks with the trick rules of ``WizardState._play``; ``world`` is left as it was.
     """
-    n, trump, bids = world.num_players, world.trump, world.bids
+    out = []
+    for action in actions:
+        s = world.clone()
+        s.apply(action)
+        if s.round_index != world.round_index or s.over:  # the round's last card
+            out.append(float(search_value(world, s, seat)))
+            continue
+        s = _bids_made(s)
+        out.append(float(_max_n(s)[seat]))
+    return out
+
+
+def _max_n(state: WizardState) -> list[int]:
+    """Every seat's round score when the round in play is played out under max^n."""
+    n, trump, bids = state.num_players, state.trump, state.bids
 
     def scores(hands, won, cards, leader, follow) -> list[int]:
         who = (leader + len(cards)) % n
         hand = hands[who]
-        if not hand:  # a trick just ended and the hands are empty: the round is over
+        if not hand:  # a trick ended with every hand empty: the round is over
             return [round_score(b, w) for b, w in zip(bids, won, strict=True)]
         legal = hand
         if follow >= 0:  # follow suit if you can; Wizards and Jesters are always free
@@ -500,10 +524,9 @@ def endgame_values(world: WizardState, actions: list[int], seat: int) -> list[fl
         won[winner] += 1
         return scores(hands, won, [], winner, LEAD_NONE)
 
-    mover, trick = world.current_player, world.trick
-    hands, won = list(world.hands), list(world.tricks_won)
-    return [float(after(hands, won, list(trick.cards), trick.leader, world.follow, mover,
-                        a)[seat]) for a in actions]
+    trick = state.trick
+    return scores(list(state.hands), list(state.tricks_won), list(trick.cards), trick.leader,
+                  state.follow)
 
 
 def rollout_policy(game, seed: int | None = None) -> FastHeuristic:
@@ -513,7 +536,8 @@ def rollout_policy(game, seed: int | None = None) -> FastHeuristic:
 
 #: what PIMC needs of Wizard (policies/hooks.py)
 SEARCH = SearchHooks(defaults=SEARCH_DEFAULTS, rollout_policy=rollout_policy, value=search_value,
-                     rollout_playout=rollout_playout, endgame=endgame_values)
+                     rollout_playout=rollout_playout, endgame=endgame_values,
+                     endgame_phases=("bid", "play"))
 
 __all__ = ["SEARCH", "SEARCH_DEFAULTS", "FastHeuristic", "Heuristic", "beats", "choose_trump",
            "endgame_values",

@@ -137,11 +137,46 @@ def test_kernel_endgame_equals_the_python_loop(n):
         assert kernel_side == python_side, (n, seed)
 
 
-def test_bids_are_not_solved():
-    """In the bid phase the play-outs decide, with or without the lever: the same values."""
-    game = _game(4, 2)
-    s = game.new_game(5)
+def _bidding(game, seed: int):
+    """A random game in its first round's bids, one bid made or more."""
+    rng = random.Random(seed)
+    s = game.new_game(rng.randrange(1 << 30))
     while s.phase_name != "bid":
-        s.apply(s.legal_actions()[0])
+        s.apply(rng.choice(s.legal_actions()))
+    for _ in range(rng.randrange(game.options.num_players)):
+        s.apply(rng.choice(s.legal_actions()))
+    return s
+
+
+@pytest.mark.parametrize("n,hand", [(3, 3), (4, 2), (5, 2)])
+def test_bids_solved_in_short_rounds(n, hand):
+    """A bid in a round of K cards or fewer: the other bids as the play-out makes them, then
+    the round solved - the referee equals a brute force that makes those bids through the
+    rules core and tries every card; the kernel equals the loop."""
+    from stichzoo.policies.games.wizard import _bids_made
+
+    game = _game(n, hand)
+    for seed in range(3):
+        s = _bidding(game, 60 + 10 * n + seed)
+        bids = s.legal_actions()
+        seat = s.current_player
+        want = []
+        for bid in bids:
+            c = s.clone()
+            c.apply(bid)
+            played = _bids_made(c)
+            mover = _brute(played, played.current_player)  # the mover's best: the lowest
+            best = mover.index(max(mover))
+            want.append(_brute(played, seat)[best])  # bids score nothing: totals unchanged
+        assert endgame_values(s, bids, seat) == want
+        if HAS_KERNEL:
+            assert _values("pimc:endgame=3,worlds=3", game, s) == \
+                _values("pimc:endgame=3,worlds=3,kernel=0", game, s)
+
+
+def test_long_rounds_bid_by_play_outs():
+    """A bid with more than K cards a hand: the play-outs decide, as without the lever."""
+    game = _game(4, 6)
+    s = _bidding(game, 5)
     assert _values("pimc:endgame=3,worlds=3,kernel=0", game, s) == \
         _values("pimc:worlds=3,kernel=0", game, s)

@@ -263,10 +263,11 @@ static int trick_winner(const uint8_t *cards, int len, int trump) {
 /* rollout_playout: the round played out from s (in the round, not over) by
  * FastHeuristic; the seat's score of the round.  s is changed (a copy); memo: the
  * world's estimates (ws_estimates). */
-static int playout(const kz_config *cfg, wz_state *s, int who, ws_estimates *memo) {
+/* the bids still to make (and a trump to choose), by FastHeuristic through the rules, as
+ * Python's rollout_playout makes them */
+static void finish_bids(const kz_config *cfg, wz_state *s, ws_estimates *memo) {
     const wz_tables *t = T(cfg);
     int32_t deltas[KZ_MAX_PLAYERS];
-    /* bids still to make (and a trump to choose) through the rules, as Python does */
     while (s->h.phase != PLAY) {
         int seat = s->h.current_player, a;
         if (s->h.phase == CHOOSE_TRUMP)
@@ -275,6 +276,11 @@ static int playout(const kz_config *cfg, wz_state *s, int who, ws_estimates *mem
             a = t->bid0 + heuristic_bid(cfg, s, seat, memo);
         kz_wizard.apply(cfg, s, a, deltas);
     }
+}
+
+static int playout(const kz_config *cfg, wz_state *s, int who, ws_estimates *memo) {
+    const wz_tables *t = T(cfg);
+    finish_bids(cfg, s, memo);
     int n = t->n, trump = s->trump;
     uint64_t hands[KZ_MAX_PLAYERS];
     int won[KZ_MAX_PLAYERS];
@@ -678,9 +684,11 @@ static int wz_pimc(const kz_config *cfg, const void *state, int seat, const int3
         return -1;
     }
     int round_index = root->h.round_index;
-    /* the exact endgame: from `endgame` cards in the hand of the seat to act (in the
-     * play phase), each world's rest of the round is solved in place of its play-out */
-    int solving = endgame > 0 && root->h.phase == PLAY
+    /* the exact endgame: from `endgame` cards in the hand of the seat to act, each world's
+     * rest of the round is solved in place of its play-out - in the play phase, and in the
+     * bid phase after the other bids made as the play-out makes them (a bid valued by the
+     * round solved with every hand known) */
+    int solving = endgame > 0 && (root->h.phase == PLAY || root->h.phase == BID)
                   && kz_popcount64(root->hands[root->h.current_player]) <= endgame;
     int32_t deltas[KZ_MAX_PLAYERS];
     ws_buf world, play;
@@ -688,7 +696,7 @@ static int wz_pimc(const kz_config *cfg, const void *state, int seat, const int3
     for (int w = 0; w < worlds; w++) {
         if (determinize(cfg, root, seat, r, &world.s, err, errlen) < 0) return -1;
         memset(&memo.known, 0, sizeof memo.known);
-        if (solving) {
+        if (solving && root->h.phase == PLAY) {
             we_world ew;
             we_world_of(&world.s, T(cfg)->n, &ew);
             we_solver S;
@@ -696,6 +704,22 @@ static int wz_pimc(const kz_config *cfg, const void *state, int seat, const int3
             for (int i = 0; i < nacts; i++) {
                 int32_t sc[KZ_MAX_PLAYERS];
                 we_after(&S, &ew, root->h.current_player, actions[i], sc);
+                double *out = values + ((size_t)w * nacts + i) * rollouts;
+                for (int k = 0; k < rollouts; k++) out[k] = (double)sc[seat];
+            }
+            continue;
+        }
+        if (solving) { /* a bid: the others bid as in the play-out, then the round solved */
+            for (int i = 0; i < nacts; i++) {
+                memcpy(play.bytes, world.bytes, (size_t)cfg->state_size);
+                kz_wizard.apply(cfg, &play.s, actions[i], deltas);
+                finish_bids(cfg, &play.s, &memo);
+                we_world ew;
+                we_world_of(&play.s, T(cfg)->n, &ew);
+                we_solver S;
+                we_solver_of(cfg, &play.s, LONG_MAX, &S);
+                int32_t sc[KZ_MAX_PLAYERS];
+                we_scores(&S, &ew, sc);
                 double *out = values + ((size_t)w * nacts + i) * rollouts;
                 for (int k = 0; k < rollouts; k++) out[k] = (double)sc[seat];
             }

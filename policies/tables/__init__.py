@@ -10,6 +10,8 @@
 - :mod:`~stichzoo.policies.tables.bot_state`: the bots' random generators, saved and
   restored, so that a resumed table plays on exactly as it would have;
 - :mod:`~stichzoo.policies.tables.hints`: a hint and a game's analysis for the person;
+- :mod:`~stichzoo.policies.tables.search_pool`: a server's hint searches in processes of
+  their own, so they never hold up a move;
 - :mod:`~stichzoo.policies.tables.rules_text`: the rules at hand (terminal and page).
 
 The browser table's HTTP face lives with the server (``policies/serve/web_table.py``):

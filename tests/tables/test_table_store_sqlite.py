@@ -192,7 +192,7 @@ def test_with_a_file_a_full_memory_makes_room_instead_of_refusing(tmp_path):
     second, _ = store.create(**GAME, opponents=["heuristic"], seed=2)
     store.view(second)
     third, _ = store.create(**GAME, opponents=["heuristic"], seed=3)
-    assert len(store) == 2 and first not in store._tables
+    assert len(store) == 2 and first not in store._tables and third in store._tables
     assert store.view(first)["seed"] == 1  # resumed from the file
     in_memory = TableStore(max_tables=1)
     in_memory.create(**GAME, opponents=["heuristic"], seed=1)

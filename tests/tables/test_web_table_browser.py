@@ -14,7 +14,9 @@ at both sizes, at the start, mid-game and at the end (no sideways scrolling,
 the hand and the moves on the first screen, nothing over the hand).  Other
 tests: a page follows a move made in a second tab or by a retried request, a
 stale click plays nothing, the address drives the page (Back included), a
-forced move plays itself after the trick pause, the rules button.  A
+forced move plays itself after the trick pause, the rules button, a restart
+of a server with a store under the page (the game goes on, a move sent
+meanwhile is played once), a 429 asked again after its Retry-After.  A
 screenshot per game and size (mid-game and the end) is written to
 ``runs/screenshots/`` (or ``$STICHZOO_SCREENSHOTS``) as a test artifact;
 with ``STICHZOO_DOC_SCREENSHOTS=1`` (``scripts/screenshots.py``) the
@@ -607,6 +609,30 @@ def test_a_restart_resumes_the_table_and_a_move_sent_meanwhile_plays_once(browse
         live.stop()
         store.shutdown()
         context.close()
+
+
+def test_a_429_is_asked_again_after_its_retry_after(server, page):
+    """A hint refused with 429 and Retry-After: the page says it waits, asks again by
+    itself after that many seconds, and shows the hint - the person does nothing."""
+    _set_up(page, server.url, "hoch_tief")
+    asked = []
+
+    def limit_the_first(route):
+        asked.append(time.monotonic())
+        if len(asked) == 1:
+            route.fulfill(status=429, content_type="application/json",
+                          headers={"Retry-After": "1"},
+                          body=json.dumps({"error": "too many searches"}))
+        else:
+            route.continue_()
+
+    page.route("**/hint", limit_the_first)
+    page.click("#hint-button")
+    page.wait_for_function("document.getElementById('notice').textContent"
+                           ".includes('trying again by itself')")
+    page.wait_for_selector("#hint[data-state=shown]")
+    assert len(asked) == 2 and asked[1] - asked[0] >= 0.9
+    assert page.is_hidden("#notice")
 
 
 def test_a_stale_tab_plays_nothing(browser):

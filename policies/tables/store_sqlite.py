@@ -215,9 +215,10 @@ class SqliteTables:
         if row is None:
             return None
         game, options, seats, human, seed, dealt, client, decisions, record, bots = row
-        return {"game": game, "options": json.loads(options), "seating": json.loads(seats),
-                "human_seat": human, "seed": seed, "dealt": bool(dealt), "client": client,
-                "decisions": decisions, "record": json.loads(record), "bots": json.loads(bots)}
+        return {"game": game, "options": _loads("options", options),
+                "seating": _loads("seating", seats), "human_seat": human, "seed": seed,
+                "dealt": bool(dealt), "client": client, "decisions": decisions,
+                "record": _loads("record", record), "bots": _loads("bots", bots)}
 
     def delete(self, table_id: str) -> bool:
         """Forget a table for good (a person closed it); whether there was one."""
@@ -258,6 +259,14 @@ class SqliteTables:
 
 def _status(saved: dict) -> str:
     return "over" if saved["over"] else "playing"
+
+
+def _loads(column: str, text: Any) -> Any:
+    """A JSON column's value; a ``ValueError`` naming the column when it is not JSON."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"its {column} is not JSON ({e})") from None
 
 
 def _dumps(value: Any) -> str:

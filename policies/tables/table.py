@@ -1063,7 +1063,10 @@ class TableStore:
 
     def _resume(self, table_id: str) -> _Entry:
         """The table as the file has it, in memory (replacing an older copy)."""
-        row = self._saving(self.saved.load, table_id)
+        try:
+            row = self._saving(self.saved.load, table_id)
+        except ValueError as e:  # a column that is not JSON: refused like a bad record
+            raise TableError(f"the saved table does not resume: {e}", status=409) from None
         if row is None:
             raise TableError(NOT_KEPT, status=404)
         table = Table.resume(row)  # 409 when the saved table does not add up

@@ -125,15 +125,21 @@ def test_a_tampered_game_is_refused_whole(tmp_path):
     view = store.view(table_id)
     store.act(table_id, view["moves"][0]["id"], view["decisions"])
     db = sqlite3.connect(path)
-    record = json.loads(db.execute("SELECT record FROM tables").fetchone()[0])
+    good = db.execute("SELECT record, bots, seating FROM tables").fetchone()
+    record = json.loads(good[0])
     record["totals"] = [99] * 4
-    db.execute("UPDATE tables SET record = ?", (json.dumps(record),))
-    db.commit()
+    tampered = [("record", json.dumps(record), "totals"), ("record", "{", "JSON"),
+                ("bots", "[]", "bot seats"), ("bots", '{"1": {}, "2": {}, "3": {}}', "generators"),
+                ("seating", '[null, "x", "x", "x"]', "opponent")]
+    for column, value, named in tampered:
+        db.execute("UPDATE tables SET record = ?, bots = ?, seating = ?", good)
+        db.execute(f"UPDATE tables SET {column} = ?", (value,))
+        db.commit()
+        with pytest.raises(TableError) as e:  # 409 naming the problem, never a 500
+            _store(path).view(table_id)
+        assert e.value.status == 409 and "does not resume" in str(e.value)
+        assert named in str(e.value), (column, value, str(e.value))
     db.close()
-    with pytest.raises(TableError) as e:
-        _store(path).view(table_id)
-    assert e.value.status == 409 and "does not resume" in str(e.value)
-    assert "totals" in str(e.value)
 
 
 def test_keep_days_deletes_old_tables_from_the_file(tmp_path):

@@ -205,3 +205,17 @@ def test_with_a_file_a_full_memory_makes_room_instead_of_refusing(tmp_path):
     with pytest.raises(TableError) as e:
         in_memory.create(**GAME, opponents=["heuristic"], seed=2)
     assert e.value.status == 503
+
+
+def test_serve_stops_at_a_store_it_cannot_use(tmp_path, capsys):
+    """stichzoo serve names the file and the reason, and does not start."""
+    from stichzoo.training.cli import main
+
+    newer = tmp_path / "newer.sqlite"
+    shutil.copy(FIXTURE_V1, newer)
+    db = sqlite3.connect(newer)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.close()
+    assert main(["serve", "--levels", "--store", str(newer), "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert str(newer) in err and "newer stichzoo" in err and "Traceback" not in err

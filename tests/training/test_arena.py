@@ -48,7 +48,8 @@ def check_played(result: dict, rungs=("random", "heuristic")) -> None:
 def test_the_rungs_are_the_ladders_and_the_command_line_offers_them():
     assert tuple(k for k, _, _ in arena.RUNGS) == RUNG_KEYS
     specs = arena.rung_specs("wizard")
-    assert specs["network"] == "bot:wizard" and specs["search"] == "pimc:guide=bot:wizard"
+    assert specs["network"] == "bot:wizard"
+    assert specs["search"] == "pimc:guide=bot:wizard,follow=bid"
     assert arena.ARENA_SEED not in (0, 1, 2, 2027, 86420, 104729)
 
 

@@ -42,8 +42,8 @@ class SearchHooks:
       and draws as the rules-core loop, sooner (``pimc:playout=rules`` turns them off).
     - ``endgame``: ``(world, actions, seat) -> values``, the rest of the round in a world
       solved exactly, each action's value for ``seat`` (the value the play-outs estimate);
-      ``pimc:endgame=K`` uses it from ``K`` cards in the hand of the seat to act on.  None:
-      the game has no exact endgame.  Its state keeps ``hands`` as bitmasks.
+      the lab's ``pimc:endgame=K`` uses it from ``K`` cards in the hand of the seat to act
+      on.  None: the game has no exact endgame.  Its state keeps ``hands`` as bitmasks.
     - ``endgame_phases``: the phases where ``endgame`` solves (Wizard's bids too).
     """
 

@@ -157,9 +157,9 @@ def _pimc(game, seed: int | None, kwargs: dict[str, Any]) -> Policy:
         # the game's own play-out and value: the kernel may search in its place
         # (pimc:kernel=0 keeps the Python loop)
         kwargs["kernel"] = bool(kwargs.get("kernel", True)) and kwargs.get("playout") is not None
-    if kwargs.get("endgame"):  # pimc:endgame=3 - the game's exact endgame from 3 cards a hand
-        kwargs["solver"] = hooks.endgame
-        kwargs["endgame_phases"] = hooks.endgame_phases
+    if kwargs.get("endgame") and kwargs.get("solver") is None:  # the lab's lever, unregistered
+        raise ValueError(f"pimc: endgame={kwargs['endgame']!r} is a lab lever; run it as "
+                         f"{LAB_COMMAND} <command> ... (docs/lab/index.md)")
     _known_arguments("pimc", PIMCPolicy, kwargs)
     return PIMCPolicy(game, seed=seed, rollout=rollout, value=value, **kwargs)
 

@@ -88,6 +88,20 @@ def _heuristic_standing(game, seed: int | None, kwargs: dict[str, Any]) -> None:
     kwargs["estimate"] = estimate_of(game, str(which))
 
 
+def _pimc_endgame(game, seed: int | None, kwargs: dict[str, Any]) -> None:
+    """``pimc:endgame=K``: from K cards a hand each sampled world is solved exactly (the
+    game's ``SearchHooks.endgame``: max^n, in the kernel where it has one) in place of its
+    play-out - measured level with the play-outs at equal think time (docs/lab/endgame.md)."""
+    from stichzoo.policies.specs import search_hooks
+
+    hooks = search_hooks(game.name)
+    if kwargs["endgame"] and hooks.endgame is None:
+        raise ValueError(f"pimc: endgame={kwargs['endgame']!r}; {game.name} has no exact "
+                         f"endgame")
+    kwargs["solver"], kwargs["endgame_phases"] = hooks.endgame, hooks.endgame_phases
+
+
+register_option("pimc", ("endgame",), _pimc_endgame)
 register_option("pimc", ("infer", "belief", "temper", "policy", "candidates", "plays"),
                 _world_sampler)
 register_option("pimc", ("standing",), _pimc_standing)

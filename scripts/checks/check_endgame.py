@@ -30,6 +30,7 @@ CONFIGS = [("wizard", n, 4 if n <= 4 else 3) for n in (3, 4, 5, 6)] + \
 def check(game_name: str, n: int, max_cards: int, count: int, seed: int) -> dict:
     import random
 
+    import stichzoo.policies.lab  # noqa: F401 - registers the lab's pimc:endgame=
     from stichzoo import envs
     from stichzoo.envs import kernel
     from stichzoo.envs.core.cards import bit_list

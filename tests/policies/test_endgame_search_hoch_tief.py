@@ -1,4 +1,4 @@
-"""PIMC with the exact endgame (``pimc:endgame=K``) in Hoch & Tief: referee, kernel, spec.
+"""PIMC with the exact endgame (the lab's ``pimc:endgame=K``) in Hoch & Tief: referee, kernel, spec.
 
 Why: from K cards in the hand of the seat to act, each sampled world's rest of
 the round is solved exactly (max^n) in place of its play-outs.  The Python
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 
+import stichzoo.policies.lab  # noqa: F401 - registers the lab's pimc:endgame=
 from stichzoo import envs
 from stichzoo.envs import kernel
 from stichzoo.envs.core.cards import bit_list
@@ -74,6 +75,16 @@ def test_endgame_only_from_k_cards():
 def test_bad_endgame_refused(bad):
     with pytest.raises(ValueError, match="endgame"):
         build_policy(f"pimc:{bad}", _game(4), seed=0)
+
+
+def test_the_product_refuses_the_lab_lever(monkeypatch):
+    """Without the lab's registration endgame= names the lab's command."""
+    from stichzoo.policies import specs
+
+    monkeypatch.setattr(specs, "OPTIONS", [o for o in specs.OPTIONS if "endgame" not in o[1]])
+    with pytest.raises(ValueError, match="lab lever"):
+        specs.make_policy("pimc", _game(4), 0, endgame=3)
+    assert specs.make_policy("pimc", _game(4), 0, endgame=0).endgame == 0
 
 
 def test_a_game_without_an_endgame_refuses_it():

@@ -16,6 +16,7 @@ import random
 
 import pytest
 
+import stichzoo.policies.lab  # noqa: F401 - registers the lab's pimc:endgame=
 from stichzoo import envs
 from stichzoo.envs import kernel
 from stichzoo.envs.core.cards import bit_list

@@ -389,8 +389,10 @@ class PIMCPolicy:
         if twin(k, root, self._kernel_rows, self._encoder) is None:
             return None
         version, internal, gauss = self.rng.getstate()
+        # the endgame argument only where it solves: the call stays the plain one elsewhere
+        extra = (self.endgame,) if solving else ()
         raw, internal = k.pimc(self._kernel_rows, 0, seat, np.array(searched, np.int32),
-                               worlds, self.rollouts, internal, self.endgame if solving else 0)
+                               worlds, self.rollouts, internal, *extra)
         self.rng.setstate((version, internal, gauss))
         return np.frombuffer(raw, np.float64).reshape(worlds, len(searched),
                                                       self.rollouts).tolist()

@@ -51,7 +51,7 @@ def test_the_product_command_shows_the_product_and_points_to_the_lab():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     top, fit_help = done.stdout.split("exit ")[:2]
-    assert "{eval,dataset,play,train,export,serve,ladder,fit}" in top
+    assert "{eval,dataset,play,train,export,serve,ladder,arena,fit}" in top
     for old in ("leaf", "future", "tricks", "belief", "standing"):
         assert f"\n    {old} " not in top
     assert all(name in fit_help for name in PRODUCT)

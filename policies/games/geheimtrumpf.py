@@ -86,6 +86,14 @@ from stichzoo.policies.hooks import SearchHooks
 
 #: PIMC budget: ~0.85 s per 4-player game with one PIMC seat (see the module docstring)
 SEARCH_DEFAULTS = {"worlds": 3, "rollouts": 1, "horizon": "round"}
+#: the learned search (the ``search`` spec, the ladder's learned-search rungs, the served
+#: "hard" level): the shipped network decides the task draft, the card draft and the task
+#: choice alone (``follow=``), the search guided by it plays the cards.  The guided search's
+#: gain lay in those phases (+0.59 of its +0.62 tasks, docs/lab/search.md), and PIMC values a
+#: draft pick by one round played out in 3 worlds while the network learned its picks from
+#: whole games; followed, they are the network's, at a third of PIMC's think time
+#: (docs/lab/endgame.md).
+LEARNED_SEARCH = "pimc:guide=bot:geheimtrumpf,follow=task_draft+card_draft+task_choice"
 
 #: task draft preference, best first (tasks the heuristic meets most often)
 DRAFT_ORDER = (1, LAST_TRICK, MOST_TRICKS, 7, 8, 9, 10, NO_TRICK, FEWEST_TRICKS, 2, THREE_TRICKS)
@@ -229,7 +237,9 @@ def rollout_policy(game, seed: int | None = None) -> Rollout:
 
 
 #: what PIMC needs of Geheimtrumpf (policies/hooks.py)
-SEARCH = SearchHooks(defaults=SEARCH_DEFAULTS, rollout_policy=rollout_policy)
+SEARCH = SearchHooks(defaults=SEARCH_DEFAULTS, learned_search=LEARNED_SEARCH,
+                     rollout_policy=rollout_policy)
 
-__all__ = ["SEARCH", "SEARCH_DEFAULTS", "Heuristic", "Rollout", "belief", "play_card",
+__all__ = ["LEARNED_SEARCH", "SEARCH", "SEARCH_DEFAULTS", "Heuristic", "Rollout", "belief",
+           "play_card",
            "rollout_policy", "task_chance", "trick_dist"]

@@ -187,7 +187,7 @@ def test_hoch_tief_search_spec_is_the_leaf_search():
     assert build_policy("search:worlds=2", game, seed=0, cache=False).worlds == 2
     assert learned_search("hoch_tief") == LEARNED_SEARCH
     assert learned_search("wizard") == "pimc:guide=bot:wizard,follow=bid"
-    assert learned_search("geheimtrumpf") == "pimc:guide=bot:geheimtrumpf"
+    assert learned_search("wunder_punkt") == "pimc:guide=bot:wunder_punkt"
     target = next(m for m in MATCHES if m.key == "search_target")
     assert target.specs("hoch_tief") == (LEARNED_SEARCH, "pimc")
     s = game.new_game(3)

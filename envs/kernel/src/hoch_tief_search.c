@@ -657,6 +657,16 @@ static int constrained_deal(const ht_tables *t, const hs_deal *d, hs_exact **scr
     return 0;
 }
 
+/* a state's hands, taken cards and trick as a world (the root of a search or a solve) */
+static void world_of_state(const ht_state *root, hs_world *base) {
+    memset(base, 0, sizeof *base);
+    memcpy(base->hand, root->hand, sizeof base->hand);
+    memcpy(base->taken, root->taken, sizeof base->taken);
+    memcpy(base->trick, root->trick, sizeof base->trick);
+    base->ntrick = root->ntrick;
+    base->leader = root->leader;
+}
+
 /* -- the exact endgame (max^n) --------------------------------------------------------
  *
  * From a state whose hands are all known (the true state, or one sampled world), the rest
@@ -818,12 +828,7 @@ static int ht_solve(const kz_config *cfg, const void *state, int seat, double *v
         return err_out(err, errlen, "the game is over");
     if (seat < 0 || seat >= n) return err_out(err, errlen, "seat out of range");
     hs_world base;
-    memset(&base, 0, sizeof base);
-    memcpy(base.hand, root->hand, sizeof base.hand);
-    memcpy(base.taken, root->taken, sizeof base.taken);
-    memcpy(base.trick, root->trick, sizeof base.trick);
-    base.ntrick = root->ntrick;
-    base.leader = root->leader;
+    world_of_state(root, &base);
     hs_solver S;
     if (solver_init(&S, t, &base, max_nodes) < 0)
         return err_out(err, errlen, "out of memory for the endgame table");
@@ -881,12 +886,7 @@ static int ht_pimc(const kz_config *cfg, const void *root_state, int seat, const
         for (uint64_t x = pool[w]; x; x &= x - 1)
             d.pool[d.npool++] = (uint8_t)(64 * w + __builtin_ctzll(x));
     hs_world base;
-    memset(&base, 0, sizeof base);
-    memcpy(base.hand, root->hand, sizeof base.hand);
-    memcpy(base.taken, root->taken, sizeof base.taken);
-    memcpy(base.trick, root->trick, sizeof base.trick);
-    base.ntrick = root->ntrick;
-    base.leader = root->leader;
+    world_of_state(root, &base);
     int later_rounds = t->rounds - root->h.round_index - 1;
     /* the exact endgame: from `endgame` cards in the hand of the seat to act, each world's
      * rest of the round is solved (max^n, as Kernel.solve) instead of played out; one

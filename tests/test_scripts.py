@@ -78,9 +78,11 @@ def test_main_job_trains_evaluates_and_prints_the_ladder(tmp_path):
 
 
 def test_bench_search_script():
+    from stichzoo.policies.specs import learned_search
+
     out = run("scripts/bench/search_time.py", "--games", "geheimtrumpf", "--decisions", "3")
     lines = [x for x in out.splitlines() if x.startswith("geheimtrumpf")]
-    assert [x.split()[1] for x in lines] == ["pimc", "pimc:guide=bot:geheimtrumpf"]
+    assert [x.split()[1] for x in lines] == ["pimc", learned_search("geheimtrumpf")]
     out = run("scripts/bench/search_time.py", "--games", "wizard", "--decisions", "3", "--lab",
               "--specs", "pimc:worlds=2", "pimc:infer=0.5,worlds=2")
     lines = [x for x in out.splitlines() if x.startswith("wizard")]

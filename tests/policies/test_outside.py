@@ -163,17 +163,32 @@ def test_python_bots_that_hang_or_raise_forfeit():
             t.join(2)
 
 
-def test_the_openspiel_bot_acts_the_same_on_a_redealt_state():
+def test_the_openspiel_bot_is_handed_the_same_world_on_a_redealt_state():
+    """IS-MCTS is handed an OpenSpiel state of a world re-dealt by the rules: the same world
+    (every chance outcome and action of its history) whether the true state or a re-deal of
+    what the seat cannot see is asked.  (Its answers are compared no further: OpenSpiel's
+    IS-MCTS is not deterministic between two calls on one state, seeded or not.)"""
     pytest.importorskip("pyspiel")
+    from stichzoo.policies.outside import _OpenSpielBot
+
     game = short_wizard()
     rng = random.Random(1)
+    redealt = 0
     for state, _ in decision_views(game, 4, seed=2):
         seat = state.current_player
         other = game.determinize(state, seat, rng)
-        actions = [build_policy("openspiel:ismcts|simulations=8", game, seed=4).act(
-            Decision(game, s, seat)) for s in (state, other)]
-        assert actions[0] == actions[1]
-        assert (state.legal_mask() >> actions[0]) & 1
+        redealt += other.hands != state.hands
+        handed = []
+        for s in (state, other):
+            bot = _OpenSpielBot(game, 4, "ismcts", 8, 2.0, 1)
+            bot.bot.step = lambda spiel, seen=handed: (seen.append(spiel.history())
+                                                       or spiel.legal_actions()[0])
+            bot._step(s.clone(), seat)
+        assert handed[0] == handed[1]
+    assert redealt  # the re-deals changed what the seat cannot see
+    action = build_policy("openspiel:ismcts|simulations=8", game, seed=4).act(
+        Decision(game, state, state.current_player))
+    assert (state.legal_mask() >> action) & 1
 
 
 def test_an_http_bot_that_never_answers_or_cannot_be_reached_forfeits():

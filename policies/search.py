@@ -332,17 +332,14 @@ class PIMCPolicy:
         if self._kernel is not None and batch is None and self.infer is None and (
                 solving or self._kernel_plays):
             grid = self._kernel_values(root, seat, searched, worlds, solving)
-        if grid is not None:  # the same sums, in the same order, as the loops below
+        if grid is None and solving:  # the exact endgame: each world solved, no play-out draws
+            grid = [[[value] * self.rollouts
+                     for value in self.solver(sample(root, seat, self.rng), searched, seat)]
+                    for _ in range(worlds)]
+        if grid is not None:  # the same sums, in the same order, as the loop below
             for w in range(worlds):
                 for i in range(len(searched)):
                     for value in grid[w][i]:
-                        totals[i] += value
-                        per_world[i][w] += value
-        elif solving:  # the exact endgame: each world solved, no play-out draws
-            for w in range(worlds):
-                solved = self.solver(sample(root, seat, self.rng), searched, seat)
-                for i, value in enumerate(solved):
-                    for _ in range(self.rollouts):
                         totals[i] += value
                         per_world[i][w] += value
         elif self.leaf is not None:  # one forward pass values every action in every world

@@ -634,6 +634,19 @@ static void we_solver_of(const kz_config *cfg, const wz_state *st, long max_node
     S->max_nodes = max_nodes;
 }
 
+/* the round from s (in the round, not over) solved: the bids still to make as the
+ * play-out makes them, then max^n; the seat's round score.  s is changed (a copy). */
+static int solve_round(const kz_config *cfg, wz_state *s, int seat, ws_estimates *memo) {
+    finish_bids(cfg, s, memo);
+    we_world w;
+    we_world_of(s, T(cfg)->n, &w);
+    we_solver S;
+    we_solver_of(cfg, s, LONG_MAX, &S);
+    int32_t sc[KZ_MAX_PLAYERS];
+    we_scores(&S, &w, sc);
+    return sc[seat];
+}
+
 /* kz_search.solve: see kz.h.  values[i]: the i-th legal card of the seat to act. */
 static int wz_solve(const kz_config *cfg, const void *state, int seat, double *values,
                     long max_nodes, long *nodes, char *err, size_t errlen) {
@@ -696,44 +709,16 @@ static int wz_pimc(const kz_config *cfg, const void *state, int seat, const int3
     for (int w = 0; w < worlds; w++) {
         if (determinize(cfg, root, seat, r, &world.s, err, errlen) < 0) return -1;
         memset(&memo.known, 0, sizeof memo.known);
-        if (solving && root->h.phase == PLAY) {
-            we_world ew;
-            we_world_of(&world.s, T(cfg)->n, &ew);
-            we_solver S;
-            we_solver_of(cfg, &world.s, LONG_MAX, &S);
-            for (int i = 0; i < nacts; i++) {
-                int32_t sc[KZ_MAX_PLAYERS];
-                we_after(&S, &ew, root->h.current_player, actions[i], sc);
-                double *out = values + ((size_t)w * nacts + i) * rollouts;
-                for (int k = 0; k < rollouts; k++) out[k] = (double)sc[seat];
-            }
-            continue;
-        }
-        if (solving) { /* a bid: the others bid as in the play-out, then the round solved */
-            for (int i = 0; i < nacts; i++) {
-                memcpy(play.bytes, world.bytes, (size_t)cfg->state_size);
-                kz_wizard.apply(cfg, &play.s, actions[i], deltas);
-                finish_bids(cfg, &play.s, &memo);
-                we_world ew;
-                we_world_of(&play.s, T(cfg)->n, &ew);
-                we_solver S;
-                we_solver_of(cfg, &play.s, LONG_MAX, &S);
-                int32_t sc[KZ_MAX_PLAYERS];
-                we_scores(&S, &ew, sc);
-                double *out = values + ((size_t)w * nacts + i) * rollouts;
-                for (int k = 0; k < rollouts; k++) out[k] = (double)sc[seat];
-            }
-            continue;
-        }
         for (int i = 0; i < nacts; i++) {
             memcpy(play.bytes, world.bytes, (size_t)cfg->state_size);
             kz_wizard.apply(cfg, &play.s, actions[i], deltas);
             double v;
             if (play.s.h.round_index == round_index && !play.s.h.over)
-                v = (double)playout(cfg, &play.s, seat, &memo);
+                v = (double)(solving ? solve_round(cfg, &play.s, seat, &memo)
+                                     : playout(cfg, &play.s, seat, &memo));
             else /* the action ended the round: its score change */
                 v = (double)(play.s.h.totals[seat] - root->h.totals[seat]);
-            /* the play-out draws nothing: every rollout of a world plays the same round */
+            /* neither the play-out nor the solve draws: every rollout of a world is the same */
             double *out = values + ((size_t)w * nacts + i) * rollouts;
             for (int k = 0; k < rollouts; k++) out[k] = v;
         }
